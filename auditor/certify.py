@@ -16,7 +16,7 @@ import numpy as np
 from auditor.estimators.clopper_pearson import epsilon_lower_bound, epsilon_point_estimate
 from auditor.interfaces import Attack
 from auditor.results import EpsilonEstimate, EventCounts, Finding
-from auditor.sampling import draw
+from auditor.sampling import InProcessSampler, Sampler
 from auditor.seeding import entropy
 from auditor.trials import CertificationPlan, Event, Trial
 from auditor.validation import AdapterSpec
@@ -34,16 +34,27 @@ class Certifier:
         config: AuditConfig,
         alpha_test: float,
         on_samples: Callable[[int], None],
+        sampler: Sampler | None = None,
     ):
         self.spec, self.config, self.alpha_test = spec, config, alpha_test
         self.on_samples = on_samples
+        self.sampler = sampler if sampler is not None else InProcessSampler()
         self.samples = 0
 
     def _draw(self, query: Any, n: int, *labels: object) -> np.ndarray:
-        out = draw(self.spec, query, n, entropy(self.config.seed, self.spec.name, *labels))
+        seed = entropy(self.config.seed, self.spec.name, *labels)
+        out = self.sampler.draw(self.spec, query, n, seed)
         self.samples += n
         self.on_samples(n)
         return out
+
+    def _count(self, query: Any, n: int, events: list[Event], *labels: object) -> np.ndarray:
+        """Event counts on ``n`` fresh outputs; the backend may count where it samples."""
+        seed = entropy(self.config.seed, self.spec.name, *labels)
+        counts = self.sampler.count(self.spec, query, n, seed, events)
+        self.samples += n
+        self.on_samples(n)
+        return counts
 
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
         spec, config = self.spec, self.config
@@ -68,9 +79,7 @@ class Certifier:
             while drawn < target:
                 size = min(config.batch_size, target - drawn)
                 for side, q in enumerate((trial.x, trial.x_prime)):
-                    out = self._draw(q, size, *label, side, "certify", batch_no)
-                    for j, event in enumerate(events):
-                        k[side, j] += int(np.count_nonzero(event(out)))
+                    k[side] += self._count(q, size, events, *label, side, "certify", batch_no)
                 drawn += size
                 batch_no += 1
             if drawn == 0:

@@ -34,3 +34,11 @@ class AdapterTimeout(DPAuditError, TimeoutError):
 
 class AdapterRaised(DPAuditError, RuntimeError):
     """``sample`` (or ``seed``) raised; the message carries the adapter's own exception."""
+
+
+class AdapterCrashed(DPAuditError, RuntimeError):
+    """The process running ``sample`` died (``os._exit``, a segfault, the OOM killer)."""
+
+
+class EventError(DPAuditError, RuntimeError):
+    """An attack's event predicate failed on the outputs; the adapter is not to blame."""

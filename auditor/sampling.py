@@ -1,19 +1,74 @@
 """Drawing outputs from an adapter and holding them to the family's output contract.
 
-This is the only place that calls ``adapter.sample``.  Whatever the adapter does wrong —
-raises, returns the wrong shape, NaN where none is allowed, an index out of range — becomes
-one exception with a precise message, which the runner records as an ``error`` verdict.
+This is the only place that calls ``adapter.sample`` (worker processes call it through here
+too).  Whatever the adapter does wrong — raises, returns the wrong shape, NaN where none is
+allowed, an index out of range — becomes one exception with a precise message, which the runner
+records as an ``error`` verdict.
+
+Chunks: a request for ``n`` outputs seeded with ``entropy`` is always cut into the same chunks
+(:func:`chunk_sizes`, a function of ``n`` and the adapter alone), and chunk ``i`` is drawn by one
+``sample`` call after ``seed(chunk_entropy(entropy, i))``.  Every backend — in-process, local
+worker processes, Dask — draws exactly these chunks, so a seedable adapter gives the same
+outputs whatever the number of workers or the order in which chunks run.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from auditor.claims import Family
-from auditor.errors import AdapterOutputError, AdapterRaised
+from auditor.errors import AdapterOutputError, AdapterRaised, AdapterTimeout, EventError
+from auditor.seeding import entropy as derive_entropy
+from auditor.trials import Event
 from auditor.validation import AdapterSpec
+
+#: a request is cut into about this many chunks, so that workers can share it
+TARGET_CHUNKS = 16
+#: chunk size bounds for vectorised adapters (per-call overhead vs parallelism and memory)
+MIN_CHUNK, MAX_CHUNK = 1 << 12, 1 << 16
+#: chunk size bounds for adapters declaring ``vectorised = False`` (a Python loop per output)
+MIN_CHUNK_LOOP, MAX_CHUNK_LOOP = 1 << 8, 1 << 10
+
+
+class Sampler(Protocol):
+    """How the certifier obtains outputs; backends differ only in where the chunks run.
+
+    Both methods raise a ``DPAuditError`` (``AdapterRaised``, ``AdapterOutputError``,
+    ``AdapterTimeout``, ``AdapterCrashed``, ``EventError``) naming the adapter and the call.
+    """
+
+    def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+        """``n`` checked outputs on ``query``."""
+        ...
+
+    def count(
+        self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]
+    ) -> np.ndarray:
+        """For each event, how many of ``n`` fresh outputs fall in it (int64 array)."""
+        ...
+
+
+def is_vectorised(spec: AdapterSpec) -> bool:
+    return bool(getattr(spec.adapter, "vectorised", True))
+
+
+def chunk_sizes(n: int, vectorised: bool = True) -> list[int]:
+    """The sizes of the ``sample`` calls that make up a request for ``n`` outputs."""
+    lo, hi = (MIN_CHUNK, MAX_CHUNK) if vectorised else (MIN_CHUNK_LOOP, MAX_CHUNK_LOOP)
+    size = min(hi, max(lo, math.ceil(n / TARGET_CHUNKS)))
+    full, rest = divmod(n, size)
+    return [size] * full + ([rest] if rest else [])
+
+
+def chunk_entropy(entropy: int, index: int) -> int:
+    """Seed of chunk ``index``; chunk 0 uses the request's own entropy."""
+    return int(entropy) if index == 0 else derive_entropy(int(entropy), "chunk", index)
 
 
 def check_outputs(spec: AdapterSpec, query: Any, n: int, raw: Any) -> np.ndarray:
@@ -62,8 +117,8 @@ def check_outputs(spec: AdapterSpec, query: Any, n: int, raw: Any) -> np.ndarray
     return as_int
 
 
-def draw(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
-    """Seed the adapter (when it can be seeded) with ``entropy`` and draw ``n`` outputs."""
+def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+    """One ``sample`` call: seed (when seedable) with ``entropy``, draw ``n``, check."""
     adapter = spec.adapter
     try:
         if spec.seedable:
@@ -74,3 +129,108 @@ def draw(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
             f"adapter {spec.name!r}: sample raised {type(exc).__name__}: {exc}".rstrip(": ")
         ) from exc
     return check_outputs(spec, query, n, raw)
+
+
+def count_events(events: Sequence[Event], outputs: np.ndarray) -> np.ndarray:
+    """How many ``outputs`` fall in each event.
+
+    Raises:
+        EventError: an event's predicate failed (a fault of the attack, not of the adapter).
+    """
+    counts = np.zeros(len(events), dtype=np.int64)
+    for j, event in enumerate(events):
+        try:
+            counts[j] = np.count_nonzero(event(outputs))
+        except Exception as exc:  # noqa: BLE001 - reported as an error verdict
+            raise EventError(
+                f"event {event.description!r} raised {type(exc).__name__}: {exc}"
+            ) from exc
+    return counts
+
+
+def draw(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+    """Draw ``n`` checked outputs in this process, chunk by chunk (see the module docstring)."""
+    parts = [
+        sample_once(spec, query, size, chunk_entropy(entropy, i))
+        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec)))
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else check_outputs(spec, query, 0, [])
+
+
+class _CallThread:
+    """A daemon thread that runs one call at a time; abandoned (never joined) if a call hangs."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        thread = threading.Thread(target=self._loop, name="dp-audit-sample", daemon=True)
+        thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            fn, box, done = self._jobs.get()
+            try:
+                box.append((True, fn()))
+            except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+                box.append((False, exc))
+            done.set()
+
+    def call(self, fn: Callable[[], Any], timeout: float) -> tuple[bool, Any]:
+        """``(finished, result)``; re-raises what ``fn`` raised."""
+        box: list[tuple[bool, Any]] = []
+        done = threading.Event()
+        self._jobs.put((fn, box, done))
+        if not done.wait(timeout):
+            return False, None
+        ok, value = box[0]
+        if not ok:
+            raise value
+        return True, value
+
+
+class InProcessSampler:
+    """Samples in this process, chunk by chunk; the fallback and the Python API's default.
+
+    With a ``timeout``, each ``sample`` call runs in a helper thread and a call that does not
+    return in time is reported as ``AdapterTimeout``; the hung call cannot be stopped — it is
+    abandoned and keeps a thread busy.  A crash of the adapter (``os._exit``, a segfault) stops
+    the whole process: use worker processes (``auditor.backends``) for isolation.
+    """
+
+    def __init__(self, timeout: float | None = None) -> None:
+        self.timeout = timeout
+        self._thread: _CallThread | None = None
+
+    def _sample(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+        if self.timeout is None:
+            return sample_once(spec, query, n, entropy)
+        if self._thread is None:
+            self._thread = _CallThread()
+        finished, out = self._thread.call(
+            lambda: sample_once(spec, query, n, entropy), self.timeout
+        )
+        if not finished:
+            self._thread = None
+            raise AdapterTimeout(
+                f"adapter {spec.name!r}: sample(query, n={n}) did not return within "
+                f"{self.timeout:g} s (sampled in-process: the call was abandoned, not stopped)"
+            )
+        return out
+
+    def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+        parts = [
+            self._sample(spec, query, size, chunk_entropy(entropy, i))
+            for i, size in enumerate(chunk_sizes(n, is_vectorised(spec)))
+        ]
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts) if parts else check_outputs(spec, query, 0, [])
+
+    def count(
+        self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]
+    ) -> np.ndarray:
+        total = np.zeros(len(events), dtype=np.int64)
+        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+            total += count_events(events, self._sample(spec, query, size, chunk_entropy(entropy, i)))
+        return total
