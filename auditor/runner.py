@@ -10,19 +10,26 @@ How soundness is kept, in one place:
 4. every draw is seeded from the run's seed, the adapter, attack, trial, side and batch, so a
    result never depends on which other adapters ran or how work was scheduled.
 
+Execution (``EngineConfig``, see ``auditor.backends``) never changes a number: adapters are
+audited concurrently by threads that take turns in this process (one lock) and wait for their
+chunks in worker processes, and every backend draws the same seeded chunks.
+
 A violation is reported when some certified bound exceeds the claimed epsilon; the union bound
 makes all reported bounds hold simultaneously with probability at least 1 - alpha.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from auditor.backends import EngineConfig, open_sampler
 from auditor.certify import Certifier
 from auditor.errors import DPAuditError, InvalidArgument
 from auditor.interfaces import Attack
@@ -125,14 +132,25 @@ def run_audit(
     *,
     skipped: Sequence[str] = (),
     progress: ProgressCallback | None = None,
+    engine: EngineConfig | None = None,
+    targets: Mapping[str, str] | None = None,
 ) -> AuditReport:
     """Audit every adapter with every applicable attack; never raises for an adapter's fault.
 
+    ``engine`` says where sampling runs; the default samples in this process without isolation
+    (``EngineConfig.in_process()``); ``EngineConfig()`` uses isolated worker processes, which
+    ``dp-audit run`` does.  ``targets`` maps adapter names to the target each was loaded from,
+    so that workers can load their own copy; adapters without one are pickled, or sampled in
+    this process when they cannot be (a note in the result says so).
+
     Raises:
-        InvalidArgument: two adapters share a name (reports are keyed on names).
+        InvalidArgument: two adapters share a name (reports are keyed on names), or the engine
+            cannot start (a missing Dask, an unreachable scheduler).
     """
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     t0 = time.perf_counter()
+    engine = engine if engine is not None else EngineConfig.in_process()
+    targets = dict(targets or {})
     planned = [_plan(a, attacks, config.seed) for a in adapters]
     names = [p.name for p in planned]
     for name in names:
@@ -151,45 +169,29 @@ def run_audit(
         if progress:
             progress(name, done, total)
 
-    results = []
-    for p in planned:
-        t_start = time.perf_counter()
-        if p.spec is None or p.error:
-            results.append(_error_result(p, p.error or "invalid adapter", 0, 0.0))
-            continue
-        certifier = Certifier(
-            p.spec, config, alpha_test, lambda n, name=p.name: on_samples(n, name)
-        )
-        findings: list[Finding] = []
-        try:
-            for index, (attack, trial) in enumerate(p.trials):
-                finding = certifier.run(attack, index, trial)
-                if finding is not None:
-                    findings.append(finding)
-                    if finding.estimate.epsilon_lower_bound > p.spec.claim.epsilon:
-                        break
-        except DPAuditError as exc:
-            results.append(
-                _error_result(p, str(exc), certifier.samples, time.perf_counter() - t_start)
-            )
-            continue
-        best = max(findings, key=lambda f: f.estimate.epsilon_lower_bound, default=None)
-        violated = best is not None and best.estimate.epsilon_lower_bound > p.spec.claim.epsilon
-        results.append(
-            AdapterResult(
-                adapter=p.name,
-                family=p.spec.family.value,
-                claim=p.spec.claim,
-                verdict=Verdict.VIOLATION if violated else Verdict.NO_VIOLATION,
-                best=best,
-                findings=tuple(findings),
-                library=p.spec.library,
-                library_version=p.spec.library_version,
-                samples=certifier.samples,
-                seconds=time.perf_counter() - t_start,
-                notes=p.notes,
-            )
-        )
+    lock = threading.Lock()
+    sampler = open_sampler(engine, lock)
+    try:
+        for p in planned:
+            if p.spec is not None and not p.error and hasattr(sampler, "prepare"):
+                sampler.prepare(p.spec, targets.get(p.name))
+
+        def audit(p: _PlannedAdapter) -> AdapterResult:
+            with lock:
+                return _audit_adapter(p, config, alpha_test, sampler, on_samples)
+
+        threads = 1 if engine.backend == "inline" else min(len(planned), 2 * engine.n_workers)
+        if threads <= 1:
+            results = [audit(p) for p in planned]
+        else:
+            pool = ThreadPoolExecutor(threads, thread_name_prefix="dp-audit-adapter")
+            try:
+                results = list(pool.map(audit, planned))
+            finally:
+                pool.shutdown(wait=False, cancel_futures=True)
+    finally:
+        if hasattr(sampler, "close"):
+            sampler.close()
     return AuditReport(
         alpha=config.alpha,
         seed=config.seed,
@@ -202,6 +204,51 @@ def run_audit(
         wall_seconds=time.perf_counter() - t0,
         started=started,
     )
+
+
+def _audit_adapter(
+    p: _PlannedAdapter,
+    config: AuditConfig,
+    alpha_test: float,
+    sampler: Any,
+    on_samples: Callable[[int, str], None],
+) -> AdapterResult:
+    t_start = time.perf_counter()
+    if p.spec is None or p.error:
+        return _error_result(p, p.error or "invalid adapter", 0, 0.0)
+    certifier = Certifier(
+        p.spec, config, alpha_test, lambda n, name=p.name: on_samples(n, name), sampler
+    )
+    findings: list[Finding] = []
+    try:
+        for index, (attack, trial) in enumerate(p.trials):
+            finding = certifier.run(attack, index, trial)
+            if finding is not None:
+                findings.append(finding)
+                if finding.estimate.epsilon_lower_bound > p.spec.claim.epsilon:
+                    break
+    except DPAuditError as exc:
+        p.notes += _sampler_notes(sampler, p.name)
+        return _error_result(p, str(exc), certifier.samples, time.perf_counter() - t_start)
+    best = max(findings, key=lambda f: f.estimate.epsilon_lower_bound, default=None)
+    violated = best is not None and best.estimate.epsilon_lower_bound > p.spec.claim.epsilon
+    return AdapterResult(
+        adapter=p.name,
+        family=p.spec.family.value,
+        claim=p.spec.claim,
+        verdict=Verdict.VIOLATION if violated else Verdict.NO_VIOLATION,
+        best=best,
+        findings=tuple(findings),
+        library=p.spec.library,
+        library_version=p.spec.library_version,
+        samples=certifier.samples,
+        seconds=time.perf_counter() - t_start,
+        notes=p.notes + _sampler_notes(sampler, p.name),
+    )
+
+
+def _sampler_notes(sampler: Any, name: str) -> tuple[str, ...]:
+    return tuple(sampler.notes(name)) if hasattr(sampler, "notes") else ()
 
 
 def _error_result(p: _PlannedAdapter, message: str, samples: int, seconds: float) -> AdapterResult:

@@ -1,0 +1,187 @@
+"""What every out-of-process backend shares: adapter sources, fallbacks, chunk tasks, errors.
+
+A backend only has to run :class:`~auditor.backends.worker.Task` s somewhere and hand back
+futures.  This base class decides how each adapter reaches the workers (its target string,
+else a cloudpickle of the object, else sampling stays in this process), cuts requests into the
+chunks of :func:`auditor.sampling.chunk_sizes`, and collects results in chunk order, so the
+error reported for a request is the one of its first failing chunk whatever finished first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from auditor.backends.worker import AdapterSource, Task, fingerprint
+from auditor.errors import AdapterLoadError
+from auditor.sampling import (
+    InProcessSampler,
+    check_outputs,
+    chunk_entropy,
+    chunk_sizes,
+    count_events,
+    is_vectorised,
+)
+from auditor.trials import Event
+from auditor.validation import AdapterSpec
+
+IN_PROCESS_NOTE = (
+    "sampled in this process, not in a worker process ({why}): a hung call is abandoned after "
+    "the timeout, and a crash would stop the whole audit"
+)
+
+
+def absolute_target(target: str) -> str:
+    """``file.py:attr`` with the file made absolute, so that any worker finds it."""
+    where, sep, attr = target.rpartition(":")
+    if sep and (where.endswith(".py") or "/" in where):
+        return f"{Path(where).resolve()}:{attr}"
+    return target
+
+
+@contextlib.contextmanager
+def released(lock: Any) -> Iterator[None]:
+    """Let other adapter threads run while this one waits for its workers."""
+    if lock is None:
+        yield
+        return
+    lock.release()
+    try:
+        yield
+    finally:
+        lock.acquire()
+
+
+class ChunkedSampler:
+    """Base of the process and Dask samplers; subclasses implement ``_submit`` and ``_cancel``."""
+
+    def __init__(self, timeout: float | None, lock: threading.Lock | None = None) -> None:
+        self.timeout = timeout
+        self.lock = lock
+        self._sources: dict[str, AdapterSource | None] = {}
+        self._notes: dict[str, list[str]] = {}
+        self._inline = InProcessSampler(timeout)
+
+    # --- set-up -----------------------------------------------------------------------------
+
+    def prepare(self, spec: AdapterSpec, target: str | None = None) -> None:
+        """Decide how ``spec``'s adapter reaches the workers (call once per adapter)."""
+        fp = fingerprint(spec)
+        if target is not None:
+            self._sources[spec.name] = AdapterSource("target", absolute_target(target), spec.name, fp)
+            return
+        try:
+            import cloudpickle
+
+            blob = cloudpickle.dumps(spec.adapter)
+        except Exception as exc:  # noqa: BLE001 - anything that stops pickling
+            self._in_process(spec, f"it cannot be pickled: {type(exc).__name__}: {exc}")
+            return
+        self._sources[spec.name] = AdapterSource("pickle", blob, spec.name, fp)
+
+    def notes(self, name: str) -> tuple[str, ...]:
+        """Notes for the report about how this adapter was sampled."""
+        return tuple(self._notes.get(name, ()))
+
+    def _note(self, name: str, text: str) -> None:
+        if text not in self._notes.setdefault(name, []):
+            self._notes[name].append(text)
+
+    def _in_process(self, spec: AdapterSpec, why: str) -> None:
+        self._sources[spec.name] = None
+        self._note(spec.name, IN_PROCESS_NOTE.format(why=why))
+
+    def close(self) -> None:
+        """Stop the workers."""
+
+    # --- backend hooks ----------------------------------------------------------------------
+
+    def _submit(self, task: Task, label: str, pin: str | None) -> Any:
+        raise NotImplementedError
+
+    def _result(self, future: Any) -> Any:
+        raise NotImplementedError
+
+    def _cancel(self, futures: Sequence[Any]) -> None:
+        raise NotImplementedError
+
+    # --- the Sampler protocol ---------------------------------------------------------------
+
+    def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+        if spec.name not in self._sources:
+            self.prepare(spec)
+        if self._sources[spec.name] is None:
+            return self._inline.draw(spec, query, n, entropy)
+        parts = self._run(spec, "draw", query, n, entropy)
+        if parts is None:
+            return self._inline.draw(spec, query, n, entropy)
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts) if parts else check_outputs(spec, query, 0, [])
+
+    def count(
+        self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]
+    ) -> np.ndarray:
+        if spec.name not in self._sources:
+            self.prepare(spec)
+        if self._sources[spec.name] is None:
+            return self._inline.count(spec, query, n, entropy, events)
+        try:
+            import cloudpickle
+
+            blob = cloudpickle.dumps(list(events))
+        except Exception as exc:  # noqa: BLE001
+            self._note(
+                spec.name,
+                f"events were counted in this process (they cannot be pickled: {type(exc).__name__})",
+            )
+            return count_events(events, self.draw(spec, query, n, entropy))
+        key = hashlib.sha1(blob).hexdigest()
+        parts = self._run(spec, "count", query, n, entropy, key, blob)
+        if parts is None:
+            return self._inline.count(spec, query, n, entropy, events)
+        total = np.zeros(len(events), dtype=np.int64)
+        for part in parts:
+            total += part
+        return total
+
+    def _run(
+        self,
+        spec: AdapterSpec,
+        kind: str,
+        query: Any,
+        n: int,
+        entropy: int,
+        events_key: str | None = None,
+        events_blob: bytes | None = None,
+    ) -> list[Any] | None:
+        """Run the request's chunks; None when the adapter fell back to this process."""
+        source = self._sources[spec.name]
+        pin = None if spec.seedable else spec.name
+        futures = []
+        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+            task = Task(
+                kind, spec.name, source, query, size, chunk_entropy(entropy, i), events_key, events_blob
+            )
+            futures.append(self._submit(task, f"adapter {spec.name!r}: sample(query, n={size})", pin))
+        results = []
+        try:
+            with released(self.lock):
+                for future in futures:
+                    results.append(self._result(future))
+        except AdapterLoadError as exc:
+            self._cancel(futures)
+            if source is not None and source.kind == "pickle":
+                self._in_process(spec, f"a worker could not load its pickle: {exc}")
+                return None
+            raise
+        except BaseException:
+            self._cancel(futures)
+            raise
+        return results

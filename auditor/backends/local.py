@@ -1,0 +1,49 @@
+"""The default backend: chunks run in local worker processes (``--backend local``).
+
+Each worker is a fresh process (forked from a clean fork server, or spawned) that loads adapters by their target and keeps
+them, so an adapter that hangs or kills its process costs one worker — stopped and replaced —
+and an ``error`` verdict, never the audit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from auditor.backends.chunked import ChunkedSampler
+from auditor.backends.pool import ProcessPool
+from auditor.backends.worker import Task
+
+#: a worker gets at least this long to start, import the adapter's library and load it
+MIN_LOAD_TIMEOUT = 60.0
+
+
+class LocalProcessSampler(ChunkedSampler):
+    """Samples in ``workers`` local processes; each ``sample`` call gets ``timeout`` seconds."""
+
+    def __init__(
+        self,
+        workers: int,
+        timeout: float | None,
+        lock: threading.Lock | None = None,
+        start_method: str | None = None,
+    ) -> None:
+        super().__init__(timeout, lock)
+        limit = float("inf") if timeout is None else timeout
+        self._pool = ProcessPool(
+            workers, limit, max(limit, MIN_LOAD_TIMEOUT), start_method=start_method
+        )
+
+    def _submit(self, task: Task, label: str, pin: str | None) -> Any:
+        return self._pool.submit(task, label, pin)
+
+    def _result(self, future: Any) -> Any:
+        return future.result()
+
+    def _cancel(self, futures: Sequence[Any]) -> None:
+        for future in futures:
+            self._pool.cancel(future)
+
+    def close(self) -> None:
+        self._pool.close()

@@ -1,0 +1,163 @@
+"""What runs inside a worker process (local or Dask): load adapters by source, run chunk tasks.
+
+A worker receives an adapter's *source* — the target string it was loaded from, or a pickle of
+the object — never the main process's object itself, loads it once and keeps it.  The loaded
+adapter must match the main process's (name, family, claim, neighbourhood): a target that builds
+something else in a fresh process is an error, not a silent substitution.
+"""
+
+from __future__ import annotations
+
+import pickle
+import signal
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from auditor import errors
+from auditor.errors import AdapterLoadError, DPAuditError
+from auditor.sampling import count_events, sample_once
+from auditor.validation import AdapterSpec, check_adapter
+
+#: how many distinct event lists a worker keeps unpickled
+EVENT_CACHE = 8
+
+
+def fingerprint(spec: AdapterSpec) -> tuple:
+    """What must agree between the main process's adapter and a worker's copy."""
+    return (
+        spec.name,
+        spec.family.value,
+        spec.claim.epsilon,
+        spec.claim.delta,
+        spec.sensitivity,
+        spec.domain,
+        spec.neighbours,
+        spec.integer_queries,
+        spec.seedable,
+    )
+
+
+@dataclass(frozen=True)
+class AdapterSource:
+    """How a worker obtains an adapter: ``kind`` is ``"target"`` (payload: the target string)
+    or ``"pickle"`` (payload: a cloudpickle of the object)."""
+
+    kind: str
+    payload: str | bytes
+    name: str
+    fingerprint: tuple
+
+
+@dataclass(frozen=True)
+class Task:
+    """One ``sample`` call of ``n`` outputs; ``kind`` is ``"draw"`` (return the outputs) or
+    ``"count"`` (return event counts).  ``source`` may be None once the worker has the adapter."""
+
+    kind: str
+    key: str
+    source: AdapterSource | None
+    query: Any
+    n: int
+    entropy: int
+    events_key: str | None = None
+    events_blob: bytes | None = None
+
+
+_SPECS: dict[str, AdapterSpec] = {}
+_EVENTS: OrderedDict[str, list] = OrderedDict()
+
+
+def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
+    """The adapter for ``key`` and whether it was loaded just now.
+
+    Raises:
+        AdapterLoadError: the source does not give back the same adapter.
+    """
+    if key in _SPECS:
+        return _SPECS[key], False
+    if source is None:
+        raise AdapterLoadError(f"worker has no adapter {key!r} and was not told how to load it")
+    where = f"adapter {source.name!r}: loading it in a worker process"
+    if source.kind == "target":
+        from auditor.loading import load_target
+
+        found = [a for a in load_target(str(source.payload)) if getattr(a, "name", None) == source.name]
+        if len(found) != 1:
+            raise AdapterLoadError(
+                f"{where} from {source.payload!r} found {len(found)} adapters of that name"
+            )
+        obj = found[0]
+    else:
+        try:
+            obj = pickle.loads(source.payload)  # noqa: S301 - our own pickle of the user's object
+        except Exception as exc:  # noqa: BLE001
+            raise AdapterLoadError(f"{where} failed: {type(exc).__name__}: {exc}") from None
+    spec = check_adapter(obj)
+    if fingerprint(spec) != source.fingerprint:
+        raise AdapterLoadError(
+            f"{where} gave a different adapter {fingerprint(spec)} than the main process "
+            f"{source.fingerprint}"
+        )
+    _SPECS[key] = spec
+    return spec, True
+
+
+def _events(key: str, blob: bytes | None) -> list:
+    if key in _EVENTS:
+        _EVENTS.move_to_end(key)
+        return _EVENTS[key]
+    if blob is None:
+        raise DPAuditError(f"worker has no events {key!r}")
+    events = pickle.loads(blob)  # noqa: S301 - pickled by this run's main process
+    _EVENTS[key] = events
+    while len(_EVENTS) > EVENT_CACHE:
+        _EVENTS.popitem(last=False)
+    return events
+
+
+def run_task(task: Task, on_loaded: Any = None) -> np.ndarray:
+    """Execute one task; raises the ``DPAuditError`` the in-process path would raise."""
+    spec, fresh = load(task.key, task.source)
+    if fresh and on_loaded is not None:
+        on_loaded()
+    out = sample_once(spec, task.query, task.n, task.entropy)
+    if task.kind == "draw":
+        return out
+    assert task.events_key is not None
+    return count_events(_events(task.events_key, task.events_blob), out)
+
+
+def error_from(name: str, message: str) -> DPAuditError:
+    """Rebuild in the main process an error a worker reported as (class name, message)."""
+    cls = getattr(errors, name, None)
+    if isinstance(cls, type) and issubclass(cls, DPAuditError):
+        return cls(message)
+    return DPAuditError(message)
+
+
+def worker_main(conn: Any) -> None:
+    """Entry point of a local worker process: run tasks from ``conn`` until told to stop.
+
+    Protocol: the worker sends ``("ready",)``; for each task it may send ``("loaded",)`` once
+    the adapter is loaded, then ``("ok", result)`` or ``("err", class_name, message)``.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    conn.send(("ready",))
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            result = run_task(task, on_loaded=lambda: conn.send(("loaded",)))
+        except DPAuditError as exc:
+            conn.send(("err", type(exc).__name__, str(exc)))
+        except Exception as exc:  # noqa: BLE001 - an unexpected fault, reported, worker lives on
+            conn.send(("err", "DPAuditError", f"worker failed: {type(exc).__name__}: {exc}"))
+        else:
+            conn.send(("ok", result))
