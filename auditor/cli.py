@@ -8,6 +8,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -36,9 +37,48 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        value = _integral_float(text)
+        if value is None:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _integral_float(text: str) -> int | None:
+    """``1e8`` and ``2.5e6`` as whole numbers; None for anything else."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(value) or value != int(value):
+        return None
+    return int(value)
+
+
+def _workers(text: str) -> int:
+    from auditor.backends import MAX_WORKERS
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of workers, got {text!r}") from None
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"expected 1 to {MAX_WORKERS} workers, got {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    from auditor.backends import MAX_TIMEOUT
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds in (0, {MAX_TIMEOUT:g}], got {text!r}"
+        )
     return value
 
 
@@ -104,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="output folder (default dp-audit-report/)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress output")
+    _add_engine_options(run)
     report = sub.add_parser("report", help="render a report.json in another format")
     report.add_argument("path", type=Path, help="a report.json written by dp-audit run")
     report.add_argument("--format", default="md", help="output format (default md)")
@@ -113,20 +154,75 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _collect_adapters(targets: list[str] | None) -> tuple[list[Any], list[str]]:
+def _add_engine_options(run: argparse.ArgumentParser) -> None:
+    """Where sampling runs; none of these options changes a number in the report."""
+    from auditor.backends import BACKENDS, DEFAULT_TIMEOUT, default_workers
+
+    group = run.add_argument_group("execution (never changes the results)")
+    group.add_argument(
+        "--workers",
+        type=_workers,
+        default=None,
+        help=f"worker processes sampling in parallel (default: CPUs available, at most 8; here {default_workers()})",
+    )
+    group.add_argument(
+        "--backend",
+        choices=list(BACKENDS),
+        default="local",
+        help="local: isolated worker processes (default); inline: this process, no crash "
+        "isolation; dask: a Dask cluster (--scheduler, or a LocalCluster of --workers processes)",
+    )
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (needs --backend dask)",
+    )
+    group.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"longest a single sample() call may take before the adapter is an error (default {DEFAULT_TIMEOUT:g})",
+    )
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    from auditor.backends import EngineConfig
+
+    if args.scheduler is not None and args.backend != "dask":
+        raise InvalidArgument(f"--scheduler {args.scheduler!r} needs --backend dask")
+    return EngineConfig(
+        backend=args.backend, workers=args.workers, timeout=args.timeout, scheduler=args.scheduler
+    )
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise InvalidArgument(f"--out {str(out)!r} exists and is not a folder")
+
+
+def _collect_adapters(
+    targets: list[str] | None,
+) -> tuple[list[Any], list[str], dict[str, str]]:
+    """Adapters, skip notes, and the target each adapter came from (workers load their own)."""
     from auditor.loading import load_builtins, load_target
 
+    origins: dict[str, str] = {}
     if targets:
         adapters: list[Any] = []
         for target in targets:
-            adapters += load_target(target)
-        return adapters, []
+            found = load_target(target)
+            adapters += found
+            origins.update({str(getattr(a, "name", "")): target for a in found})
+        return adapters, [], origins
     adapters, skipped = [], []
     for group in load_builtins():
         adapters += group.adapters
+        origins.update({str(getattr(a, "name", "")): group.target for a in group.adapters})
         if group.skipped:
             skipped.append(group.skipped)
-    return adapters, skipped
+    return adapters, skipped, origins
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -141,8 +237,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         attacks=tuple(args.attack) if args.attack else None,
     )
+    engine = _engine(args)
+    _check_out(args.out)
     attacks = load_attacks(config.attacks)
-    adapters, skipped = _collect_adapters(args.adapter)
+    adapters, skipped, origins = _collect_adapters(args.adapter)
     if not adapters:
         raise InvalidArgument("no adapters to audit")
     say = (
@@ -153,9 +251,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     say(
         f"dp-audit: auditing {len(adapters)} adapter(s), budget {config.budget:,}, alpha {config.alpha:g}, seed {config.seed}"
     )
+    say(
+        f"  sampling: backend {engine.backend}, {engine.n_workers} worker(s), "
+        f"timeout {engine.timeout:g} s per sample call"
+    )
     for note in skipped:
         say(f"  skipped: {note}")
-    report = run_audit(adapters, attacks, config, skipped=skipped)
+    report = run_audit(
+        adapters, attacks, config, skipped=skipped, engine=engine, targets=origins
+    )
     data = report.to_dict()
     for r in data["results"]:
         detail = (
@@ -165,7 +269,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
         say(f"  {r['verdict']:>12}  {r['adapter']}: {detail}")
     for _, (filename, render) in RENDERERS.items():
-        write_atomic(args.out / filename, render(data))
+        try:
+            write_atomic(args.out / filename, render(data))
+        except OSError as exc:
+            raise InvalidArgument(
+                f"cannot write {str(args.out / filename)!r}: {exc.strerror or exc}"
+            ) from None
     say(f"dp-audit: report written to {args.out}/ (exit code {report.exit_code})")
     return report.exit_code
 
