@@ -161,3 +161,8 @@ def worker_main(conn: Any) -> None:
             conn.send(("err", "DPAuditError", f"worker failed: {type(exc).__name__}: {exc}"))
         else:
             conn.send(("ok", result))
+
+
+def run_task_remote(task: Task) -> np.ndarray:
+    """Entry point for Dask: one task on whichever worker the scheduler picked."""
+    return run_task(task)
