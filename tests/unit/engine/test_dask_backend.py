@@ -1,0 +1,71 @@
+"""The Dask backend on a real LocalCluster gives the local backend's results."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from audit_fixtures import GeometricLaplace, RandomizedResponse
+
+from attacks import load_attacks
+from auditor import AuditConfig, run_audit
+from auditor.adapters.textbook import TextbookLaplace
+from auditor.backends import EngineConfig
+
+pytest.importorskip("distributed")
+
+ADAPTERS = [
+    GeometricLaplace(1.0, name="good.dlap"),
+    RandomizedResponse(1.0, name="bad.rr", p_true=0.9),
+    TextbookLaplace(1.0),
+]
+
+
+def strip_timing(value):
+    if isinstance(value, dict):
+        return {k: strip_timing(v) for k, v in value.items() if k != "timing"}
+    if isinstance(value, list):
+        return [strip_timing(v) for v in value]
+    return value
+
+
+@pytest.mark.slow
+def test_local_cluster_of_two_processes_matches_the_local_backend():
+    config = AuditConfig(budget=150_000, seed=3)
+    local = run_audit(
+        copy.deepcopy(ADAPTERS),
+        load_attacks(),
+        config,
+        engine=EngineConfig(backend="local", workers=2),
+    ).to_dict()
+    dask = run_audit(
+        copy.deepcopy(ADAPTERS),
+        load_attacks(),
+        config,
+        engine=EngineConfig(backend="dask", workers=2, timeout=60.0),
+    ).to_dict()
+    assert strip_timing(dask) == strip_timing(local)
+    assert [r["verdict"] for r in dask["results"]] == ["no_violation", "violation", "violation"]
+    assert all(not r["notes"] for r in dask["results"])  # all sampled on the cluster
+
+
+@pytest.mark.slow
+def test_dask_reports_adapter_errors():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reliability"))
+    import bad_adapters
+
+    adapters = [bad_adapters.Raises("bad.raises"), bad_adapters.ReturnsNaN("bad.nan")]
+    for a in adapters:  # make them seedable so that they run on the cluster
+        a.seed = lambda entropy: None
+    report = run_audit(
+        adapters,
+        load_attacks(["black-box"]),
+        AuditConfig(budget=2000),
+        engine=EngineConfig(backend="dask", workers=2, timeout=60.0),
+    )
+    for r in report.results:
+        assert r.verdict.value == "error"
+        assert bad_adapters.EXPECTED[r.adapter] in r.error
