@@ -65,7 +65,7 @@ class AuditConfig:
     seed: int = 0
     attacks: tuple[str, ...] | None = None
     looks: tuple[tuple[float, float], ...] = DEFAULT_LOOKS
-    batch_size: int = 1 << 18
+    batch_size: int = 1 << 22
 
     def __post_init__(self) -> None:
         if (

@@ -31,7 +31,7 @@ from auditor.validation import AdapterSpec
 #: a request is cut into about this many chunks, so that workers can share it
 TARGET_CHUNKS = 16
 #: chunk size bounds for vectorised adapters (per-call overhead vs parallelism and memory)
-MIN_CHUNK, MAX_CHUNK = 1 << 12, 1 << 16
+MIN_CHUNK, MAX_CHUNK = 1 << 12, 1 << 18
 #: chunk size bounds for adapters declaring ``vectorised = False`` (a Python loop per output)
 MIN_CHUNK_LOOP, MAX_CHUNK_LOOP = 1 << 8, 1 << 10
 

@@ -30,7 +30,7 @@ def strip_timing(value):
 def test_chunks_cover_the_request_within_bounds(n):
     sizes = chunk_sizes(n)
     assert sum(sizes) == n
-    assert all(0 < s <= 1 << 16 for s in sizes)
+    assert all(0 < s <= 1 << 18 for s in sizes)
     assert len(set(sizes[:-1])) <= 1  # equal chunks, the last may be shorter
     loop = chunk_sizes(n, vectorised=False)
     assert sum(loop) == n and all(s <= 1024 for s in loop)

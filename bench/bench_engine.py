@@ -1,0 +1,174 @@
+"""Benchmark of the sampling engine; every ratio is measured side by side in this run.
+
+    python bench/bench_engine.py            # everything (a few minutes on 2 cores)
+    python bench/bench_engine.py --skip-memory --skip-default
+
+Prints:
+1. audit throughput / raw numpy Laplace throughput (target >= 0.5), one worker;
+2. 2 workers / 1 worker, local processes and Dask LocalCluster (target >= 1.7);
+3. wall time of the default ``python -m auditor run`` (target <= 300 s on 2 cores);
+4. peak RSS of an audit of 1e8 samples per side (target < 2 GB).
+
+Throughput counts the certification phase only (from the first to the last progress report),
+so process and cluster start-up are excluded; they are printed separately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from auditor import AuditConfig, run_audit  # noqa: E402
+from auditor.adapters.textbook import TextbookLaplace  # noqa: E402
+from auditor.backends import EngineConfig  # noqa: E402
+from auditor.estimators.event_selection import threshold_event  # noqa: E402
+from auditor.trials import Trial  # noqa: E402
+
+
+class FixedThresholds:
+    """Eight threshold events fixed in advance (no training): measures the engine alone."""
+
+    max_events = 8
+    train_fraction = 0.0
+
+    def propose(self, train_x, train_x_prime, plan):
+        return [threshold_event(t, above) for t in (-1.0, 0.0, 0.5, 2.0) for above in (True, False)]
+
+
+class FixedAttack:
+    name = "bench-fixed"
+    description = "fixed threshold events"
+
+    def applies_to(self, spec):
+        return True
+
+    def trials(self, spec, rng):
+        return [Trial(0.0, 1.0, FixedThresholds(), "0 vs 1")]
+
+
+def raw_laplace(n: int) -> float:
+    """numpy Laplace samples per second, in this process, 2^16 at a time."""
+    rng = np.random.default_rng(0)
+    chunk = 1 << 16
+    start = time.perf_counter()
+    for _ in range(n // chunk):
+        rng.laplace(0.0, 1.0, size=chunk) + 0.0
+    return n / (time.perf_counter() - start)
+
+
+def audit_rate(budget: int, engine: EngineConfig, attacks=None) -> tuple[float, float]:
+    """(samples per second between the first and last progress report, wall seconds)."""
+    marks: list[tuple[float, int]] = []
+
+    def progress(name, done, total):
+        marks.append((time.perf_counter(), done))
+
+    adapter = TextbookLaplace(1.0, name="bench.laplace")
+    adapter.epsilon = 1000.0  # a claim no threshold event can break: the full budget runs
+    start = time.perf_counter()
+    run_audit(
+        [adapter],
+        attacks or [FixedAttack()],
+        AuditConfig(budget=budget, seed=1),
+        progress=progress,
+        engine=engine,
+        targets=None,
+    )
+    wall = time.perf_counter() - start
+    (t0, d0), (t1, d1) = marks[0], marks[-1]
+    return (d1 - d0) / (t1 - t0), wall
+
+
+def memory_child(budget: int, workers: int) -> None:
+    from attacks import load_attacks
+
+    start = time.perf_counter()
+    report = run_audit(
+        [TextbookLaplace(1.0, name="bench.laplace")],
+        load_attacks(["black-box"]),
+        AuditConfig(budget=budget, seed=1),
+        engine=EngineConfig(backend="local", workers=workers),
+    )
+    wall = time.perf_counter() - start
+    self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    (r,) = report.results
+    print(json.dumps({"self_mb": self_kb / 1024, "worker_mb": kids_kb / 1024, "wall": wall,
+                      "samples": r.samples, "verdict": r.verdict.value}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", type=int, default=20_000_000, help="per side, throughput runs")
+    parser.add_argument("--memory-budget", type=int, default=100_000_000)
+    parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--skip-default", action="store_true")
+    parser.add_argument("--skip-dask", action="store_true")
+    parser.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.memory_child:
+        memory_child(args.memory_budget, 2)
+        return
+    print(f"cpus: {os.cpu_count()}, budget {args.budget:,} per side, 8 fixed threshold events")
+
+    # warm the fork server so that its one-off start-up is not charged to the first run
+    audit_rate(200_000, EngineConfig(backend="local", workers=1))
+    raw = raw_laplace(2 * args.budget)
+    inline, _ = audit_rate(args.budget, EngineConfig.in_process())
+    w1, wall1 = audit_rate(args.budget, EngineConfig(backend="local", workers=1))
+    w2, wall2 = audit_rate(args.budget, EngineConfig(backend="local", workers=2))
+    print(f"raw numpy Laplace            {raw / 1e6:8.1f} M samples/s")
+    print(f"audit, in-process            {inline / 1e6:8.1f} M samples/s  ratio to raw {inline / raw:.2f}")
+    print(f"audit, local, 1 worker       {w1 / 1e6:8.1f} M samples/s  ratio to raw {w1 / raw:.2f}  (target >= 0.5)")
+    print(f"audit, local, 2 workers      {w2 / 1e6:8.1f} M samples/s  2 vs 1: {w2 / w1:.2f}x  (target >= 1.7)")
+    print(f"  wall incl. start-up: 1 worker {wall1:.1f} s, 2 workers {wall2:.1f} s")
+    if not args.skip_dask:
+        try:
+            import distributed  # noqa: F401
+
+            d1, dwall1 = audit_rate(args.budget, EngineConfig(backend="dask", workers=1))
+            d2, dwall2 = audit_rate(args.budget, EngineConfig(backend="dask", workers=2))
+            print(f"audit, dask, 1 worker        {d1 / 1e6:8.1f} M samples/s  ratio to raw {d1 / raw:.2f}")
+            print(f"audit, dask, 2 workers       {d2 / 1e6:8.1f} M samples/s  2 vs 1: {d2 / d1:.2f}x  (target >= 1.7)")
+            print(f"  wall incl. LocalCluster start-up: 1 worker {dwall1:.1f} s, 2 workers {dwall2:.1f} s")
+        except ImportError:
+            print("dask: not installed (pip install 'dp-audit[dask]')")
+
+    if not args.skip_default:
+        with tempfile.TemporaryDirectory() as out:
+            start = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, "-m", "auditor", "run", "--quiet", "--out", out],
+                cwd=ROOT, capture_output=True, text=True,
+            )
+            wall = time.perf_counter() - start
+            n = len(json.loads((Path(out) / "report.json").read_text())["results"])
+        print(f"default `python -m auditor run`: {wall:.1f} s for {n} adapters, exit {proc.returncode} (target <= 300 s)")
+
+    if not args.skip_memory:
+        proc = subprocess.run(
+            [sys.executable, __file__, "--memory-child", "--memory-budget", str(args.memory_budget)],
+            capture_output=True, text=True, check=True,
+        )
+        m = json.loads(proc.stdout.strip().splitlines()[-1])
+        print(
+            f"audit of {args.memory_budget:.0e} samples per side (black-box, 2 workers): "
+            f"peak RSS main {m['self_mb']:.0f} MB, largest worker {m['worker_mb']:.0f} MB, "
+            f"{m['wall']:.0f} s, {m['samples']:,} samples, {m['verdict']} (target < 2048 MB)"
+        )
+
+
+if __name__ == "__main__":
+    main()
