@@ -68,6 +68,25 @@ def raw_laplace(n: int) -> float:
     return n / (time.perf_counter() - start)
 
 
+def _raw_worker(n: int, queue) -> None:
+    queue.put(raw_laplace(n))
+
+
+def raw_laplace_processes(n: int, processes: int) -> float:
+    """Total raw numpy Laplace rate of ``processes`` processes at once: the hardware ceiling."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_raw_worker, args=(n, queue)) for _ in range(processes)]
+    for p in procs:
+        p.start()
+    rates = [queue.get() for _ in procs]
+    for p in procs:
+        p.join()
+    return sum(rates)
+
+
 def audit_rate(budget: int, engine: EngineConfig, attacks=None) -> tuple[float, float]:
     """(samples per second between the first and last progress report, wall seconds)."""
     marks: list[tuple[float, int]] = []
@@ -129,7 +148,13 @@ def main() -> None:
     inline, _ = audit_rate(args.budget, EngineConfig.in_process())
     w1, wall1 = audit_rate(args.budget, EngineConfig(backend="local", workers=1))
     w2, wall2 = audit_rate(args.budget, EngineConfig(backend="local", workers=2))
+    raw1 = raw_laplace_processes(args.budget, 1)
+    raw2 = raw_laplace_processes(args.budget, 2)
     print(f"raw numpy Laplace            {raw / 1e6:8.1f} M samples/s")
+    print(
+        f"raw numpy Laplace, 2 processes vs 1: {raw2 / raw1:.2f}x  (the machine's ceiling for "
+        "any 2-vs-1 ratio below)"
+    )
     print(f"audit, in-process            {inline / 1e6:8.1f} M samples/s  ratio to raw {inline / raw:.2f}")
     print(f"audit, local, 1 worker       {w1 / 1e6:8.1f} M samples/s  ratio to raw {w1 / raw:.2f}  (target >= 0.5)")
     print(f"audit, local, 2 workers      {w2 / 1e6:8.1f} M samples/s  2 vs 1: {w2 / w1:.2f}x  (target >= 1.7)")

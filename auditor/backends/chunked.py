@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -74,7 +75,9 @@ class ChunkedSampler:
         """Decide how ``spec``'s adapter reaches the workers (call once per adapter)."""
         fp = fingerprint(spec)
         if target is not None:
-            self._sources[spec.name] = AdapterSource("target", absolute_target(target), spec.name, fp)
+            self._sources[spec.name] = AdapterSource(
+                "target", absolute_target(target), spec.name, fp, tuple(sys.path)
+            )
             return
         try:
             import cloudpickle
@@ -83,7 +86,7 @@ class ChunkedSampler:
         except Exception as exc:  # noqa: BLE001 - anything that stops pickling
             self._in_process(spec, f"it cannot be pickled: {type(exc).__name__}: {exc}")
             return
-        self._sources[spec.name] = AdapterSource("pickle", blob, spec.name, fp)
+        self._sources[spec.name] = AdapterSource("pickle", blob, spec.name, fp, tuple(sys.path))
 
     def notes(self, name: str) -> tuple[str, ...]:
         """Notes for the report about how this adapter was sampled."""

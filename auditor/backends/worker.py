@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pickle
 import signal
+import sys
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from auditor import errors
-from auditor.errors import AdapterLoadError, DPAuditError
+from auditor.errors import AdapterContractError, AdapterLoadError, DPAuditError
 from auditor.sampling import count_events, sample_once
 from auditor.validation import AdapterSpec, check_adapter
 
@@ -49,6 +50,9 @@ class AdapterSource:
     payload: str | bytes
     name: str
     fingerprint: tuple
+    #: the main process's ``sys.path`` when the adapter was prepared (a long-lived fork
+    #: server may have started before the user's folders were added)
+    sys_path: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,9 @@ def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
     if source is None:
         raise AdapterLoadError(f"worker has no adapter {key!r} and was not told how to load it")
     where = f"adapter {source.name!r}: loading it in a worker process"
+    for entry in source.sys_path:
+        if entry not in sys.path:
+            sys.path.append(entry)
     if source.kind == "target":
         from auditor.loading import load_target
 
@@ -101,8 +108,32 @@ def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
             f"{where} gave a different adapter {fingerprint(spec)} than the main process "
             f"{source.fingerprint}"
         )
+    if spec.seedable:
+        _check_replay(spec)
     _SPECS[key] = spec
     return spec, True
+
+
+def _check_replay(spec: AdapterSpec) -> None:
+    """Copies of one adapter run in several workers; that is sound only if ``seed`` fixes
+    every output.  A ``seed`` that does not replay could let two copies repeat one random
+    stream and fake independent samples, so it is refused, as the conformance check does.
+
+    Raises:
+        AdapterContractError: two draws after the same ``seed`` differ.
+    """
+    from auditor.testing import typical_query
+
+    query = typical_query(spec)
+    first = sample_once(spec, query, 16, 20240917)
+    again = sample_once(spec, query, 16, 20240917)
+    floating = np.issubdtype(first.dtype, np.floating)
+    if not np.array_equal(first, again, equal_nan=floating):
+        raise AdapterContractError(
+            f"adapter {spec.name!r}: seed(entropy) does not replay (two draws after the same "
+            "seed differ), so its copies in worker processes could repeat one random stream; "
+            "fix seed() or remove it"
+        )
 
 
 def _events(key: str, blob: bytes | None) -> list:

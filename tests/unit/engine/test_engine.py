@@ -8,6 +8,7 @@ import threading
 import numpy as np
 import pytest
 from audit_fixtures import GeometricLaplace, RandomizedResponse
+from engine_fixtures import SeedIgnored
 
 from attacks import load_attacks
 from auditor import AuditConfig, InvalidArgument, run_audit
@@ -149,3 +150,18 @@ def test_adapters_that_cannot_be_pickled_fall_back_to_this_process_and_say_so():
 def test_engine_settings_are_validated(kwargs):
     with pytest.raises(InvalidArgument):
         EngineConfig(**kwargs)
+
+
+def test_a_seed_that_does_not_replay_is_refused_in_workers_but_fine_in_process():
+    config = AuditConfig(budget=2000)
+    attacks = load_attacks(["black-box"])
+    (isolated,) = run_audit(
+        [SeedIgnored(1.0, name="test.seed_ignored")],
+        attacks,
+        config,
+        engine=EngineConfig(backend="local", workers=2, timeout=30.0),
+    ).results
+    assert isolated.verdict.value == "error", isolated
+    assert "does not replay" in isolated.error
+    (inline,) = run_audit([SeedIgnored(1.0, name="test.seed_ignored")], attacks, config).results
+    assert inline.verdict.value == "no_violation"
