@@ -62,7 +62,9 @@ def _workers(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of workers, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of workers, got {text!r}"
+        ) from None
     if not 1 <= value <= MAX_WORKERS:
         raise argparse.ArgumentTypeError(f"expected 1 to {MAX_WORKERS} workers, got {text!r}")
     return value
@@ -257,9 +259,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
     for note in skipped:
         say(f"  skipped: {note}")
-    report = run_audit(
-        adapters, attacks, config, skipped=skipped, engine=engine, targets=origins
-    )
+    report = run_audit(adapters, attacks, config, skipped=skipped, engine=engine, targets=origins)
     data = report.to_dict()
     for r in data["results"]:
         detail = (

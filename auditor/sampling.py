@@ -232,5 +232,7 @@ class InProcessSampler:
     ) -> np.ndarray:
         total = np.zeros(len(events), dtype=np.int64)
         for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
-            total += count_events(events, self._sample(spec, query, size, chunk_entropy(entropy, i)))
+            total += count_events(
+                events, self._sample(spec, query, size, chunk_entropy(entropy, i))
+            )
         return total

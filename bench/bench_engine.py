@@ -124,8 +124,17 @@ def memory_child(budget: int, workers: int) -> None:
     self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     kids_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     (r,) = report.results
-    print(json.dumps({"self_mb": self_kb / 1024, "worker_mb": kids_kb / 1024, "wall": wall,
-                      "samples": r.samples, "verdict": r.verdict.value}))
+    print(
+        json.dumps(
+            {
+                "self_mb": self_kb / 1024,
+                "worker_mb": kids_kb / 1024,
+                "wall": wall,
+                "samples": r.samples,
+                "verdict": r.verdict.value,
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -155,9 +164,15 @@ def main() -> None:
         f"raw numpy Laplace, 2 processes vs 1: {raw2 / raw1:.2f}x  (the machine's ceiling for "
         "any 2-vs-1 ratio below)"
     )
-    print(f"audit, in-process            {inline / 1e6:8.1f} M samples/s  ratio to raw {inline / raw:.2f}")
-    print(f"audit, local, 1 worker       {w1 / 1e6:8.1f} M samples/s  ratio to raw {w1 / raw:.2f}  (target >= 0.5)")
-    print(f"audit, local, 2 workers      {w2 / 1e6:8.1f} M samples/s  2 vs 1: {w2 / w1:.2f}x  (target >= 1.7)")
+    print(
+        f"audit, in-process            {inline / 1e6:8.1f} M samples/s  ratio to raw {inline / raw:.2f}"
+    )
+    print(
+        f"audit, local, 1 worker       {w1 / 1e6:8.1f} M samples/s  ratio to raw {w1 / raw:.2f}  (target >= 0.5)"
+    )
+    print(
+        f"audit, local, 2 workers      {w2 / 1e6:8.1f} M samples/s  2 vs 1: {w2 / w1:.2f}x  (target >= 1.7)"
+    )
     print(f"  wall incl. start-up: 1 worker {wall1:.1f} s, 2 workers {wall2:.1f} s")
     if not args.skip_dask:
         try:
@@ -165,9 +180,15 @@ def main() -> None:
 
             d1, dwall1 = audit_rate(args.budget, EngineConfig(backend="dask", workers=1))
             d2, dwall2 = audit_rate(args.budget, EngineConfig(backend="dask", workers=2))
-            print(f"audit, dask, 1 worker        {d1 / 1e6:8.1f} M samples/s  ratio to raw {d1 / raw:.2f}")
-            print(f"audit, dask, 2 workers       {d2 / 1e6:8.1f} M samples/s  2 vs 1: {d2 / d1:.2f}x  (target >= 1.7)")
-            print(f"  wall incl. LocalCluster start-up: 1 worker {dwall1:.1f} s, 2 workers {dwall2:.1f} s")
+            print(
+                f"audit, dask, 1 worker        {d1 / 1e6:8.1f} M samples/s  ratio to raw {d1 / raw:.2f}"
+            )
+            print(
+                f"audit, dask, 2 workers       {d2 / 1e6:8.1f} M samples/s  2 vs 1: {d2 / d1:.2f}x  (target >= 1.7)"
+            )
+            print(
+                f"  wall incl. LocalCluster start-up: 1 worker {dwall1:.1f} s, 2 workers {dwall2:.1f} s"
+            )
         except ImportError:
             print("dask: not installed (pip install 'dp-audit[dask]')")
 
@@ -176,16 +197,28 @@ def main() -> None:
             start = time.perf_counter()
             proc = subprocess.run(
                 [sys.executable, "-m", "auditor", "run", "--quiet", "--out", out],
-                cwd=ROOT, capture_output=True, text=True,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
             )
             wall = time.perf_counter() - start
             n = len(json.loads((Path(out) / "report.json").read_text())["results"])
-        print(f"default `python -m auditor run`: {wall:.1f} s for {n} adapters, exit {proc.returncode} (target <= 300 s)")
+        print(
+            f"default `python -m auditor run`: {wall:.1f} s for {n} adapters, exit {proc.returncode} (target <= 300 s)"
+        )
 
     if not args.skip_memory:
         proc = subprocess.run(
-            [sys.executable, __file__, "--memory-child", "--memory-budget", str(args.memory_budget)],
-            capture_output=True, text=True, check=True,
+            [
+                sys.executable,
+                __file__,
+                "--memory-child",
+                "--memory-budget",
+                str(args.memory_budget),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         m = json.loads(proc.stdout.strip().splitlines()[-1])
         print(

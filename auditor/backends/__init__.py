@@ -59,9 +59,7 @@ class EngineConfig:
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
-            raise InvalidArgument(
-                f"backend={self.backend!r} is not one of: {', '.join(BACKENDS)}"
-            )
+            raise InvalidArgument(f"backend={self.backend!r} is not one of: {', '.join(BACKENDS)}")
         w = self.workers
         if w is not None and (
             isinstance(w, bool) or not isinstance(w, int) or not 1 <= w <= MAX_WORKERS
@@ -74,14 +72,18 @@ class EngineConfig:
             or not math.isfinite(t)
             or not 0 < t <= MAX_TIMEOUT
         ):
-            raise InvalidArgument(f"timeout={t!r} must be a number of seconds in (0, {MAX_TIMEOUT:g}]")
+            raise InvalidArgument(
+                f"timeout={t!r} must be a number of seconds in (0, {MAX_TIMEOUT:g}]"
+            )
         if self.scheduler is not None:
             if self.backend != "dask":
                 raise InvalidArgument(
                     f"scheduler={self.scheduler!r} needs backend='dask' (backend is {self.backend!r})"
                 )
             if not isinstance(self.scheduler, str) or not self.scheduler.strip():
-                raise InvalidArgument(f"scheduler={self.scheduler!r} must be an address such as tcp://host:8786")
+                raise InvalidArgument(
+                    f"scheduler={self.scheduler!r} must be an address such as tcp://host:8786"
+                )
 
     @property
     def n_workers(self) -> int:

@@ -170,9 +170,18 @@ class ChunkedSampler:
         futures = []
         for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
             task = Task(
-                kind, spec.name, source, query, size, chunk_entropy(entropy, i), events_key, events_blob
+                kind,
+                spec.name,
+                source,
+                query,
+                size,
+                chunk_entropy(entropy, i),
+                events_key,
+                events_blob,
             )
-            futures.append(self._submit(task, f"adapter {spec.name!r}: sample(query, n={size})", pin))
+            futures.append(
+                self._submit(task, f"adapter {spec.name!r}: sample(query, n={size})", pin)
+            )
         results = []
         try:
             with released(self.lock):

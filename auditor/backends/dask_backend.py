@@ -23,8 +23,26 @@ from typing import Any
 
 from auditor.backends.chunked import ChunkedSampler
 from auditor.backends.local import MIN_LOAD_TIMEOUT
-from auditor.backends.worker import Task, run_task_remote
+from auditor.backends.worker import Task, run_tasks_remote
 from auditor.errors import AdapterCrashed, AdapterTimeout, InvalidArgument
+
+
+class _Group:
+    """One Dask task running several consecutive chunks."""
+
+    def __init__(self, future: Any, tasks: list[Task], deadline: float) -> None:
+        self.future, self.tasks, self.deadline = future, tasks, deadline
+        self.results: list[Any] | None = None
+        self.retried = False
+
+
+class _Handle:
+    """One chunk of a request: its task, and the group it was sent in."""
+
+    def __init__(self, task: Task, label: str) -> None:
+        self.task, self.label = task, label
+        self.group: _Group | None = None
+        self.position = 0
 
 
 class DaskSampler(ChunkedSampler):
@@ -63,60 +81,85 @@ class DaskSampler(ChunkedSampler):
             ) from None
         self._threads = max(1, sum(self._client.nthreads().values()))
         self._warm: set[str] = set()
-        self._pending = 0
-        self._count_lock = threading.Lock()
+        self._local = threading.local()
 
     def _submit(self, task: Task, label: str, pin: str | None) -> Any:
-        future = self._client.submit(run_task_remote, task, pure=False)
-        return self._handle(future, task, label)
+        # collected per thread and sent in groups at the first wait (see _flush)
+        batch = getattr(self._local, "batch", None)
+        if batch is None:
+            batch = self._local.batch = []
+        handle = _Handle(task, label)
+        batch.append(handle)
+        return handle
 
     def prepare(self, spec: Any, target: str | None = None) -> None:
         if not spec.seedable:
             # copies of an unseedable adapter on several workers could replay one random
             # stream and fake independent samples; Dask may move tasks between workers
-            self._in_process(spec, "it has no seed(), and Dask may run its chunks on several copies")
+            self._in_process(
+                spec, "it has no seed(), and Dask may run its chunks on several copies"
+            )
             return
         super().prepare(spec, target)
 
-    def _handle(self, future: Any, task: Task, label: str, retried: bool = False) -> Any:
-        with self._count_lock:
-            self._pending += 1
-            ahead = self._pending
-        future.add_done_callback(lambda _: self._done())
+    def _flush(self) -> None:
+        """Send this thread's pending chunks as about 2 groups per worker thread."""
+        batch: list[_Handle] = getattr(self._local, "batch", None) or []
+        self._local.batch = []
+        if not batch:
+            return
+        size = max(1, math.ceil(len(batch) / (2 * self._threads)))
+        groups = [batch[i : i + size] for i in range(0, len(batch), size)]
         limit = math.inf if self.timeout is None else self.timeout
-        allowance = limit * math.ceil(ahead / self._threads)
-        if task.key not in self._warm:
-            allowance += MIN_LOAD_TIMEOUT
-        return future, label, task, time.monotonic() + allowance, retried
-
-    def _done(self) -> None:
-        with self._count_lock:
-            self._pending -= 1
+        now = time.monotonic()
+        for rank, group in enumerate(groups):
+            future = self._client.submit(run_tasks_remote, [h.task for h in group], pure=False)
+            allowance = limit * size * math.ceil((rank + 1) / self._threads)
+            if group[0].task.key not in self._warm:
+                allowance += MIN_LOAD_TIMEOUT
+            for position, handle in enumerate(group):
+                handle.group = _Group(future, [h.task for h in group], now + allowance)
+                handle.position = position
+            shared = group[0].group
+            for handle in group:
+                handle.group = shared
 
     def _result(self, handle: Any) -> Any:
         from distributed import KilledWorker
 
-        future, label, task, deadline, retried = handle
-        try:
-            result = future.result(timeout=max(0.0, deadline - time.monotonic()))
-        except KilledWorker:
-            # every task queued on a worker that died is "killed"; only a task that kills a
-            # second worker is the culprit
-            if retried:
-                raise AdapterCrashed(f"{label} crashed its Dask worker process (twice)") from None
-            again = self._client.submit(run_task_remote, task, pure=False)
-            return self._result(self._handle(again, task, label, retried=True))
-        except TimeoutError:
-            self._abandon([handle])
-            raise AdapterTimeout(
-                f"{label} did not return within {self.timeout:g} s on the Dask cluster; "
-                "the task was cancelled and its worker asked to restart"
-            ) from None
-        self._warm.add(task.key)
-        return result
+        if handle.group is None:
+            self._flush()
+        group = handle.group
+        if group.results is None:
+            try:
+                group.results = group.future.result(
+                    timeout=max(0.0, group.deadline - time.monotonic())
+                )
+            except KilledWorker:
+                # every task queued on a worker that died is "killed"; only a task that kills
+                # a second worker is the culprit
+                if group.retried:
+                    raise AdapterCrashed(
+                        f"{handle.label} crashed its Dask worker process (twice)"
+                    ) from None
+                group.retried = True
+                group.future = self._client.submit(run_tasks_remote, group.tasks, pure=False)
+                return self._result(handle)
+            except TimeoutError:
+                self._abandon([handle])
+                raise AdapterTimeout(
+                    f"{handle.label} did not return within {self.timeout:g} s on the Dask "
+                    "cluster; the task was cancelled and its worker asked to restart"
+                ) from None
+            self._warm.add(handle.task.key)
+        return group.results[handle.position]
 
     def _abandon(self, handles: Sequence[Any]) -> None:
-        futures = [h[0] for h in handles if not h[0].done()]
+        self._local.batch = []
+        futures = list(
+            {id(h.group.future): h.group.future for h in handles if h.group is not None}.values()
+        )
+        futures = [f for f in futures if not f.done()]
         if not futures:
             return
         keys = {f.key for f in futures}

@@ -13,6 +13,7 @@ loaded.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import signal
 import threading
@@ -135,10 +136,8 @@ class ProcessPool:
         self._wake_w.close()
 
     def _wake(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self._wake_w.send_bytes(b"!")
-        except OSError:
-            pass
 
     # --- the dispatcher thread -------------------------------------------------------------
 
@@ -166,7 +165,9 @@ class ProcessPool:
         for job in jobs:
             if not job.future.done():
                 job.future.set_exception(
-                    AdapterCrashed(f"{job.label}: the worker pool failed: {type(exc).__name__}: {exc}")
+                    AdapterCrashed(
+                        f"{job.label}: the worker pool failed: {type(exc).__name__}: {exc}"
+                    )
                 )
 
     def _apply_cancels(self, cancels: list[Future]) -> None:
@@ -218,7 +219,9 @@ class ProcessPool:
             try:
                 slot.conn.send(task)
             except (OSError, ValueError) as exc:
-                self._fail(slot, AdapterCrashed(f"{job.label}: could not reach its worker process: {exc}"))
+                self._fail(
+                    slot, AdapterCrashed(f"{job.label}: could not reach its worker process: {exc}")
+                )
 
     def _slot_for(self, job: _Job) -> _Slot | None:
         if job.pin is not None and job.pin in self._owner:
@@ -317,10 +320,8 @@ class ProcessPool:
             job.future.cancel()
         for slot in self._slots:
             if slot.job is None:
-                try:
+                with contextlib.suppress(OSError, ValueError):
                     slot.conn.send(None)
-                except (OSError, ValueError):
-                    pass
         deadline = time.monotonic() + 2.0
         for slot in list(self._slots):
             if slot.job is None:

@@ -91,7 +91,9 @@ def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
     if source.kind == "target":
         from auditor.loading import load_target
 
-        found = [a for a in load_target(str(source.payload)) if getattr(a, "name", None) == source.name]
+        found = [
+            a for a in load_target(str(source.payload)) if getattr(a, "name", None) == source.name
+        ]
         if len(found) != 1:
             raise AdapterLoadError(
                 f"{where} from {source.payload!r} found {len(found)} adapters of that name"
@@ -197,3 +199,12 @@ def worker_main(conn: Any) -> None:
 def run_task_remote(task: Task) -> np.ndarray:
     """Entry point for Dask: one task on whichever worker the scheduler picked."""
     return run_task(task)
+
+
+def run_tasks_remote(tasks: list[Task]) -> list[np.ndarray]:
+    """Entry point for Dask: several consecutive chunks in one task (fewer round trips).
+
+    Chunks run in order and the first failure is raised, so the reported error is the one of
+    the first failing chunk, as with one task per chunk.
+    """
+    return [run_task(task) for task in tasks]

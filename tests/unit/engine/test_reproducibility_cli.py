@@ -20,7 +20,18 @@ def strip_timing(value):
 
 def start(out: Path, *args: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "auditor", "run", "--quiet", "--budget", "20000", "--out", str(out), *args],
+        [
+            sys.executable,
+            "-m",
+            "auditor",
+            "run",
+            "--quiet",
+            "--budget",
+            "20000",
+            "--out",
+            str(out),
+            *args,
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
