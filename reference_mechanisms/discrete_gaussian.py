@@ -189,12 +189,22 @@ def _analytic_gaussian_ratio(epsilon: float, delta: float) -> float:
     return optimize.brentq(excess, 1e-6, 1e8, xtol=1e-12)
 
 
-@functools.lru_cache(maxsize=64)
-def calibrate_discrete_gaussian(epsilon: float, delta: float, sensitivity: int) -> int:
-    """An integer sigma2 for which x + N_Z(0, sigma2) is certified (epsilon, delta)-DP.
+def _round_up_sigma2(sigma: float) -> Fraction:
+    """A rational >= sigma^2 that the sampler handles on int64 arrays."""
+    sq = Fraction(sigma) ** 2
+    if sigma < 64:
+        return Fraction(math.ceil(sq * 256), 256)
+    j = math.floor(math.log2(sigma))
+    return Fraction((1 << j) * math.ceil(sq / (1 << j)))
 
-    Starts from the continuous analytic-Gaussian sigma, rounds sigma2 up to a multiple of a
-    power of two near sigma (so the sampler's fast path applies) and grows it by 2^-8 steps until
+
+@functools.lru_cache(maxsize=64)
+def calibrate_discrete_gaussian(epsilon: float, delta: float, sensitivity: int) -> Fraction:
+    """A rational sigma2 for which x + N_Z(0, sigma2) is certified (epsilon, delta)-DP.
+
+    Starts from the continuous analytic-Gaussian sigma, rounds sigma2 up (to a multiple of a
+    power of two near sigma when sigma >= 64, so the sampler's fast path applies; to a multiple
+    of 2^-8 below) and grows it by 2^-8 steps until
     :func:`discrete_gaussian_delta` (a rigorous upper bound) is <= delta.
 
     Raises:
@@ -207,8 +217,7 @@ def calibrate_discrete_gaussian(epsilon: float, delta: float, sensitivity: int) 
     guess = _analytic_gaussian_ratio(epsilon, delta) * int(sensitivity) * (1 + 2.0**-10)
     target = gmpy2.mpfr(delta, 128)
     for _ in range(2000):
-        j = max(0, math.floor(math.log2(guess)))
-        s2 = (1 << j) * math.ceil(guess * guess / (1 << j))
+        s2 = _round_up_sigma2(guess)
         if discrete_gaussian_delta(epsilon, s2, int(sensitivity)) <= target:
             return s2
         guess *= 1 + 2.0**-8

@@ -171,5 +171,5 @@ def calibrate_gaussian_float(
         raise ValueError(f"sensitivity={sensitivity!r} must be > 0")
     ratio = _analytic_gaussian_ratio(epsilon, delta)
     k = math.floor(math.log2(ratio * float(sens))) - sigma_bits
-    s2_int = calibrate_discrete_gaussian(float(epsilon), float(delta), grid_sensitivity(sens, k))
-    return k, Fraction(s2_int) * Fraction(4) ** k
+    s2_grid = calibrate_discrete_gaussian(float(epsilon), float(delta), grid_sensitivity(sens, k))
+    return k, s2_grid * Fraction(4) ** k
