@@ -155,3 +155,10 @@ def test_registry_lists_the_reference_target() -> None:
     from auditor.adapters.builtin import BUILTIN_TARGETS
 
     assert ("auditor.adapters.reference:builtin_adapters", "dp-audit", None) in BUILTIN_TARGETS
+
+
+@pytest.mark.parametrize("adapter", _ADAPTERS, ids=lambda a: a.name)
+def test_project_conformance_check(adapter) -> None:
+    from auditor.testing import check_adapter_conformance
+
+    check_adapter_conformance(adapter)
