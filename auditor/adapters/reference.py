@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from importlib import metadata
 from typing import Any
 
+import gmpy2
 import numpy as np
 
 from auditor.adapters.base import SeededAdapter
@@ -55,6 +57,20 @@ __all__ = [
 ]
 
 
+def _own_version() -> str:
+    try:
+        return metadata.version("dp-audit")
+    except metadata.PackageNotFoundError:
+        return "dev"
+
+
+class _ReferenceAdapter(SeededAdapter):
+    """Provenance shared by the reference adapters (the mechanisms are this project's own)."""
+
+    library = "dp-audit"
+    library_version = f"{_own_version()} (gmpy2 {gmpy2.version()})"
+
+
 def _integer_query(query: Any) -> int:
     """The query as a Python int; raises ValueError for non-integral or non-finite values."""
     try:
@@ -85,7 +101,7 @@ def _check_n(n: Any) -> int:
     return int(n)
 
 
-class DiscreteLaplaceAdapter(SeededAdapter):
+class DiscreteLaplaceAdapter(_ReferenceAdapter):
     """Integer query plus exact discrete Laplace noise: pure epsilon-DP for integer queries.
 
     The noise scale is ``sensitivity / epsilon_q`` with ``epsilon_q = floor(epsilon 2^30)/2^30 <=
@@ -123,7 +139,7 @@ class DiscreteLaplaceAdapter(SeededAdapter):
         return q + sample_discrete_laplace(self.scale, n, self._rng)
 
 
-class GeometricAdapter(SeededAdapter):
+class GeometricAdapter(_ReferenceAdapter):
     """The geometric mechanism: integer query plus two-sided geometric noise, alpha = e^-(eps/Delta).
 
     Same distribution as :class:`DiscreteLaplaceAdapter` but sampled by a different exact
@@ -158,7 +174,7 @@ class GeometricAdapter(SeededAdapter):
         return q + sample_two_sided_geometric_exp(self.rate, n, self._rng)
 
 
-class DiscreteGaussianAdapter(SeededAdapter):
+class DiscreteGaussianAdapter(_ReferenceAdapter):
     """Integer query plus exact discrete Gaussian noise, certified (epsilon, delta)-DP.
 
     sigma2 is calibrated with the exact privacy curve of the discrete Gaussian (CKS20 Thm 7,
@@ -206,7 +222,7 @@ class DiscreteGaussianAdapter(SeededAdapter):
         return q + sample_discrete_gaussian(self.sigma2, n, self._rng)
 
 
-class LaplaceFloatAdapter(SeededAdapter):
+class LaplaceFloatAdapter(_ReferenceAdapter):
     """Laplace for float queries, OpenDP-style: round to a 2^k grid, exact discrete Laplace noise.
 
     ``k = floor(log2 sensitivity) - grid_bits``; the rounded query has integer sensitivity
@@ -255,7 +271,7 @@ class LaplaceFloatAdapter(SeededAdapter):
         return sample_laplace_float(q, self.scale, n, self.k, self._rng)
 
 
-class GaussianFloatAdapter(SeededAdapter):
+class GaussianFloatAdapter(_ReferenceAdapter):
     """Gaussian for float queries, OpenDP-style: 2^k grid plus exact discrete Gaussian noise.
 
     The grid puts about 2^12 steps in one sigma; sigma2 (in grid units) is certified against the
@@ -295,7 +311,7 @@ class GaussianFloatAdapter(SeededAdapter):
         return sample_gaussian_float(q, self.sigma2, n, self.k, self._rng)
 
 
-class SnappingAdapter(SeededAdapter):
+class SnappingAdapter(_ReferenceAdapter):
     """Mironov's snapping mechanism (float Laplace made safe by clamping and snapping to Lambda).
 
     References:
@@ -335,7 +351,7 @@ class SnappingAdapter(SeededAdapter):
         return sample_snapping(q, self.params, n, self._rng)
 
 
-class RandomizedResponseAdapter(SeededAdapter):
+class RandomizedResponseAdapter(_ReferenceAdapter):
     """Randomized response on one bit with an exact rational keep-probability p.
 
     p is the largest multiple of 2^-40 with p/(1-p) <= e^epsilon (certified with MPFR).
