@@ -22,6 +22,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]
 
 from reference_mechanisms.discrete_gaussian import sample_discrete_gaussian  # noqa: E402
 from reference_mechanisms.discrete_laplace import sample_discrete_laplace  # noqa: E402
+from reference_mechanisms.float_noise import sample_laplace_float  # noqa: E402
 from reference_mechanisms.randomness import SystemRandomness  # noqa: E402
 from reference_mechanisms.snapping import sample_snapping, snapping_parameters  # noqa: E402
 
@@ -50,6 +51,9 @@ def main(n: int = 1_000_000) -> None:
         ),
         "reference discrete Gaussian sigma=10 (Generator)": lambda: sample_discrete_gaussian(
             Fraction(SCALE**2), n, gen
+        ),
+        "reference float Laplace, 2^-20 grid (Generator)": lambda: sample_laplace_float(
+            0.5, Fraction(SCALE), n, -20, gen
         ),
         "numpy Generator.laplace (float, unsafe)": lambda: gen.laplace(0.0, SCALE, n),
     }
