@@ -48,6 +48,18 @@ from auditor.validation import AdapterSpec
 _SCAN = 4
 
 
+def not_multiple(t: np.ndarray, grid: float) -> np.ndarray:
+    """``t`` is not a multiple of the power of two ``grid``, exactly (fast path: exact scaling).
+
+    ``t / grid`` is exact unless it underflows, which happens only for ``|t| < grid`` (then
+    ``t`` is a multiple only if it is 0, and an underflow to 0 errs on the side of "multiple").
+    """
+    if grid < 2.0**-1022:
+        return np.fmod(t, grid) != 0
+    z = t * (1.0 / grid)
+    return z != np.floor(z)
+
+
 def coarsest_grid(y: np.ndarray) -> float:
     """The largest power of two that divides every nonzero entry of ``y`` (inf if all are 0)."""
     y = np.abs(np.asarray(y, dtype=np.float64))
@@ -62,7 +74,7 @@ def coarsest_grid(y: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class GridTest:
-    """"``y`` cannot come from input ``x_prime``": no admissible pre-image is a multiple of ``grid``.
+    """ "``y`` cannot come from input ``x_prime``": no admissible pre-image is a multiple of ``grid``.
 
     ``rescale`` is None for noise added in the output space; otherwise ``("mul", s)`` for
     ``y = fl(t * s)`` or ``("div", d)`` for ``y = fl(t / d)``.
@@ -85,25 +97,26 @@ class GridTest:
         y = np.asarray(y, dtype=np.float64)
         with np.errstate(all="ignore"):
             if self.rescale is None:
-                return np.fmod(y, self.grid) != 0
+                return not_multiple(y, self.grid)
             kind, s = self.rescale
 
             def forward(t: np.ndarray) -> np.ndarray:
                 return t * s if kind == "mul" else t / s
 
             t0 = y / s if kind == "mul" else y * s
-            ts = [t0]
-            down = up = t0
-            for _ in range(_SCAN):
-                down = np.nextafter(down, -np.inf)
-                up = np.nextafter(up, np.inf)
-                ts.insert(0, down)
-                ts.append(up)
-            t = np.stack(ts)
+            # the 2*_SCAN+1 doubles around t0, stepped by magnitude (bit pattern +- i)
+            bits = np.abs(t0).view(np.int64)
+            steps = np.arange(-_SCAN, _SCAN + 1, dtype=np.int64)[:, None]
+            t = np.copysign((bits + steps).view(np.float64), t0)
             match = forward(t) == y
-            on_grid = np.fmod(t, self.grid) == 0
+            on_grid = ~not_multiple(t, self.grid)
             possible = (
-                (match & on_grid).any(axis=0) | match[0] | match[-1] | ~match.any(axis=0)
+                (match & on_grid).any(axis=0)
+                | match[0]
+                | match[-1]
+                | ~match.any(axis=0)
+                | (np.abs(t0) < 2.0**-1000)  # stepping would cross zero: give up, conservatively
+                | ~np.isfinite(t0)
             )
             return ~possible
 
