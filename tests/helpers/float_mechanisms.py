@@ -71,6 +71,24 @@ class PythonInverseCDFLaplace(_Base):
         return out
 
 
+class ScalarNumpyInverseCDFLaplace(_Base):
+    """diffprivlib <= 0.4 style: a Python loop calling ``np.sign``/``np.log`` on scalars.
+
+    numpy's scalar ``np.log`` takes the same SIMD path as the array one, so this is *not* the
+    C-library model even though it runs one output at a time.
+    """
+
+    vectorised = False
+
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        value, scale, rnd = float(query), self.scale, self.pyrng.random
+        out = np.empty(n)
+        for i in range(n):
+            u = rnd() - 0.5
+            out[i] = value - scale * np.sign(u) * np.log(1 - 2 * np.abs(u))
+        return out
+
+
 class NumpyInverseCDFLaplace(_Base):
     """The same inverse CDF vectorised with numpy: ``np.sign(u) * np.log(1 - 2|u|)``."""
 

@@ -17,6 +17,7 @@ from float_mechanisms import (
     NumpyInverseCDFLaplace,
     PythonInverseCDFLaplace,
     RandomSignLogULaplace,
+    ScalarNumpyInverseCDFLaplace,
     SnappingLike,
     TextbookGaussian,
 )
@@ -55,6 +56,7 @@ def training(mech, n: int = 5000) -> tuple[np.ndarray, np.ndarray]:
         (DividedLaplace(0.1), NUMPY_SAMPLER, LIBM_LOG, ScaleOp("div", 0.1)),
         (PythonInverseCDFLaplace(0.5), INVERSE_CDF_SAMPLER, LIBM_LOG, ScaleOp("mul", 2.0)),
         (NumpyInverseCDFLaplace(0.5), INVERSE_CDF_SAMPLER, NUMPY_LOG, ScaleOp("mul", 2.0)),
+        (ScalarNumpyInverseCDFLaplace(0.5), INVERSE_CDF_SAMPLER, NUMPY_LOG, ScaleOp("mul", 2.0)),
         (RandomSignLogULaplace(0.5), LOG_U_SAMPLER, NUMPY_LOG, ScaleOp("mul", 2.0)),
         (
             GeneratorLaplace(0.7, sensitivity=3.0),
@@ -63,7 +65,16 @@ def training(mech, n: int = 5000) -> tuple[np.ndarray, np.ndarray]:
             ScaleOp("mul", 3.0 / 0.7),
         ),
     ],
-    ids=["generator", "legacy", "divided", "py-invcdf", "np-invcdf", "log-u", "sensitivity-3"],
+    ids=[
+        "generator",
+        "legacy",
+        "divided",
+        "py-invcdf",
+        "np-invcdf",
+        "np-scalar-invcdf",
+        "log-u",
+        "sensitivity-3",
+    ],
 )
 def test_select_model_picks_the_implementation(mech, sampler, log, op) -> None:
     a, b = training(mech)
