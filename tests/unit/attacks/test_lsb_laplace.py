@@ -85,6 +85,18 @@ def test_select_model_picks_the_implementation(mech, sampler, log, op) -> None:
     assert (model.sampler, model.log, model.scale) == (sampler, log, op)
 
 
+@pytest.mark.parametrize("formula", ["d/e", "d*(1/e)", "1/(e/d)"])
+def test_select_model_finds_the_scale_formula(formula: str) -> None:
+    d, e = 7.0, 0.9  # the three formulas give three different doubles here
+    scale = {"d/e": d / e, "d*(1/e)": d * (1 / e), "1/(e/d)": 1 / (e / d)}[formula]
+    assert len({d / e, d * (1 / e), 1 / (e / d)}) == 3
+    rng = np.random.default_rng(4)
+    a = rng.laplace(0.0, scale, 5000)
+    b = d + rng.laplace(0.0, scale, 5000)
+    model = select_model(candidate_models(d, e), a, 0.0, b, d)
+    assert model is not None and model.scale == ScaleOp("mul", scale)
+
+
 @pytest.mark.parametrize(
     "mech", [TextbookGaussian(1.0), SnappingLike(1.0)], ids=["gaussian", "snapping"]
 )

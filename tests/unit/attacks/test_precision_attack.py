@@ -29,6 +29,7 @@ from attacks.precision import (
     PrecisionDistinguisher,
     coarsest_grid,
     neighbour_power_of_two,
+    not_multiple,
     rescaled_tests,
 )
 from auditor.results import Verdict
@@ -84,6 +85,15 @@ def test_small_noise_at_zero_is_off_the_grid() -> None:
     test = GridTest(2.0**-53)
     assert test.off_grid(np.array([0.1, 1e-20])).all()
     assert not test.off_grid(np.array([0.0, 0.5, 3.0, -0.75])).any()
+
+
+def test_not_multiple_is_exact_at_the_extremes() -> None:
+    tiny = 5e-324
+    assert not_multiple(np.array([tiny, 3 * tiny]), 2 * tiny).tolist() == [True, True]
+    assert not_multiple(np.array([2 * tiny, 0.0]), 2 * tiny).tolist() == [False, False]
+    big = np.array([2.0**1000, 2.0**1000 + 2.0**948, 1.0, 1e308])
+    assert not_multiple(big, 2.0**1000).tolist() == [False, True, True, True]
+    assert not_multiple(np.array([1e308, 1.5]), 2.0**-53).tolist() == [False, False]
 
 
 def test_coarsest_grid() -> None:
