@@ -61,6 +61,8 @@ _OFFSETS = (0, -1, 1, -2, 2)
 #: _NEAR_ULPS ulps of the noise (+3 ulps of the output) of ``y``.  A 1-ulp change of the log moves
 #: the noise by <= 3 ulps (<= 4 with two roundings) and the output by one more.
 _NEAR_ULPS = 6.0
+#: relative slack of the bracket from inverting the sampler (checked; too tight only costs time)
+_BRACKET_REL = 2.0**-49
 
 
 def _elementwise(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
@@ -250,10 +252,10 @@ class LaplaceSamplerModel:
         """
         scale = abs(self.scale.nominal)
         log_u = -np.abs(y - loc) / scale
-        err = 2.0**-46 * (np.abs(log_u) + (np.abs(y) + abs(loc)) / scale) + 2.0**-1000
+        err = _BRACKET_REL * (np.abs(log_u) + (np.abs(y) + abs(loc)) / scale) + 2.0**-1000
         size = float(1 << branch.bits)
-        lo_f = np.exp(log_u - err) * size * (1 - 2.0**-40) - 4.0
-        hi_f = np.exp(log_u + err) * size * (1 + 2.0**-40) + 4.0
+        lo_f = np.exp(log_u - err) * size * (1 - 2.0**-50) - 4.0
+        hi_f = np.exp(log_u + err) * size * (1 + 2.0**-50) + 4.0
         lo = np.clip(np.floor(lo_f), branch.j_lo, branch.j_hi).astype(np.int64)
         hi = np.clip(np.ceil(hi_f), branch.j_lo, branch.j_hi).astype(np.int64)
         below = np.maximum(lo - 1, branch.j_lo)
