@@ -267,22 +267,26 @@ class LaplaceSamplerModel:
         return lo, hi
 
     def _window(self, branch: Branch, y: np.ndarray, loc: float, lo: np.ndarray) -> np.ndarray:
+        """Exact decision over a few uniforms around the bisection point, undecided ones only."""
         hit = np.zeros(y.shape, dtype=bool)
-        if self.log.exact is None:
-            for off in _OFFSETS:
-                j = np.clip(lo + off, branch.j_lo, branch.j_hi)
-                hit |= self._h(branch, j, loc)[0] == y
-            return hit
-        undecided = np.ones(y.shape, dtype=bool)
+        undecided = np.arange(y.size)
         for off in _OFFSETS:
-            j = np.clip(lo + off, branch.j_lo, branch.j_hi)
+            if not undecided.size:
+                break
+            j = np.clip(lo[undecided] + off, branch.j_lo, branch.j_hi)
+            target = y[undecided]
             h, noise = self._h(branch, j, loc)
-            tol = _NEAR_ULPS * np.spacing(np.abs(noise)) + 3.0 * np.spacing(np.abs(h))
-            todo = np.flatnonzero(undecided & (np.abs(h - y) <= tol))
-            if todo.size:
-                ok = self._h(branch, j[todo], loc, exact=True)[0] == y[todo]
-                hit[todo[ok]] = True
-                undecided[todo[ok]] = False
+            if self.log.exact is None:
+                decided = h == target
+            else:
+                tol = _NEAR_ULPS * np.spacing(np.abs(noise)) + 3.0 * np.spacing(np.abs(h))
+                near = np.flatnonzero(np.abs(h - target) <= tol)
+                decided = np.zeros(undecided.size, dtype=bool)
+                if near.size:
+                    exact = self._h(branch, j[near], loc, exact=True)[0]
+                    decided[near[exact == target[near]]] = True
+            hit[undecided[decided]] = True
+            undecided = undecided[~decided]
         return hit
 
 
