@@ -105,6 +105,29 @@ class RandomSignLogULaplace(_Base):
         return float(query) + (2 * z - 1) * self.scale * np.log(1.0 - self.rng.random(n))
 
 
+class ScipyLaplace(_Base):
+    """``scipy.stats.laplace.rvs(loc=value, scale=d/e)`` (numpy's sampler, then ``*scale + loc``)."""
+
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        from scipy import stats
+
+        return stats.laplace.rvs(loc=float(query), scale=self.scale, size=n, random_state=self.rng)
+
+
+class ExpovariateLaplace(_Base):
+    """``value +- random.expovariate(e/d)``: ``-log(1 - random()) / lambd`` with a random sign."""
+
+    vectorised = False
+
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        value, rate, rnd = float(query), self.epsilon / self.sensitivity, self.pyrng
+        out = np.empty(n)
+        for i in range(n):
+            noise = rnd.expovariate(rate)
+            out[i] = value + noise if rnd.random() < 0.5 else value - noise
+        return out
+
+
 class TextbookGaussian(_Base):
     """``value + Generator.normal(0, sigma)``, sigma from the classic (e, d) calibration."""
 

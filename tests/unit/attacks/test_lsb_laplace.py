@@ -12,12 +12,14 @@ import pytest
 from float_mechanisms import (
     DiscretisedLaplace,
     DividedLaplace,
+    ExpovariateLaplace,
     GeneratorLaplace,
     LegacyLaplace,
     NumpyInverseCDFLaplace,
     PythonInverseCDFLaplace,
     RandomSignLogULaplace,
     ScalarNumpyInverseCDFLaplace,
+    ScipyLaplace,
     SnappingLike,
     TextbookGaussian,
 )
@@ -58,6 +60,8 @@ def training(mech, n: int = 5000) -> tuple[np.ndarray, np.ndarray]:
         (NumpyInverseCDFLaplace(0.5), INVERSE_CDF_SAMPLER, NUMPY_LOG, ScaleOp("mul", 2.0)),
         (ScalarNumpyInverseCDFLaplace(0.5), INVERSE_CDF_SAMPLER, NUMPY_LOG, ScaleOp("mul", 2.0)),
         (RandomSignLogULaplace(0.5), LOG_U_SAMPLER, NUMPY_LOG, ScaleOp("mul", 2.0)),
+        (ScipyLaplace(0.3), NUMPY_SAMPLER, LIBM_LOG, ScaleOp("mul", 1 / 0.3)),
+        (ExpovariateLaplace(0.1), LOG_U_SAMPLER, LIBM_LOG, ScaleOp("div", 0.1)),
         (
             GeneratorLaplace(0.7, sensitivity=3.0),
             NUMPY_SAMPLER,
@@ -73,6 +77,8 @@ def training(mech, n: int = 5000) -> tuple[np.ndarray, np.ndarray]:
         "np-invcdf",
         "np-scalar-invcdf",
         "log-u",
+        "scipy",
+        "expovariate",
         "sensitivity-3",
     ],
 )
