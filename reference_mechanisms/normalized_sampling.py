@@ -90,12 +90,15 @@ class LevelSampler:
     Args:
         levels: 1-D non-negative integer array (the distance of each outcome from the best).
         eta: the base-2 parameter; ``base = (x / 2^y)^z``.
+        precision: working scale P in bits (default: the largest keeping int64 sums safe).  A
+            smaller value only makes refinements more frequent (tests use it to exercise them);
+            the distribution is the same.
 
     Raises:
-        ValueError: empty or negative levels.
+        ValueError: empty or negative levels, precision not in [1, 60 - bitlen(k)].
     """
 
-    def __init__(self, levels: np.ndarray, eta: Eta) -> None:
+    def __init__(self, levels: np.ndarray, eta: Eta, precision: int | None = None) -> None:
         levels = np.asarray(levels, dtype=np.int64)
         if levels.ndim != 1 or levels.size == 0:
             raise ValueError(f"levels must be a non-empty 1-D array, got shape {levels.shape}")
@@ -108,7 +111,10 @@ class LevelSampler:
         self.starts = np.concatenate(([0], np.cumsum(self.counts)[:-1]))
         self.d_max = int(self.counts.size - 1)
         # working scale: CU_total <= k 2^P + k + 1 < 2^61 keeps int64 arithmetic safe
-        self.precision = 60 - self.k.bit_length()
+        p_max = 60 - self.k.bit_length()
+        if precision is not None and not 1 <= precision <= p_max:
+            raise ValueError(f"precision={precision!r} must be in [1, {p_max}]")
+        self.precision = p_max if precision is None else int(precision)
         self._cl, self._cu = self._cumulative_bounds(self.precision)
         self._cl_tot, self._cu_tot = int(self._cl[-1]), int(self._cu[-1])
         self._k_bits = self._cu_tot.bit_length()  # 2^K > CU_total >= 2^P t
