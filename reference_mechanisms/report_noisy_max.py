@@ -26,14 +26,13 @@ Assumptions:
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
 import gmpy2
 import numpy as np
 
-from reference_mechanisms.bernoulli import as_fraction, bernoulli_exp_many
+from reference_mechanisms.bernoulli import as_fraction, sample_bernoulli
 from reference_mechanisms.params import check_epsilon, check_sensitivity, rational_floor
 from reference_mechanisms.randomness import IntegerSource
 
@@ -53,6 +52,39 @@ def _check_utilities(utilities: Any) -> np.ndarray:
         bad = int(np.flatnonzero(~np.isfinite(u))[0])
         raise ValueError(f"utilities must be finite (no NaN/inf); bad entry at index {bad}")
     return u
+
+
+def _bernoulli_exp1(g: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
+    """Bernoulli(exp(-g)) for rational g in [0, 1]: "k = 1; while Bernoulli(g/k): k += 1;
+    return k odd" (CKS20 Alg. 1), vectorised over rounds of k, any denominator size."""
+    k = np.ones(size, dtype=np.int64)
+    active = np.arange(size)
+    step = 1
+    while active.size:
+        go = sample_bernoulli(g / step, active.size, rng)
+        active = active[go]
+        k[active] += 1
+        step += 1
+    return k % 2 == 1
+
+
+def bernoulli_exp_column(gamma: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
+    """``size`` exact Bernoulli(exp(-gamma)) draws for one rational ``gamma >= 0``.
+
+    ``exp(-gamma) = exp(-1)^floor(gamma) exp(-frac(gamma))``; unlike the common-denominator
+    batch sampler this stays vectorised for the huge denominators that float utilities produce
+    (the Bernoulli(g/k) steps compare 62 random bits at a time).
+    """
+    whole = gamma.numerator // gamma.denominator
+    alive = np.arange(size)
+    r = 0
+    while alive.size and r < whole:
+        alive = alive[_bernoulli_exp1(Fraction(1), alive.size, rng)]
+        r += 1
+    out = np.zeros(size, dtype=bool)
+    if alive.size:
+        out[alive[_bernoulli_exp1(gamma - whole, alive.size, rng)]] = True
+    return out
 
 
 class ReportNoisyMax:
@@ -88,13 +120,10 @@ class ReportNoisyMax:
             raise ValueError(f"n={n!r} must be a non-negative int")
         u = _check_utilities(utilities)
         n, k = int(n), u.size
-        gam = self._gammas(u)
-        den = math.lcm(*(g.denominator for g in gam))
-        nums = [g.numerator * (den // g.denominator) for g in gam]
         coins = np.ones((n, k), dtype=bool)
-        for j, num in enumerate(nums):
-            if num:  # q = 1 for the maximal utilities
-                coins[:, j] = bernoulli_exp_many(np.full(n, num, dtype=object), den, rng)
+        for j, g in enumerate(self._gammas(u)):
+            if g:  # q = 1 for the maximal utilities
+                coins[:, j] = bernoulli_exp_column(g, n, rng)
         if n == 0:
             return np.zeros(0, dtype=np.int64)
         cnt = coins.sum(axis=1)  # >= 1: a maximal utility always succeeds

@@ -11,4 +11,6 @@ from __future__ import annotations
 BUILTIN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.textbook:builtin_adapters", "numpy", None),
     ("auditor.adapters.reference:builtin_adapters", "dp-audit", None),
+    ("auditor.adapters.reference_selection:builtin_adapters", "dp-audit", None),
+    ("auditor.adapters.reference_dataset:builtin_adapters", "dp-audit", None),
 )
