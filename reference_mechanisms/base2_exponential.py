@@ -125,20 +125,25 @@ class PreparedUtilities:
         # 1 or exactly b.  Lazy revelation of independent roundings = drawing them up front.
         out = np.empty(n, dtype=np.int64)
         active = np.arange(n, dtype=np.int64)
-        revealed = np.empty(0, dtype=np.int64)  # keys release * k + o with unfavourable rounding
+        revealed = np.empty(0, dtype=np.int64)  # sorted keys release*k + o, unfavourable rounding
         while active.size:
             prop = self.table.sample(active.size, rng)
             accept = ~self.is_frac[prop]
             fr = np.flatnonzero(~accept)
             if fr.size:
                 keys = active[fr] * self.k + prop[fr]
-                known = np.isin(keys, revealed)
+                pos = np.searchsorted(revealed, keys)
+                known = (
+                    revealed[np.minimum(pos, revealed.size - 1)] == keys
+                    if revealed.size
+                    else (np.zeros(keys.size, dtype=bool))
+                )
                 fresh = fr[~known]
                 up = randomized_round_up(self.frac[prop[fresh]], rng)
                 fav = up if self.convention == "utility" else ~up
                 accept[fresh[fav]] = True
                 newly = fresh[~fav]
-                revealed = np.concatenate([revealed, active[newly] * self.k + prop[newly]])
+                revealed = np.sort(np.concatenate([revealed, active[newly] * self.k + prop[newly]]))
                 unfav = np.concatenate([fr[known], newly])
                 ok = sample_bernoulli(self.eta.base, int(unfav.size), rng)
                 accept[unfav[ok]] = True
