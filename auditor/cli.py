@@ -1,0 +1,242 @@
+"""The ``dp-audit`` command line.
+
+Exit codes (what CI scripts rely on): 1 if any violation was certified; else 2 if any adapter
+ended in ``error`` or the usage was wrong; else 0.  User mistakes get one line on stderr, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from auditor.errors import DPAuditError, InvalidArgument
+
+EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
+
+EPILOG = """\
+examples:
+  dp-audit run                                   audit every built-in adapter
+  dp-audit run --adapter my_adapters.py:laplace  audit your own adapter from a file
+  dp-audit run --adapter mylib.dp:ADAPTERS --budget 1000000 --seed 7
+  dp-audit report dp-audit-report/report.json --format md
+
+exit codes: 1 violation certified; 2 adapter error or bad usage; 0 otherwise.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise InvalidArgument(f"{message} (see '{self.prog} --help')")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not (0.0 < value < 1.0):
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from auditor.runner import DEFAULT_BUDGET
+
+    parser = _Parser(
+        prog="dp-audit",
+        description="Attack and audit differential-privacy implementations; certify violations.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.add_parser("list", help="list the adapters found and the attacks available")
+    run = sub.add_parser(
+        "run",
+        help="audit adapters and write a report",
+        description="Audit adapters (all built-ins by default) and write report.json and report.md.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument(
+        "--adapter",
+        action="append",
+        metavar="TARGET",
+        help="module:attr, path/to/file.py:attr, or an entry-point name (repeatable); default: every built-in",
+    )
+    run.add_argument(
+        "--attack", action="append", metavar="NAME", help="run only these attacks (repeatable)"
+    )
+    run.add_argument(
+        "--budget",
+        type=_positive_int,
+        default=DEFAULT_BUDGET,
+        help=f"outputs drawn per neighbouring input per trial (default {DEFAULT_BUDGET:,})",
+    )
+    run.add_argument(
+        "--alpha",
+        type=_probability,
+        default=0.05,
+        help="family-wise significance of the whole run (default 0.05)",
+    )
+    run.add_argument(
+        "--seed",
+        type=_positive_int,
+        default=0,
+        help="seed for every draw the harness makes (default 0)",
+    )
+    run.add_argument(
+        "--out",
+        type=Path,
+        default=Path("dp-audit-report"),
+        help="output folder (default dp-audit-report/)",
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress output")
+    report = sub.add_parser("report", help="render a report.json in another format")
+    report.add_argument("path", type=Path, help="a report.json written by dp-audit run")
+    report.add_argument("--format", default="md", help="output format (default md)")
+    report.add_argument(
+        "--output", type=Path, default=None, help="file to write (default: next to the report)"
+    )
+    return parser
+
+
+def _collect_adapters(targets: list[str] | None) -> tuple[list[Any], list[str]]:
+    from auditor.loading import load_builtins, load_target
+
+    if targets:
+        adapters: list[Any] = []
+        for target in targets:
+            adapters += load_target(target)
+        return adapters, []
+    adapters, skipped = [], []
+    for group in load_builtins():
+        adapters += group.adapters
+        if group.skipped:
+            skipped.append(group.skipped)
+    return adapters, skipped
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from attacks import load_attacks
+    from auditor.runner import AuditConfig, run_audit
+    from reports import RENDERERS
+    from reports.writing import write_atomic
+
+    config = AuditConfig(
+        budget=args.budget,
+        alpha=args.alpha,
+        seed=args.seed,
+        attacks=tuple(args.attack) if args.attack else None,
+    )
+    attacks = load_attacks(config.attacks)
+    adapters, skipped = _collect_adapters(args.adapter)
+    if not adapters:
+        raise InvalidArgument("no adapters to audit")
+    say = (
+        (lambda text: None)
+        if args.quiet
+        else (lambda text: print(text, file=sys.stderr, flush=True))
+    )
+    say(
+        f"dp-audit: auditing {len(adapters)} adapter(s), budget {config.budget:,}, alpha {config.alpha:g}, seed {config.seed}"
+    )
+    for note in skipped:
+        say(f"  skipped: {note}")
+    report = run_audit(adapters, attacks, config, skipped=skipped)
+    data = report.to_dict()
+    for r in data["results"]:
+        detail = (
+            r["error"]
+            if r["verdict"] == "error"
+            else f"epsilon >= {r['epsilon_lower_bound']:.4g} (claim {r['claim']['epsilon']:g})"
+        )
+        say(f"  {r['verdict']:>12}  {r['adapter']}: {detail}")
+    for _, (filename, render) in RENDERERS.items():
+        write_atomic(args.out / filename, render(data))
+    say(f"dp-audit: report written to {args.out}/ (exit code {report.exit_code})")
+    return report.exit_code
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from attacks import load_attacks
+    from auditor.loading import load_builtins, load_entry_point_adapters
+
+    print("Built-in adapters:")
+    for group in load_builtins():
+        if group.skipped:
+            print(f"  [skipped] {group.skipped}")
+        for a in group.adapters:
+            mode = "vectorised" if getattr(a, "vectorised", True) else "loop"
+            library = getattr(a, "library", "") or group.library
+            version = getattr(a, "library_version", "")
+            print(
+                f"  {a.name:<40} {a.family:<10} eps={a.epsilon:g} delta={getattr(a, 'delta', 0.0):g}"
+                f"  {library} {version} ({mode})"
+            )
+    plugins = load_entry_point_adapters()
+    print("Plugin adapters (entry points 'dp_audit.adapters'):")
+    if not plugins:
+        print("  none installed")
+    for name, found in plugins:
+        if isinstance(found, str):
+            print(f"  [failed] {found}")
+        else:
+            for a in found:
+                print(f"  {a.name:<40} {a.family:<10} eps={a.epsilon:g}  (entry point {name})")
+    print("Attacks:")
+    for attack in load_attacks():
+        print(f"  {attack.name:<20} {attack.description}")
+    return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from reports import RENDERERS
+    from reports.json_report import load_report
+    from reports.writing import write_atomic
+
+    if args.format not in RENDERERS:
+        raise InvalidArgument(f"--format {args.format!r} is not one of: {', '.join(RENDERERS)}")
+    try:
+        text = args.path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidArgument(f"cannot read {str(args.path)!r}: {exc.strerror}") from None
+    data = load_report(text, str(args.path))
+    filename, render = RENDERERS[args.format]
+    out = args.output or args.path.with_name(filename)
+    write_atomic(out, render(data))
+    print(out)
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_ERROR
+        handler = {"run": _cmd_run, "list": _cmd_list, "report": _cmd_report}[args.command]
+        return handler(args)
+    except DPAuditError as exc:
+        print(f"dp-audit: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("dp-audit: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

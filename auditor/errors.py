@@ -1,0 +1,36 @@
+"""One exception hierarchy for dp-audit.
+
+A *violation* is never an exception: it is a result.  Exceptions are for misuse (bad arguments,
+a target that does not load) and for adapters that break their contract; the runner turns the
+latter into ``error`` verdicts and the CLI turns the former into a one-line message and exit 2.
+"""
+
+from __future__ import annotations
+
+
+class DPAuditError(Exception):
+    """Root of every exception dp-audit raises on purpose."""
+
+
+class InvalidArgument(DPAuditError, ValueError):
+    """A user-supplied argument is out of its range; the message names it and shows its value."""
+
+
+class AdapterContractError(DPAuditError, TypeError):
+    """An adapter lacks a required attribute or declares an impossible claim."""
+
+
+class AdapterLoadError(DPAuditError, ImportError):
+    """An adapter target (``module:attr``, ``file.py:attr`` or entry point) could not be loaded."""
+
+
+class AdapterOutputError(DPAuditError, ValueError):
+    """``sample`` returned something other than the family's output contract allows."""
+
+
+class AdapterTimeout(DPAuditError, TimeoutError):
+    """``sample`` did not return within the configured time limit."""
+
+
+class AdapterRaised(DPAuditError, RuntimeError):
+    """``sample`` (or ``seed``) raised; the message carries the adapter's own exception."""

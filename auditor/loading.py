@@ -1,0 +1,162 @@
+"""Turning adapter targets into adapter objects.
+
+A target is ``module:attr``, ``path/to/file.py:attr``, or the name of an entry point in the
+group ``dp_audit.adapters``.  ``attr`` may be an adapter, a list of adapters, or a
+zero-argument callable returning either.  Built-ins are listed as strings in
+``auditor.adapters.builtin`` and imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from auditor.adapters.builtin import BUILTIN_TARGETS
+from auditor.errors import AdapterLoadError
+
+ENTRY_POINT_GROUP = "dp_audit.adapters"
+
+
+def _is_adapter(obj: Any) -> bool:
+    return hasattr(obj, "sample") and hasattr(obj, "family") and not isinstance(obj, type)
+
+
+def expand(obj: Any, target: str) -> list[Any]:
+    """An adapter, a list of adapters, or a zero-argument callable returning either."""
+    if not _is_adapter(obj) and callable(obj):
+        try:
+            obj = obj()
+        except Exception as exc:  # noqa: BLE001 - the user's factory failed: say so in one line
+            raise AdapterLoadError(
+                f"target {target!r}: calling it raised {type(exc).__name__}: {exc}"
+            ) from None
+    items = list(obj) if isinstance(obj, list | tuple) else [obj]
+    for item in items:
+        if not _is_adapter(item):
+            raise AdapterLoadError(
+                f"target {target!r}: {item!r} is not an adapter (needs 'sample' and 'family' attributes)"
+            )
+    return items
+
+
+def _load_file(path: Path, target: str) -> Any:
+    if not path.is_file():
+        raise AdapterLoadError(f"target {target!r}: no such file {str(path)!r}")
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+    module_name = f"dp_audit_user_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise AdapterLoadError(f"target {target!r}: cannot load {str(path)!r} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001
+        sys.modules.pop(module_name, None)
+        raise AdapterLoadError(
+            f"target {target!r}: importing {str(path)!r} raised {type(exc).__name__}: {exc}"
+        ) from None
+    return module
+
+
+def _load_module(name: str, target: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise AdapterLoadError(f"target {target!r}: cannot import module {exc.name!r}") from None
+    except Exception as exc:  # noqa: BLE001
+        raise AdapterLoadError(
+            f"target {target!r}: importing {name!r} raised {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def load_target(target: str) -> list[Any]:
+    """Load the adapters a target names.
+
+    Raises:
+        AdapterLoadError: the module, file, attribute or entry point does not exist or fails.
+    """
+    if not isinstance(target, str) or not target.strip():
+        raise AdapterLoadError(
+            f"target {target!r} must be 'module:attr', 'file.py:attr' or an entry-point name"
+        )
+    if ":" not in target:
+        eps = _entry_points()
+        if target not in eps:
+            known = ", ".join(sorted(eps)) or "none installed"
+            raise AdapterLoadError(
+                f"target {target!r} is not 'module:attr' or 'file.py:attr', and no entry point "
+                f"{target!r} in group {ENTRY_POINT_GROUP!r} (known: {known})"
+            )
+        ep = eps[target]
+        try:
+            obj = ep.load()
+        except Exception as exc:  # noqa: BLE001
+            dist = ep.dist.name if ep.dist else "?"
+            raise AdapterLoadError(
+                f"entry point {target!r} from distribution {dist!r} failed to load: {type(exc).__name__}: {exc}"
+            ) from None
+        return expand(obj, target)
+    where, _, attr = target.rpartition(":")
+    if not where or not attr:
+        raise AdapterLoadError(f"target {target!r} must be 'module:attr' or 'file.py:attr'")
+    module = (
+        _load_file(Path(where), target)
+        if where.endswith(".py") or "/" in where
+        else _load_module(where, target)
+    )
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise AdapterLoadError(f"target {target!r}: {where!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return expand(obj, target)
+
+
+@dataclass(frozen=True)
+class BuiltinGroup:
+    """The adapters of one built-in target, or why they are not available."""
+
+    target: str
+    library: str
+    extra: str | None
+    adapters: tuple[Any, ...] = ()
+    skipped: str | None = None
+
+
+def load_builtins() -> list[BuiltinGroup]:
+    """Every built-in group; a missing optional library is a skip note, never a crash."""
+    groups = []
+    for target, library, extra in BUILTIN_TARGETS:
+        try:
+            groups.append(BuiltinGroup(target, library, extra, tuple(load_target(target))))
+        except (AdapterLoadError, ImportError) as exc:
+            hint = f"; install it with: pip install 'dp-audit[{extra}]'" if extra else ""
+            cause = exc.__cause__ or exc
+            groups.append(
+                BuiltinGroup(
+                    target, library, extra, skipped=f"{library} not available ({cause}){hint}"
+                )
+            )
+    return groups
+
+
+def load_entry_point_adapters() -> list[tuple[str, list[Any] | str]]:
+    """Adapters registered by installed plugins: ``(name, adapters or error message)``."""
+    found: list[tuple[str, list[Any] | str]] = []
+    for name in sorted(_entry_points()):
+        try:
+            found.append((name, load_target(name)))
+        except AdapterLoadError as exc:
+            found.append((name, str(exc)))
+    return found

@@ -1,0 +1,32 @@
+"""Versions and platform recorded in every report, so a finding can be reproduced."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def versions() -> dict[str, str]:
+    return {
+        "dp-audit": _version("dp-audit"),
+        "python": platform.python_version(),
+        "numpy": _version("numpy"),
+        "scipy": _version("scipy"),
+        "gmpy2": _version("gmpy2"),
+    }
+
+
+def platform_info() -> dict[str, str]:
+    return {
+        "system": platform.system(),
+        "machine": platform.machine(),
+        "implementation": sys.implementation.name,
+    }

@@ -1,0 +1,206 @@
+"""Result objects: built once, frozen, carrying the raw evidence behind every number.
+
+Every bound in a report can be re-derived from the counts stored next to it with
+``auditor.estimators.clopper_pearson.epsilon_lower_bound(k0, n0, k1, n1, alpha, delta)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from auditor.claims import PrivacyClaim
+
+SCHEMA = "dp-audit/1"
+
+
+class Verdict(StrEnum):
+    VIOLATION = "violation"
+    NO_VIOLATION = "no_violation"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def jsonable(value: Any) -> Any:
+    """Queries and counts as plain JSON values (arrays become lists, numpy scalars Python ones)."""
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.integer | bool):
+        return int(value) if not isinstance(value, bool) else value
+    if isinstance(value, np.floating | float):
+        v = float(value)
+        return v if math.isfinite(v) else str(v)
+    return value
+
+
+@dataclass(frozen=True)
+class EventCounts:
+    """How often the event occurred: ``k0`` of ``n0`` outputs on x, ``k1`` of ``n1`` on x'."""
+
+    n0: int
+    k0: int
+    n1: int
+    k1: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"n0": self.n0, "k0": self.k0, "n1": self.n1, "k1": self.k1}
+
+
+@dataclass(frozen=True)
+class EpsilonEstimate:
+    """A certified lower bound on epsilon for one event, at significance ``alpha``.
+
+    ``epsilon_lower_bound`` holds with probability >= 1 - ``alpha`` (this event's share of the
+    run's family-wise budget).  ``point_estimate`` is the plug-in value on the same
+    certification counts, for reading only.
+    """
+
+    epsilon_lower_bound: float
+    point_estimate: float
+    alpha: float
+    delta: float
+    event: str
+    counts: EventCounts
+    estimator: str = "clopper-pearson"
+    white_box: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "epsilon_lower_bound": self.epsilon_lower_bound,
+            "point_estimate": self.point_estimate,
+            "alpha": self.alpha,
+            "delta": self.delta,
+            "event": self.event,
+            "counts": self.counts.to_dict(),
+            "estimator": self.estimator,
+            "white_box": self.white_box,
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The best certified event of one trial, with the neighbouring inputs in bound order.
+
+    ``x`` is the input on which the event is more likely (the numerator of the ratio).
+    """
+
+    attack: str
+    trial: str
+    x: Any
+    x_prime: Any
+    estimate: EpsilonEstimate
+    n_train: int
+    n_certify: int
+    looks: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "attack": self.attack,
+            "trial": self.trial,
+            "queries": [jsonable(self.x), jsonable(self.x_prime)],
+            "n_train": self.n_train,
+            "n_certify": self.n_certify,
+            "looks": self.looks,
+            **self.estimate.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class AdapterResult:
+    """The verdict on one adapter and the evidence for it."""
+
+    adapter: str
+    family: str
+    claim: PrivacyClaim | None
+    verdict: Verdict
+    best: Finding | None = None
+    findings: tuple[Finding, ...] = ()
+    error: str | None = None
+    library: str = ""
+    library_version: str = ""
+    samples: int = 0
+    seconds: float = 0.0
+    notes: tuple[str, ...] = ()
+    power: dict[str, Any] | None = None
+
+    @property
+    def epsilon_lower_bound(self) -> float:
+        return self.best.estimate.epsilon_lower_bound if self.best else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        best = self.best
+        return {
+            "adapter": self.adapter,
+            "family": self.family,
+            "claim": self.claim.to_dict() if self.claim else None,
+            "verdict": self.verdict.value,
+            "epsilon_lower_bound": self.epsilon_lower_bound,
+            "point_estimate": best.estimate.point_estimate if best else None,
+            "attack": best.attack if best else None,
+            "estimator": best.estimate.estimator if best else None,
+            "queries": [jsonable(best.x), jsonable(best.x_prime)] if best else None,
+            "event": best.estimate.event if best else None,
+            "white_box": best.estimate.white_box if best else None,
+            "alpha": best.estimate.alpha if best else None,
+            "counts": best.estimate.counts.to_dict() if best else None,
+            "error": self.error,
+            "library": {"name": self.library, "version": self.library_version},
+            "samples": self.samples,
+            "notes": list(self.notes),
+            "power": self.power,
+            "findings": [f.to_dict() for f in self.findings],
+            "timing": {"seconds": round(self.seconds, 3)},
+        }
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The whole run: settings, provenance, family-wise budget and one result per adapter."""
+
+    alpha: float
+    seed: int
+    budget: int
+    tests: int
+    results: tuple[AdapterResult, ...]
+    versions: dict[str, str] = field(default_factory=dict)
+    platform: dict[str, str] = field(default_factory=dict)
+    skipped: tuple[str, ...] = ()
+    wall_seconds: float = 0.0
+    started: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        """1 if any violation was certified, else 2 if any adapter errored, else 0."""
+        verdicts = {r.verdict for r in self.results}
+        if Verdict.VIOLATION in verdicts:
+            return 1
+        if Verdict.ERROR in verdicts:
+            return 2
+        return 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "alpha": self.alpha,
+            "seed": self.seed,
+            "budget": self.budget,
+            "multiple_comparisons": {
+                "method": "bonferroni",
+                "tests": self.tests,
+                "per_test_alpha": self.alpha / self.tests if self.tests else None,
+                "note": "each test is one event in one direction of one trial; looks share its alpha",
+            },
+            "versions": dict(self.versions),
+            "platform": dict(self.platform),
+            "skipped": list(self.skipped),
+            "results": [r.to_dict() for r in self.results],
+            "timing": {"wall_seconds": round(self.wall_seconds, 3), "started": self.started},
+        }

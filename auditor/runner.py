@@ -1,0 +1,220 @@
+"""The audit: adapters x attacks x events, under one family-wise error budget.
+
+How soundness is kept, in one place:
+
+1. every attack's trials are planned before anything is sampled, and each trial reserves
+   ``2 * distinguisher.max_events`` tests (every event in both directions);
+2. the run's ``alpha`` is split evenly over all reserved tests (Bonferroni), and each test's
+   share is split again over the planned looks of the sequential certification;
+3. events are chosen on a training split and certified only on samples drawn afterwards;
+4. every draw is seeded from the run's seed, the adapter, attack, trial, side and batch, so a
+   result never depends on which other adapters ran or how work was scheduled.
+
+A violation is reported when some certified bound exceeds the claimed epsilon; the union bound
+makes all reported bounds hold simultaneously with probability at least 1 - alpha.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from auditor.certify import Certifier
+from auditor.errors import DPAuditError, InvalidArgument
+from auditor.interfaces import Attack
+from auditor.provenance import platform_info, versions
+from auditor.results import (
+    AdapterResult,
+    AuditReport,
+    Finding,
+    Verdict,
+)
+from auditor.seeding import entropy
+from auditor.trials import Trial
+from auditor.validation import AdapterSpec, check_adapter
+
+#: (fraction of the certification samples seen, share of the test's alpha) at each look
+DEFAULT_LOOKS: tuple[tuple[float, float], ...] = ((1 / 16, 0.1), (1 / 4, 0.2), (1.0, 0.7))
+DEFAULT_BUDGET = 200_000
+MIN_BUDGET = 100
+
+ProgressCallback = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    """Settings of one run.
+
+    ``budget`` is the largest number of outputs drawn on each neighbouring input of one trial
+    (training plus certification).  ``alpha`` is the family-wise significance of the whole run.
+    """
+
+    budget: int = DEFAULT_BUDGET
+    alpha: float = 0.05
+    seed: int = 0
+    attacks: tuple[str, ...] | None = None
+    looks: tuple[tuple[float, float], ...] = DEFAULT_LOOKS
+    batch_size: int = 1 << 18
+
+    def __post_init__(self) -> None:
+        if (
+            isinstance(self.budget, bool)
+            or not isinstance(self.budget, int)
+            or self.budget < MIN_BUDGET
+        ):
+            raise InvalidArgument(f"budget={self.budget!r} must be an integer >= {MIN_BUDGET}")
+        if not isinstance(self.alpha, int | float) or not (0.0 < self.alpha < 1.0):
+            raise InvalidArgument(f"alpha={self.alpha!r} must be in (0, 1)")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InvalidArgument(f"seed={self.seed!r} must be an integer >= 0")
+        fractions = [f for f, _ in self.looks]
+        shares = sum(s for _, s in self.looks)
+        if (
+            not self.looks
+            or fractions != sorted(fractions)
+            or fractions[-1] != 1.0
+            or shares > 1 + 1e-12
+        ):
+            raise InvalidArgument(
+                f"looks={self.looks!r} must have increasing fractions ending at 1.0 and shares summing to <= 1"
+            )
+
+
+@dataclass
+class _PlannedAdapter:
+    spec: AdapterSpec | None
+    name: str
+    trials: list[tuple[Attack, Trial]]
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+def _plan(adapter: Any, attacks: Sequence[Attack], seed: int) -> _PlannedAdapter:
+    try:
+        spec = check_adapter(adapter)
+    except DPAuditError as exc:
+        return _PlannedAdapter(None, str(getattr(adapter, "name", repr(adapter))), [], str(exc))
+    trials: list[tuple[Attack, Trial]] = []
+    notes: list[str] = []
+    for attack in attacks:
+        if not attack.applies_to(spec):
+            continue
+        rng = np.random.default_rng(entropy(seed, spec.name, attack.name, "inputs"))
+        try:
+            trials += [(attack, t) for t in attack.trials(spec, rng)]
+        except Exception as exc:  # noqa: BLE001 - reported, and the rest of the audit goes on
+            return _PlannedAdapter(
+                spec,
+                spec.name,
+                [],
+                f"attack {attack.name!r} could not plan trials: {type(exc).__name__}: {exc}",
+            )
+    if not trials:
+        notes.append("no attack applies to this adapter; nothing was tested")
+    return _PlannedAdapter(spec, spec.name, trials, notes=tuple(notes))
+
+
+def run_audit(
+    adapters: Sequence[Any],
+    attacks: Sequence[Attack],
+    config: AuditConfig,
+    *,
+    skipped: Sequence[str] = (),
+    progress: ProgressCallback | None = None,
+) -> AuditReport:
+    """Audit every adapter with every applicable attack; never raises for an adapter's fault.
+
+    Raises:
+        InvalidArgument: two adapters share a name (reports are keyed on names).
+    """
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    t0 = time.perf_counter()
+    planned = [_plan(a, attacks, config.seed) for a in adapters]
+    names = [p.name for p in planned]
+    for name in names:
+        if names.count(name) > 1:
+            raise InvalidArgument(
+                f"adapter name {name!r} appears more than once; names must be unique"
+            )
+    tests = sum(2 * t.distinguisher.max_events for p in planned for _, t in p.trials)
+    alpha_test = config.alpha / tests if tests else config.alpha
+    total = sum(len(p.trials) for p in planned) * 2 * config.budget
+    done = 0
+
+    def on_samples(n: int, name: str = "") -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress(name, done, total)
+
+    results = []
+    for p in planned:
+        t_start = time.perf_counter()
+        if p.spec is None or p.error:
+            results.append(_error_result(p, p.error or "invalid adapter", 0, 0.0))
+            continue
+        certifier = Certifier(
+            p.spec, config, alpha_test, lambda n, name=p.name: on_samples(n, name)
+        )
+        findings: list[Finding] = []
+        try:
+            for index, (attack, trial) in enumerate(p.trials):
+                finding = certifier.run(attack, index, trial)
+                if finding is not None:
+                    findings.append(finding)
+                    if finding.estimate.epsilon_lower_bound > p.spec.claim.epsilon:
+                        break
+        except DPAuditError as exc:
+            results.append(
+                _error_result(p, str(exc), certifier.samples, time.perf_counter() - t_start)
+            )
+            continue
+        best = max(findings, key=lambda f: f.estimate.epsilon_lower_bound, default=None)
+        violated = best is not None and best.estimate.epsilon_lower_bound > p.spec.claim.epsilon
+        results.append(
+            AdapterResult(
+                adapter=p.name,
+                family=p.spec.family.value,
+                claim=p.spec.claim,
+                verdict=Verdict.VIOLATION if violated else Verdict.NO_VIOLATION,
+                best=best,
+                findings=tuple(findings),
+                library=p.spec.library,
+                library_version=p.spec.library_version,
+                samples=certifier.samples,
+                seconds=time.perf_counter() - t_start,
+                notes=p.notes,
+            )
+        )
+    return AuditReport(
+        alpha=config.alpha,
+        seed=config.seed,
+        budget=config.budget,
+        tests=tests,
+        results=tuple(results),
+        versions=versions(),
+        platform=platform_info(),
+        skipped=tuple(skipped),
+        wall_seconds=time.perf_counter() - t0,
+        started=started,
+    )
+
+
+def _error_result(p: _PlannedAdapter, message: str, samples: int, seconds: float) -> AdapterResult:
+    spec = p.spec
+    return AdapterResult(
+        adapter=p.name,
+        family=spec.family.value if spec else str(getattr(p, "family", "")),
+        claim=spec.claim if spec else None,
+        verdict=Verdict.ERROR,
+        error=message,
+        library=spec.library if spec else "",
+        library_version=spec.library_version if spec else "",
+        samples=samples,
+        seconds=seconds,
+        notes=p.notes,
+    )

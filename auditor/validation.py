@@ -1,0 +1,114 @@
+"""Checking an adapter against the contract before anything is sampled.
+
+Every problem is reported as one line naming the adapter and the field, so that a maintainer
+who mistyped a claim sees exactly which attribute to fix.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from auditor.claims import Family, PrivacyClaim
+from auditor.errors import AdapterContractError, InvalidArgument
+
+NEIGHBOUR_RELATIONS = ("add_remove", "replace")
+
+
+@dataclass(frozen=True)
+class AdapterSpec:
+    """A validated adapter: its claim and declared neighbourhood, plus the object itself."""
+
+    adapter: Any
+    name: str
+    family: Family
+    claim: PrivacyClaim
+    sensitivity: float | None = None
+    domain: tuple[float, float] | None = None
+    neighbours: str | None = None
+    integer_queries: bool = False
+    library: str = ""
+    library_version: str = ""
+    description: str = ""
+
+    @property
+    def seedable(self) -> bool:
+        return callable(getattr(self.adapter, "seed", None))
+
+
+def _positive_finite(value: Any) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )
+
+
+def check_adapter(adapter: Any) -> AdapterSpec:
+    """Validate ``adapter`` against the duck-typed contract and return its spec.
+
+    Raises:
+        AdapterContractError: a required attribute is missing or out of range; the message
+            names the adapter and the field.
+    """
+    name = getattr(adapter, "name", None)
+    if not isinstance(name, str) or not name.strip():
+        raise AdapterContractError(
+            f"adapter {adapter!r}: attribute 'name' must be a non-empty string, got {name!r}"
+        )
+
+    def fail(field: str, problem: str) -> AdapterContractError:
+        return AdapterContractError(f"adapter {name!r}: {field} {problem}")
+
+    for required in ("family", "epsilon", "sample"):
+        if not hasattr(adapter, required):
+            raise fail(f"attribute {required!r}", "is missing")
+    if not callable(adapter.sample):
+        raise fail("attribute 'sample'", "must be callable as sample(query, n)")
+    family_raw = adapter.family
+    try:
+        family = Family(str(family_raw))
+    except ValueError:
+        allowed = ", ".join(f.value for f in Family)
+        raise fail("family", f"={family_raw!r} is not one of: {allowed}") from None
+    try:
+        claim = PrivacyClaim(adapter.epsilon, getattr(adapter, "delta", 0.0))
+    except InvalidArgument as exc:
+        raise fail("claim", str(exc)) from None
+
+    sensitivity = domain = neighbours = None
+    if family in (Family.ADDITIVE, Family.SELECTION):
+        sensitivity = getattr(adapter, "sensitivity", None)
+        if sensitivity is None:
+            raise fail("attribute 'sensitivity'", "is missing (required for the family)")
+        if not _positive_finite(sensitivity):
+            raise fail("sensitivity", f"={sensitivity!r} must be a finite number > 0")
+        sensitivity = float(sensitivity)
+    if family is Family.DATASET:
+        domain = getattr(adapter, "domain", None)
+        try:
+            lo, hi = (float(v) for v in domain)  # type: ignore[union-attr]
+        except (TypeError, ValueError):
+            raise fail("domain", f"={domain!r} must be a pair (lo, hi) of numbers") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise fail("domain", f"={domain!r} must satisfy finite lo < hi")
+        domain = (lo, hi)
+        neighbours = getattr(adapter, "neighbours", "add_remove")
+        if neighbours not in NEIGHBOUR_RELATIONS:
+            raise fail("neighbours", f"={neighbours!r} must be one of {NEIGHBOUR_RELATIONS}")
+
+    return AdapterSpec(
+        adapter=adapter,
+        name=name,
+        family=family,
+        claim=claim,
+        sensitivity=sensitivity,
+        domain=domain,
+        neighbours=neighbours,
+        integer_queries=bool(getattr(adapter, "integer_queries", False)),
+        library=str(getattr(adapter, "library", "") or ""),
+        library_version=str(getattr(adapter, "library_version", "") or ""),
+        description=str(getattr(adapter, "description", "") or ""),
+    )

@@ -1,0 +1,31 @@
+"""The machine-readable report: ``report.json`` (schema ``dp-audit/1``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from auditor.errors import InvalidArgument
+from auditor.results import SCHEMA
+
+
+def render_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def load_report(text: str, source: str = "report") -> dict[str, Any]:
+    """Parse a report.json, checking it is one this version can read.
+
+    Raises:
+        InvalidArgument: not JSON, or not a ``dp-audit/1`` report.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument(
+            f"{source} is not valid JSON ({exc.msg} at line {exc.lineno})"
+        ) from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
+        raise InvalidArgument(f"{source} has schema {found!r}, expected {SCHEMA!r}")
+    return data

@@ -1,0 +1,101 @@
+"""The human-readable report in Markdown: verdicts first, then the evidence for each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def md_escape(text: Any) -> str:
+    """Make adapter-provided text inert in Markdown (tables, HTML, code spans)."""
+    s = str(text)
+    for ch, rep in (
+        ("&", "&amp;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ("|", "\\|"),
+        ("`", "\\`"),
+        ("*", "\\*"),
+        ("_", "\\_"),
+        ("[", "\\["),
+        ("]", "\\]"),
+    ):
+        s = s.replace(ch, rep)
+    return s.replace("\n", " ")
+
+
+def _num(x: Any, digits: int = 4) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+VERDICT_TEXT = {
+    "violation": "**VIOLATION**",
+    "no_violation": "no violation found",
+    "error": "ERROR",
+}
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    mc = report.get("multiple_comparisons", {})
+    lines = [
+        "# dp-audit report",
+        "",
+        f"Family-wise confidence {1 - report['alpha']:.4g} (alpha = {report['alpha']:g}, "
+        f"{mc.get('method', 'bonferroni')} over {mc.get('tests', '?')} tests), seed {report['seed']}, "
+        f"budget {report['budget']:,} outputs per input per trial.",
+        "",
+        "A *violation* is certified: with the confidence above, the mechanism's epsilon is at least the "
+        "lower bound shown, which exceeds its claim. *No violation found* means nothing was found at this "
+        "budget; it does not mean the mechanism is private.",
+        "",
+        "| adapter | claim (ε, δ) | verdict | ε lower bound | attack | event |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in report["results"]:
+        claim = r.get("claim") or {}
+        claim_text = f"({_num(claim.get('epsilon'))}, {_num(claim.get('delta'))})" if claim else "–"
+        lines.append(
+            f"| {md_escape(r['adapter'])} | {claim_text} | {VERDICT_TEXT.get(r['verdict'], r['verdict'])} | "
+            f"{_num(r.get('epsilon_lower_bound'))} | {md_escape(r.get('attack') or '–')} | "
+            f"{md_escape(r.get('event') or r.get('error') or '–')} |"
+        )
+    for r in report["results"]:
+        lines += ["", f"## {md_escape(r['adapter'])}", ""]
+        lib = r.get("library") or {}
+        if lib.get("name"):
+            lines.append(f"- library: {md_escape(lib['name'])} {md_escape(lib.get('version', ''))}")
+        lines.append(f"- verdict: {VERDICT_TEXT.get(r['verdict'], r['verdict'])}")
+        if r.get("error"):
+            lines.append(f"- error: {md_escape(r['error'])}")
+        if r.get("counts"):
+            c = r["counts"]
+            q0, q1 = r["queries"]
+            lines += [
+                f"- inputs: x = {md_escape(q0)}, x' = {md_escape(q1)} (attack {md_escape(r['attack'])})",
+                f"- event: {md_escape(r['event'])}"
+                + (" (white-box)" if r.get("white_box") else ""),
+                f"- counts: {c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x'",
+                f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
+                f"(Clopper-Pearson, alpha/2 per side); point estimate {_num(r.get('point_estimate'))}",
+            ]
+        power = r.get("power")
+        if power and power.get("statement"):
+            lines.append(f"- power: {md_escape(power['statement'])}")
+        for note in r.get("notes", []):
+            lines.append(f"- note: {md_escape(note)}")
+        lines.append(f"- outputs drawn: {r.get('samples', 0):,}")
+    if report.get("skipped"):
+        lines += ["", "## Skipped", ""] + [f"- {md_escape(s)}" for s in report["skipped"]]
+    versions = ", ".join(f"{k} {v}" for k, v in report.get("versions", {}).items())
+    lines += ["", "## Provenance", "", f"- versions: {md_escape(versions)}"]
+    plat = report.get("platform", {})
+    if plat:
+        lines.append("- platform: " + md_escape(", ".join(f"{k} {v}" for k, v in plat.items())))
+    timing = report.get("timing", {})
+    lines.append(
+        f"- started {timing.get('started', '?')}, wall time {timing.get('wall_seconds', '?')} s"
+    )
+    return "\n".join(lines) + "\n"
