@@ -57,6 +57,7 @@ __all__ = [
     "PrecisionError",
     "PreparedUtilities",
     "analytic_precision",
+    "check_utilities",
     "empirical_precision",
     "eta_from_epsilon",
     "exact_weights",
@@ -150,6 +151,34 @@ class PreparedUtilities:
             out[active[accept]] = prop[accept]
             active = active[~accept]
         return out
+
+    def numeric_probabilities(self) -> np.ndarray:
+        """Selection probabilities in float64 by numerical integration (any number of fractions).
+
+        ``P[o] = E[W_o / (W_o + S_-o)] = ∫_0^∞ -phi_o'(t) prod_{j != o} phi_j(t) dt`` with
+        ``phi_j(t) = E[exp(-t W_j)]`` the Laplace transform of outcome j's random weight
+        (``1/a = ∫ exp(-ta) dt``).  Integrated adaptively (``scipy.integrate.quad_vec``,
+        relative tolerance 1e-12).  For tests and white-box audits only: it decides nothing.
+        """
+        from scipy.integrate import quad_vec
+
+        b = float(self.eta.base)
+        w1 = b ** self.fav_levels.astype(np.float64)  # favourable weight (<= 1)
+        w2 = np.where(self.is_frac, w1 * b, w1)
+        up = self.frac.astype(np.float64)
+        p = np.where(self.is_frac, up if self.convention == "utility" else 1.0 - up, 1.0)
+        scale = float(np.sum(w2))  # t in units of 1/(smallest total weight)
+
+        def f(s: float) -> np.ndarray:
+            t = s / scale
+            # phi_j = p e^{-t w1} + (1-p) e^{-t w2} = e^{-t w2} (p e^{-t (w1 - w2)} + 1 - p)
+            log_phi = -t * w2 + np.log(p * np.exp(-t * (w1 - w2)) + (1.0 - p))
+            g = p * w1 * np.exp(-t * w1) + (1.0 - p) * w2 * np.exp(-t * w2)
+            return g * np.exp(log_phi.sum() - log_phi) / scale
+
+        # the integrand decays at least like exp(-s): [0, 60] holds all but e^-60 of it
+        val, _ = quad_vec(f, 0.0, 60.0, epsrel=1e-12, epsabs=0.0, points=(1.0, 4.0, 15.0))
+        return np.asarray(val, dtype=np.float64)
 
     def probabilities(self) -> list[Fraction]:
         """Exact selection probabilities (mixture over this vector's random roundings)."""
@@ -277,16 +306,7 @@ class Base2ExponentialMechanism:
         Raises:
             ValueError: not a non-empty 1-D array of finite numbers.
         """
-        u = np.asarray(utilities, dtype=np.float64) if not _is_bad_type(utilities) else None
-        if u is None or u.ndim != 1 or u.size == 0:
-            raise ValueError(
-                f"utilities must be a non-empty 1-D array of numbers, got {utilities!r}"[:200]
-            )
-        if not np.all(np.isfinite(u)):
-            raise ValueError(
-                f"utilities must be finite (no NaN/inf); bad entry at index "
-                f"{int(np.flatnonzero(~np.isfinite(u))[0])}"
-            )
+        u = check_utilities(utilities)
         lo, hi = self.utility_bounds
         fl = np.floor(u)
         frac = u - fl  # exact for doubles
@@ -314,8 +334,20 @@ class Base2ExponentialMechanism:
         return self.prepare(utilities).probabilities()
 
 
-def _is_bad_type(x: Any) -> bool:
-    return isinstance(x, (str, bytes, dict)) or x is None
+def check_utilities(utilities: Any) -> np.ndarray:
+    """``utilities`` as a float64 array; ValueError unless a non-empty 1-D array of finite numbers."""
+    if isinstance(utilities, (str, bytes, dict)) or utilities is None:
+        raise ValueError(f"utilities={utilities!r} must be a non-empty 1-D array of numbers")
+    try:
+        u = np.asarray(utilities, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"utilities must be a non-empty 1-D array of numbers ({exc})") from exc
+    if u.ndim != 1 or u.size == 0:
+        raise ValueError(f"utilities must be a non-empty 1-D array, got shape {u.shape}")
+    if not np.all(np.isfinite(u)):
+        bad = int(np.flatnonzero(~np.isfinite(u))[0])
+        raise ValueError(f"utilities must be finite (no NaN/inf); entry {bad} is {u[bad]}")
+    return u
 
 
 def _check_bounds(bounds: Any) -> tuple[int, int]:

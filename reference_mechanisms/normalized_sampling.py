@@ -124,7 +124,10 @@ class LevelSampler:
     def _head_size(self, p: int) -> int:
         """Smallest h with k * base^h * 2^p <= 1 (exact check), capped at d_max + 1."""
         x, y, z = self.eta.x, self.eta.y, self.eta.z
-        h = max(0, math.ceil((p + math.log2(self.k)) / self.eta.eta) - 1)
+        eta_bits = self.eta.eta  # float estimate only; the loop below checks exactly
+        if eta_bits <= 0:
+            return self.d_max + 1
+        h = min(self.d_max + 1, max(0, math.ceil((p + math.log2(self.k)) / eta_bits) - 1))
         while h <= self.d_max and (x ** (z * h)) * self.k << p > 1 << (y * z * h):
             h += 1
         return min(h, self.d_max + 1)

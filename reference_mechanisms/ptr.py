@@ -113,7 +113,7 @@ def check_dataset(x: Any, domain: tuple[float, float]) -> np.ndarray:
         raise ValueError(f"dataset={x!r} must be a 1-D array of numbers")
     try:
         a = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError("dataset must be a 1-D array of numbers") from exc
     if a.ndim != 1 or a.size == 0:
         raise ValueError(f"dataset must be a non-empty 1-D array, got shape {a.shape}")

@@ -32,26 +32,12 @@ from typing import Any
 import gmpy2
 import numpy as np
 
+from reference_mechanisms.base2_exponential import check_utilities
 from reference_mechanisms.bernoulli import as_fraction, sample_bernoulli
 from reference_mechanisms.params import check_epsilon, check_sensitivity, rational_floor
 from reference_mechanisms.randomness import IntegerSource
 
 __all__ = ["ReportNoisyMax"]
-
-
-def _check_utilities(utilities: Any) -> np.ndarray:
-    if isinstance(utilities, (str, bytes, dict)) or utilities is None:
-        raise ValueError(f"utilities={utilities!r} must be a non-empty 1-D array of numbers")
-    try:
-        u = np.asarray(utilities, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("utilities must be a non-empty 1-D array of numbers") from exc
-    if u.ndim != 1 or u.size == 0:
-        raise ValueError(f"utilities must be a non-empty 1-D array, got shape {u.shape}")
-    if not np.all(np.isfinite(u)):
-        bad = int(np.flatnonzero(~np.isfinite(u))[0])
-        raise ValueError(f"utilities must be finite (no NaN/inf); bad entry at index {bad}")
-    return u
 
 
 def _bernoulli_exp1(g: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
@@ -118,7 +104,7 @@ class ReportNoisyMax:
         """
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
             raise ValueError(f"n={n!r} must be a non-negative int")
-        u = _check_utilities(utilities)
+        u = check_utilities(utilities)
         n, k = int(n), u.size
         coins = np.ones((n, k), dtype=bool)
         for j, g in enumerate(self._gammas(u)):
@@ -137,7 +123,7 @@ class ReportNoisyMax:
         ``P[r] = q_r E[1 / (1 + S_-r)]`` with ``S_-r`` the (Poisson-binomial) number of other
         successful coins; computed by dynamic programming, O(k^2) per outcome.
         """
-        u = _check_utilities(utilities)
+        u = check_utilities(utilities)
         gam = self._gammas(u)
         with gmpy2.context(precision=precision):
             q = [gmpy2.exp(-gmpy2.mpfr(gmpy2.mpq(g.numerator, g.denominator))) for g in gam]

@@ -21,7 +21,11 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters.base import SeededAdapter
-from reference_mechanisms.base2_exponential import Base2ExponentialMechanism, PreparedUtilities
+from reference_mechanisms.base2_exponential import (
+    MAX_FRACTIONAL_FOR_PROBABILITIES,
+    Base2ExponentialMechanism,
+    PreparedUtilities,
+)
 from reference_mechanisms.report_noisy_max import ReportNoisyMax
 
 __all__ = ["Base2ExponentialAdapter", "ReportNoisyMaxAdapter", "builtin_adapters"]
@@ -94,8 +98,21 @@ class Base2ExponentialAdapter(SeededAdapter):
         return self._prepared(query).sample(n, self._rng)
 
     def probabilities(self, query: Any) -> np.ndarray:
-        """Exact selection probabilities (rounded to float64 at the end)."""
-        return np.array([float(p) for p in self._prepared(query).probabilities()])
+        """Selection probabilities as float64: the exact ones rounded at the end.
+
+        Exact (Fractions) when at most 12 utilities are non-integers inside the bounds; beyond
+        that the mixture over random roundings is integrated numerically (relative error ~1e-15).
+        Exact probabilities below ~1e-308 underflow to 0.0 here; use
+        :meth:`exact_probabilities` where that matters.
+        """
+        prep = self._prepared(query)
+        if int(prep.is_frac.sum()) > MAX_FRACTIONAL_FOR_PROBABILITIES:
+            return prep.numeric_probabilities()
+        return np.array([float(p) for p in prep.probabilities()])
+
+    def exact_probabilities(self, query: Any) -> list:
+        """Exact probabilities as Fractions (see ``PreparedUtilities.probabilities``)."""
+        return self._prepared(query).probabilities()
 
 
 class ReportNoisyMaxAdapter(SeededAdapter):

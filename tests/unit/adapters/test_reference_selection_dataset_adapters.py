@@ -96,3 +96,13 @@ def test_dataset_claims() -> None:
     assert PTRMedianAdapter().neighbours == "add_remove"
     s = SubsampleAggregateAdapter()
     assert s.neighbours == "replace" and (s.epsilon, s.delta) == (32.0, 0.2)
+
+
+def test_base2_adapter_probabilities_for_many_fractional_utilities() -> None:
+    a = Base2ExponentialAdapter()
+    q = np.random.default_rng(0).normal(0, 3, 40)  # 40 non-integers: numerical mixture
+    p = a.probabilities(q)
+    assert p.shape == (40,) and abs(p.sum() - 1) < 1e-12 and np.all(p > 0)
+    q_small = q[:6]
+    exact = np.array([float(v) for v in a.exact_probabilities(q_small)])
+    assert np.array_equal(a.probabilities(q_small), exact)

@@ -222,3 +222,19 @@ def test_large_outcome_space_is_prepared_quickly() -> None:
     prep = m.prepare(np.arange(75_000, dtype=float))
     x = prep.sample(10_000, np.random.default_rng(3))
     assert x.max() <= 74_999 and (x == 74_999).mean() > 0.3  # top outcome has P = 1 - base
+
+
+@pytest.mark.parametrize("convention", ["utility", "loss"])
+@pytest.mark.parametrize("eps", [0.1, 1.0, 8.0])
+def test_numeric_probabilities_match_exact(convention: str, eps: float) -> None:
+    m = Base2ExponentialMechanism(eps, 1.0, (-20, 20), convention=convention)
+    prep = m.prepare([0.5, 1.25, 2.0, 3.7, 0.1, -0.9, 2.5, 30, -40.5, 1e-9])
+    exact = np.array([float(p) for p in prep.probabilities()])
+    assert np.allclose(prep.numeric_probabilities(), exact, rtol=1e-12, atol=0)
+
+
+def test_eta_with_float_zero_estimate_still_samples() -> None:
+    e = Eta((1 << 62) - 1, 62)  # eta ~ 3e-19 bits: the float estimate is 0
+    s = LevelSampler(np.array([0, 1, 2]), e)
+    x = s.sample(1000, np.random.default_rng(0))
+    assert set(np.unique(x)) == {0, 1, 2}
