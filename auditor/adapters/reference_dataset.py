@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.adapters.base import SeededAdapter
+from auditor.adapters.reference import _ReferenceAdapter
 from reference_mechanisms.iqr_scale import IQRScale
 from reference_mechanisms.ptr import PTRMedian
 from reference_mechanisms.subsample_aggregate import SubsampleAndAggregate
@@ -46,7 +46,7 @@ def _check_n(n: Any) -> int:
     return int(n)
 
 
-class _DatasetAdapter(SeededAdapter):
+class _DatasetAdapter(_ReferenceAdapter):
     family = "dataset"
 
     def sample(self, query: Any, n: int) -> np.ndarray:
@@ -57,7 +57,7 @@ class PTRMedianAdapter(_DatasetAdapter):
     """A_dist (propose-test-release) releasing the median, exact test; NaN for ⊥.
 
     References:
-        Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.1.
+        Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.2 (A_dist).
 
     Assumptions:
         Neighbouring datasets differ by adding or removing one record in ``domain``.

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.adapters.base import SeededAdapter
+from auditor.adapters.reference import _ReferenceAdapter
 from reference_mechanisms.base2_exponential import (
     MAX_FRACTIONAL_FOR_PROBABILITIES,
     Base2ExponentialMechanism,
@@ -37,7 +37,7 @@ def _check_n(n: Any) -> int:
     return int(n)
 
 
-class Base2ExponentialAdapter(SeededAdapter):
+class Base2ExponentialAdapter(_ReferenceAdapter):
     """Exact base-2 exponential mechanism (Ilvento 2020) as a selection adapter.
 
     References:
@@ -115,7 +115,7 @@ class Base2ExponentialAdapter(SeededAdapter):
         return self._prepared(query).probabilities()
 
 
-class ReportNoisyMaxAdapter(SeededAdapter):
+class ReportNoisyMaxAdapter(_ReferenceAdapter):
     """Exact report-noisy-max with exponential noise (permute-and-flip) as a selection adapter.
 
     References:
