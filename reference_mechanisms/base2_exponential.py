@@ -106,6 +106,7 @@ class PreparedUtilities:
         is_frac: np.ndarray,
         eta: Eta,
         convention: str,
+        weight_precision: str = "analytic",
     ) -> None:
         self.eta = eta
         self.convention = convention
@@ -115,7 +116,7 @@ class PreparedUtilities:
         self.is_frac = is_frac
         self.any_frac = bool(is_frac.any())
         #: proposal table: every outcome at its favourable rounding
-        self.table = LevelSampler(fav_levels, eta)
+        self.table = LevelSampler(fav_levels, eta, weight_precision=weight_precision)
 
     def sample(self, n: int, rng: IntegerSource) -> np.ndarray:
         """``n`` independent releases (int64 indices)."""
@@ -252,6 +253,8 @@ class Base2ExponentialMechanism:
         utility_bounds: integer ``(u_min, u_max)``; utilities are clamped to it after rounding.
         eta: explicit base-2 parameter (then ``epsilon`` must be None).
         convention: ``"utility"`` (higher is better, default) or ``"loss"`` (lower is better).
+        weight_precision: ``"analytic"`` (default) or ``"empirical"``: how the MPFR precision
+            of the exact weights is chosen (see :class:`LevelSampler`).
 
     Raises:
         ValueError: epsilon not finite and > 0 (or both/neither of epsilon and eta), sensitivity
@@ -267,6 +270,7 @@ class Base2ExponentialMechanism:
         *,
         eta: Eta | None = None,
         convention: str = "utility",
+        weight_precision: str = "analytic",
     ) -> None:
         try:
             sens = float(sensitivity)
@@ -284,7 +288,12 @@ class Base2ExponentialMechanism:
             raise ValueError(f"eta={eta!r} must be an Eta")
         if convention not in CONVENTIONS:
             raise ValueError(f"convention={convention!r} must be one of {CONVENTIONS}")
+        if weight_precision not in ("analytic", "empirical"):
+            raise ValueError(
+                f"weight_precision={weight_precision!r} must be 'analytic' or 'empirical'"
+            )
         lo, hi = _check_bounds(utility_bounds)
+        self.weight_precision = weight_precision
         self.eta = eta
         self.sensitivity = sens
         self.utility_bounds = (lo, hi)
@@ -321,7 +330,9 @@ class Base2ExponentialMechanism:
             fav = np.where(is_frac, down, np.where(frac > 0, down, np.clip(u, lo, hi)))
             good = -fav
         levels = (good.max() - good).astype(np.int64)
-        return PreparedUtilities(levels, frac, is_frac, self.eta, self.convention)
+        return PreparedUtilities(
+            levels, frac, is_frac, self.eta, self.convention, self.weight_precision
+        )
 
     def sample(self, utilities: Any, n: int, rng: IntegerSource) -> np.ndarray:
         """``n`` independent releases on ``utilities``: int64 indices in ``[0, k)``."""

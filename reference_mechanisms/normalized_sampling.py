@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from reference_mechanisms.base2_arithmetic import Eta, iter_exact_weights
+from reference_mechanisms.base2_arithmetic import Eta, empirical_precision, iter_exact_weights
 from reference_mechanisms.randomness import IntegerSource, randbelow
 
 __all__ = ["LevelSampler", "normalized_sample"]
@@ -93,17 +93,33 @@ class LevelSampler:
         precision: working scale P in bits (default: the largest keeping int64 sums safe).  A
             smaller value only makes refinements more frequent (tests use it to exercise them);
             the distribution is the same.
+        weight_precision: how the MPFR precision of the exact weights is chosen (inexact
+            operations are trapped either way): ``"analytic"`` (default) gives each weight
+            ``base^d`` the analytic bound for its own mantissa; ``"empirical"`` runs Ilvento's
+            doubling search (:func:`empirical_precision`) over the weights in use.
 
     Raises:
-        ValueError: empty or negative levels, precision not in [1, 60 - bitlen(k)].
+        ValueError: empty or negative levels, precision not in [1, 60 - bitlen(k)], unknown
+            weight_precision.
     """
 
-    def __init__(self, levels: np.ndarray, eta: Eta, precision: int | None = None) -> None:
+    def __init__(
+        self,
+        levels: np.ndarray,
+        eta: Eta,
+        precision: int | None = None,
+        weight_precision: str = "analytic",
+    ) -> None:
         levels = np.asarray(levels, dtype=np.int64)
         if levels.ndim != 1 or levels.size == 0:
             raise ValueError(f"levels must be a non-empty 1-D array, got shape {levels.shape}")
         if levels.min() < 0:
             raise ValueError("levels must be >= 0")
+        if weight_precision not in ("analytic", "empirical"):
+            raise ValueError(
+                f"weight_precision={weight_precision!r} must be 'analytic' or 'empirical'"
+            )
+        self.weight_precision = weight_precision
         self.eta = eta
         self.k = int(levels.size)
         self.counts = np.bincount(levels)
@@ -120,6 +136,11 @@ class LevelSampler:
         self._k_bits = self._cu_tot.bit_length()  # 2^K > CU_total >= 2^P t
         self.refinements = 0  # how often a draw needed more precision (diagnostics)
 
+    @property
+    def cumulative_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of ``(CL, CU)``: integer bounds on ``2^P`` times the cumulative level weights."""
+        return self._cl.copy(), self._cu.copy()
+
     # ---------------------------------------------------------------- bounds
     def _head_size(self, p: int) -> int:
         """Smallest h with k * base^h * 2^p <= 1 (exact check), capped at d_max + 1."""
@@ -135,8 +156,11 @@ class LevelSampler:
     def _head_bounds(self, p: int) -> tuple[list[int], list[int], int]:
         """floor/ceil of ``c_d base^d 2^p`` for head levels d < h, and h."""
         h = self._head_size(p)
+        wp = None
+        if self.weight_precision == "empirical" and h > 0:
+            wp = empirical_precision(self.eta, h - 1, self.k)
         lo, hi = [], []
-        for d, w in enumerate(iter_exact_weights(self.eta, h - 1)):
+        for d, w in enumerate(iter_exact_weights(self.eta, h - 1, wp)):
             f, c = _scaled_floor_ceil(w, p)
             cnt = int(self.counts[d])
             lo.append(cnt * f)

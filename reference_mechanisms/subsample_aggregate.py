@@ -146,13 +146,13 @@ class SubsampleAndAggregate:
         xs = np.floor(xs)  # per-record discretisation: replace-neighbours stay neighbours
         n = int(n)
         aborted, mode, gap, m = self.statistics(xs, n, rng)
-        grid, units = self._grid(m)
+        grid, units = self.ptr_grid(m)
         stat = gap * units - grid  # G d = G gap / (4mq) - G, an integer
         thr = floor_scaled_log_threshold(grid, Fraction(self.delta), self.epsilon_q)
         ok = noisy_test(stat, grid, thr, self.epsilon_q, rng) & ~aborted
         return np.where(ok, mode.astype(np.float64), np.nan)
 
-    def _grid(self, m: int) -> tuple[int, int]:
+    def ptr_grid(self, m: int) -> tuple[int, int]:
         """(G, G/(4mq)): the smallest G making G/(4mq) an integer."""
         four_mq = 4 * m * self.q
         grid = four_mq.numerator

@@ -105,7 +105,7 @@ def test_iqr_scale_matches_exact_pmf() -> None:
 def _samp_release_probability(mech: SubsampleAndAggregate, q: Fraction) -> float:
     """One record: C ~ Bin(m, q) subsamples hold it; categories {record: C, empty: m - C}."""
     m = mech.rounds(1)
-    grid, units = mech._grid(m)
+    grid, units = mech.ptr_grid(m)
     from reference_mechanisms.ptr import floor_scaled_log_threshold
 
     thr = floor_scaled_log_threshold(grid, Fraction(mech.delta), mech.epsilon_q)

@@ -238,3 +238,19 @@ def test_eta_with_float_zero_estimate_still_samples() -> None:
     s = LevelSampler(np.array([0, 1, 2]), e)
     x = s.sample(1000, np.random.default_rng(0))
     assert set(np.unique(x)) == {0, 1, 2}
+
+
+def test_both_precision_procedures_give_identical_tables() -> None:
+    levels = np.array([0, 3, 1, 1, 7, 40, 200, 5000])
+    a = LevelSampler(levels, Eta(5, 3), weight_precision="analytic")
+    b = LevelSampler(levels, Eta(5, 3), weight_precision="empirical")
+    (acl, acu), (bcl, bcu) = a.cumulative_bounds, b.cumulative_bounds
+    assert np.array_equal(acl, bcl) and np.array_equal(acu, bcu)
+    assert np.all(acl <= acu) and acu[-1] - acl[-1] <= levels.size + 1
+    with pytest.raises(ValueError, match="weight_precision"):
+        LevelSampler(levels, Eta(5, 3), weight_precision="exact")
+    with pytest.raises(ValueError, match="weight_precision"):
+        Base2ExponentialMechanism(1.0, 1.0, (0, 3), weight_precision="x")
+    m = Base2ExponentialMechanism(1.0, 1.0, (0, 100), weight_precision="empirical")
+    x = m.sample(np.arange(50.0), 1000, np.random.default_rng(0))
+    assert x.min() >= 0 and x.max() <= 49
