@@ -27,7 +27,7 @@ def _naive_float(u: np.ndarray, epsilon: float, n: int, rng: np.random.Generator
 def main() -> None:
     u = np.arange(K, dtype=float)
     rng = np.random.default_rng(0)
-    for eps, frac in ((1.0, 0.0), (0.1, 0.0), (1.0, 0.5)):
+    for eps, frac in ((1.0, 0.0), (0.1, 0.0), (0.01, 0.0), (1.0, 0.5)):
         m = Base2ExponentialMechanism(eps, 1.0, (0, K))
         uu = u + frac
         t0 = time.perf_counter()

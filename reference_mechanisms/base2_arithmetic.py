@@ -197,23 +197,24 @@ def _base_mpfr(eta: Eta) -> mpfr:
 def iter_exact_weights(eta: Eta, d_max: int, precision: int | None = None) -> Iterator[mpfr]:
     """Yield ``base^d`` for d = 0..d_max, each computed exactly (inexact operations trapped).
 
-    With ``precision=None`` each weight gets the analytic per-weight bound
-    ``z d (y + ceil(log2 x)) + 2`` bits (the mantissa of ``x^(zd)``), so memory stays
-    proportional to the weight's own size.  With an explicit ``precision`` every operation uses
-    it; too small a value raises :class:`PrecisionError`.
+    ``base^d = x'^(zd) / 2^(y'zd)`` (``x'/2^y'`` in lowest terms), so its mantissa is the
+    ``zd bitlen(x')``-bit integer ``x'^(zd)``.  With ``precision=None`` each weight gets exactly
+    that analytic bound (plus one bit), so memory and time stay proportional to the weight's own
+    size; the weights are built by repeated exact multiplication by the base.  With an explicit
+    ``precision`` every operation uses it; too small a value raises :class:`PrecisionError`.
     """
-    x, y = _reduced(eta)
-    step_bits = eta.z * (y + _ceil_log2(max(x, 2)))
-    w = mpfr(1)
+    x, _ = _reduced(eta)
+    mant_bits = eta.z * x.bit_length()
+    d = 0
     try:
-        for d in range(d_max + 1):
-            if d:
-                p = precision if precision is not None else step_bits * d + 2
-                with gmpy2.context(precision=p, trap_inexact=True):
-                    w = w * _base_mpfr(eta)
-            elif precision is not None:
-                with gmpy2.context(precision=precision, trap_inexact=True):
-                    w = mpfr(1)
+        with gmpy2.context(precision=precision or mant_bits + 1, trap_inexact=True):
+            b = _base_mpfr(eta)
+            w = mpfr(1)
+        yield w
+        for d in range(1, d_max + 1):
+            p = precision if precision is not None else mant_bits * d + 1
+            with gmpy2.context(precision=p, trap_inexact=True):
+                w = w * b
             yield w
     except gmpy2.InexactResultError as exc:
         raise PrecisionError(

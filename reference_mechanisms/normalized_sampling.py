@@ -7,11 +7,13 @@ the first index whose cumulative weight exceeds s.  The output is exactly ``w_i 
 :class:`LevelSampler` runs the same algorithm without materialising ``t`` to full precision
 (which for 75,000 distinct utilities would need hundreds of thousands of bits per cumulative
 weight).  Outcomes are grouped by level d (weight ``base^d``); at a working scale ``2^-P`` it keeps
-exact integer lower/upper bounds ``CL_d <= 2^P S_d <= CU_d`` on the cumulative weights ``S_d``
-(exact MPFR weights, floor/ceil, and a single bound for the negligible tail).  A draw reveals the
-first P bits of s, i.e. s in [r, r+1) * 2^-P.  When that interval decides both the rejection test
-and the level, the answer is the one exact arithmetic would give; otherwise (probability about
-2^-40 per draw) the draw *refines*: more bits of the same s are drawn and the bounds recomputed at
+integer bounds ``CL_d <= 2^P S_d <= CU_d`` on the cumulative weights ``S_d``: floor and ceil of
+exact partial sums of exact MPFR weights for the h levels above ``2^-P / k``, and one shared bound
+for the tail below (whose total is < 2^-P).  A draw reveals the first P bits of s, i.e. s in
+[r, r+1) 2^-P.  When that interval decides both the rejection test and the level, the answer is
+the one exact arithmetic would give; otherwise (each boundary is uncertain over at most 2 of the
+``~2^P t`` values of r, so this happens with probability below ``2 (h + 1) / 2^P``, about 1e-10 for
+75,000 outcomes) the draw *refines*: more bits of the same s are drawn and the bounds recomputed at
 twice the precision, until they decide (at full precision the bounds are exact, so this ends).  So
 the sampled distribution is exactly ``c_d base^d / t`` per level, then uniform within the level.
 
@@ -27,10 +29,12 @@ Assumptions:
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from typing import Any
 
+import gmpy2
 import numpy as np
 
 from reference_mechanisms.base2_arithmetic import Eta, empirical_precision, iter_exact_weights
@@ -71,17 +75,6 @@ def normalized_sample(weights: Sequence[Any], rng: IntegerSource) -> int:
             acc += w
             if acc > s:
                 return i
-
-
-def _scaled_floor_ceil(w: Any, p: int) -> tuple[int, int]:
-    """floor and ceil of ``w * 2^p`` for an exact mpfr ``w`` (integer arithmetic, exact)."""
-    num, den = w.as_integer_ratio()
-    if p >= 0:
-        num <<= p
-    else:
-        den <<= -p
-    fl = num // den
-    return fl, fl if fl * den == num else fl + 1
 
 
 class LevelSampler:
@@ -153,30 +146,46 @@ class LevelSampler:
             h += 1
         return min(h, self.d_max + 1)
 
-    def _head_bounds(self, p: int) -> tuple[list[int], list[int], int]:
-        """floor/ceil of ``c_d base^d 2^p`` for head levels d < h, and h."""
+    def _cumulative_lists(self, p: int) -> tuple[list[int], list[int]]:
+        """floor/ceil of ``2^p S_d`` for every level d, ``S_d`` the exact cumulative weight.
+
+        Head levels (d < h) use exact partial sums of the exact MPFR weights, so each bound is
+        within 1 of the truth; tail levels share one bound, since the whole tail is < 2^-p.
+        """
         h = self._head_size(p)
         wp = None
         if self.weight_precision == "empirical" and h > 0:
             wp = empirical_precision(self.eta, h - 1, self.k)
-        lo, hi = [], []
+        acc, acc_exp = gmpy2.mpz(0), 0  # exact partial sum acc / 2^acc_exp (dyadic weights)
+        cl: list[int] = []
+        cu: list[int] = []
         for d, w in enumerate(iter_exact_weights(self.eta, h - 1, wp)):
-            f, c = _scaled_floor_ceil(w, p)
             cnt = int(self.counts[d])
-            lo.append(cnt * f)
-            hi.append(cnt * c)
-        return lo, hi, h
+            if cnt:
+                num, den = w.as_integer_ratio()  # gmpy2 mpz: no conversion of big integers
+                e = den.bit_length() - 1  # den is a power of two
+                if e > acc_exp:
+                    acc <<= e - acc_exp
+                    acc_exp = e
+                acc += (cnt * num) << (acc_exp - e)
+            if p >= acc_exp:
+                f = int(acc << (p - acc_exp))
+                cl.append(f)
+                cu.append(f)
+            else:
+                sh = acc_exp - p
+                f = int(acc >> sh)
+                cl.append(f)
+                cu.append(f + 1 if gmpy2.f_mod_2exp(acc, sh) else f)  # bits below 2^sh?
+        if h <= self.d_max:  # tail: total tail weight * 2^p <= 1
+            lo_tail, hi_tail = (cl[-1], cu[-1] + 1) if h else (0, 1)
+            cl.extend([lo_tail] * (self.d_max + 1 - h))
+            cu.extend([hi_tail] * (self.d_max + 1 - h))
+        return cl, cu
 
     def _cumulative_bounds(self, p: int) -> tuple[np.ndarray, np.ndarray]:
-        lo, hi, h = self._head_bounds(p)
-        cl = np.empty(self.d_max + 1, dtype=np.int64)
-        cu = np.empty(self.d_max + 1, dtype=np.int64)
-        cl[:h] = np.cumsum(np.asarray(lo, dtype=np.int64))
-        cu[:h] = np.cumsum(np.asarray(hi, dtype=np.int64))
-        if h <= self.d_max:  # tail: total tail weight * 2^p <= 1
-            cl[h:] = cl[h - 1] if h else 0
-            cu[h:] = (cu[h - 1] if h else 0) + 1
-        return cl, cu
+        cl, cu = self._cumulative_lists(p)
+        return np.asarray(cl, dtype=np.int64), np.asarray(cu, dtype=np.int64)
 
     # --------------------------------------------------------------- drawing
     def sample_levels(self, n: int, rng: IntegerSource) -> np.ndarray:
@@ -211,27 +220,13 @@ class LevelSampler:
             extra = p
             r = (r << extra) | randbelow(rng, 1 << extra)
             p += extra
-            lo, hi, h = self._head_bounds(p)
-            cl_tot = sum(lo)
-            cu_tot = sum(hi) + (1 if h <= self.d_max else 0)
-            if r >= cu_tot:
-                return None
-            if r + 1 > cl_tot:
+            cl, cu = self._cumulative_lists(p)
+            if r >= cu[-1]:
+                return None  # s >= t: reject
+            if r + 1 > cl[-1]:
                 continue
-            cl = cu = 0
-            a = b = None
-            for d in range(self.d_max + 1):
-                if d < h:
-                    cl += lo[d]
-                    cu += hi[d]
-                elif d == h:
-                    cu += 1
-                if b is None and cu > r:
-                    b = d
-                if a is None and cl >= r + 1:
-                    a = d
-                    break
-            if a is not None and a == b:
+            a = bisect.bisect_left(cl, r + 1)  # first d with CL_d >= r + 1
+            if a == bisect.bisect_right(cu, r):  # ... and the first d with CU_d > r
                 return a
 
     def sample(self, n: int, rng: IntegerSource) -> np.ndarray:
