@@ -107,6 +107,11 @@ def eta_from_epsilon(epsilon: float, sensitivity: Any = 1, *, tolerance: float =
     ``<= epsilon`` and ``>= (1 - tolerance) epsilon`` (or the best found with ``y <= 62``).  The
     choice always *under*-approximates: ``Eta.epsilon(sensitivity) <= epsilon`` is guaranteed.
 
+    Note the difference from the reference code: b2dp's ``Eta::from_epsilon(eps)`` targets
+    ``-ln(base) = eta ln 2 <= eps`` (its granularity ~0.3), i.e. the *per-unit* parameter, and
+    documents that a mechanism with utility sensitivity alpha is then ``2 alpha eta`` base-2 DP.
+    Here ``epsilon`` is the *total* base-e guarantee ``2 ceil(Delta) eta ln 2``.
+
     Raises:
         ValueError: ``epsilon`` not finite and > 0, or no ``y <= 62`` gives a positive ``eta``
         within ``epsilon`` (epsilon below ~1e-17).
