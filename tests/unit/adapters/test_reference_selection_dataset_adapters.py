@@ -106,3 +106,10 @@ def test_base2_adapter_probabilities_for_many_fractional_utilities() -> None:
     q_small = q[:6]
     exact = np.array([float(v) for v in a.exact_probabilities(q_small)])
     assert np.array_equal(a.probabilities(q_small), exact)
+
+
+@pytest.mark.parametrize("adapter", selection_adapters() + dataset_adapters(), ids=lambda a: a.name)
+def test_conformance(adapter) -> None:
+    from auditor.testing import check_adapter_conformance
+
+    assert check_adapter_conformance(adapter).name == adapter.name
