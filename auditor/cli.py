@@ -95,7 +95,7 @@ def _probability(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from auditor.runner import DEFAULT_BUDGET
+    from auditor.runner import DEFAULT_BUDGET, DEFAULT_LOOP_BUDGET
 
     parser = _Parser(
         prog="dp-audit",
@@ -126,6 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=DEFAULT_BUDGET,
         help=f"outputs drawn per neighbouring input per trial (default {DEFAULT_BUDGET:,})",
+    )
+    run.add_argument(
+        "--loop-budget",
+        type=_positive_int,
+        default=DEFAULT_LOOP_BUDGET,
+        help="budget for adapters that call their library once per output "
+        f"(vectorised = False; default {DEFAULT_LOOP_BUDGET:,})",
     )
     run.add_argument(
         "--alpha",
@@ -235,6 +242,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     config = AuditConfig(
         budget=args.budget,
+        loop_budget=args.loop_budget,
         alpha=args.alpha,
         seed=args.seed,
         attacks=tuple(args.attack) if args.attack else None,
@@ -289,9 +297,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
             print(f"  [skipped] {group.skipped}")
         for a in group.adapters:
             mode = "vectorised" if getattr(a, "vectorised", True) else "loop"
+            library = getattr(a, "library", "") or group.library
             version = getattr(a, "library_version", "")
             print(
-                f"  {a.name:<40} {a.family:<10} eps={a.epsilon:g} delta={getattr(a, 'delta', 0.0):g}  {group.library} {version} ({mode})"
+                f"  {a.name:<40} {a.family:<10} eps={a.epsilon:g} delta={getattr(a, 'delta', 0.0):g}"
+                f"  {library} {version} ({mode})"
             )
     plugins = load_entry_point_adapters()
     print("Plugin adapters (entry points 'dp_audit.adapters'):")
