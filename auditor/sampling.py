@@ -148,15 +148,32 @@ def count_events(events: Sequence[Event], outputs: np.ndarray) -> np.ndarray:
     return counts
 
 
+class OutputBuffer:
+    """Chunks copied into one preallocated array as they arrive (no list plus concatenate,
+    which would hold the outputs twice)."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.offset = n, 0
+        self.out: np.ndarray | None = None
+
+    def add(self, part: np.ndarray) -> None:
+        if self.out is None:
+            self.out = np.empty(self.n, dtype=part.dtype)
+        elif part.dtype != self.out.dtype:
+            self.out = self.out.astype(np.promote_types(self.out.dtype, part.dtype))
+        self.out[self.offset : self.offset + len(part)] = part
+        self.offset += len(part)
+
+    def result(self, spec: AdapterSpec, query: Any) -> np.ndarray:
+        return self.out if self.out is not None else check_outputs(spec, query, 0, [])
+
+
 def draw(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
     """Draw ``n`` checked outputs in this process, chunk by chunk (see the module docstring)."""
-    parts = [
-        sample_once(spec, query, size, chunk_entropy(entropy, i))
-        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec)))
-    ]
-    if len(parts) == 1:
-        return parts[0]
-    return np.concatenate(parts) if parts else check_outputs(spec, query, 0, [])
+    buffer = OutputBuffer(n)
+    for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+        buffer.add(sample_once(spec, query, size, chunk_entropy(entropy, i)))
+    return buffer.result(spec, query)
 
 
 class _CallThread:
@@ -219,13 +236,10 @@ class InProcessSampler:
         return out
 
     def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
-        parts = [
-            self._sample(spec, query, size, chunk_entropy(entropy, i))
-            for i, size in enumerate(chunk_sizes(n, is_vectorised(spec)))
-        ]
-        if len(parts) == 1:
-            return parts[0]
-        return np.concatenate(parts) if parts else check_outputs(spec, query, 0, [])
+        buffer = OutputBuffer(n)
+        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+            buffer.add(self._sample(spec, query, size, chunk_entropy(entropy, i)))
+        return buffer.result(spec, query)
 
     def count(
         self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]

@@ -13,7 +13,7 @@ import contextlib
 import hashlib
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from auditor.backends.worker import AdapterSource, Task, fingerprint
 from auditor.errors import AdapterLoadError
 from auditor.sampling import (
     InProcessSampler,
-    check_outputs,
+    OutputBuffer,
     chunk_entropy,
     chunk_sizes,
     count_events,
@@ -121,12 +121,10 @@ class ChunkedSampler:
             self.prepare(spec)
         if self._sources[spec.name] is None:
             return self._inline.draw(spec, query, n, entropy)
-        parts = self._run(spec, "draw", query, n, entropy)
-        if parts is None:
+        buffer = OutputBuffer(n)
+        if not self._run(spec, "draw", query, n, entropy, consume=buffer.add):
             return self._inline.draw(spec, query, n, entropy)
-        if len(parts) == 1:
-            return parts[0]
-        return np.concatenate(parts) if parts else check_outputs(spec, query, 0, [])
+        return buffer.result(spec, query)
 
     def count(
         self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]
@@ -146,12 +144,13 @@ class ChunkedSampler:
             )
             return count_events(events, self.draw(spec, query, n, entropy))
         key = hashlib.sha1(blob).hexdigest()
-        parts = self._run(spec, "count", query, n, entropy, key, blob)
-        if parts is None:
-            return self._inline.count(spec, query, n, entropy, events)
         total = np.zeros(len(events), dtype=np.int64)
-        for part in parts:
-            total += part
+
+        def add(part: np.ndarray) -> None:
+            total[:] += part
+
+        if not self._run(spec, "count", query, n, entropy, key, blob, consume=add):
+            return self._inline.count(spec, query, n, entropy, events)
         return total
 
     def _run(
@@ -163,8 +162,11 @@ class ChunkedSampler:
         entropy: int,
         events_key: str | None = None,
         events_blob: bytes | None = None,
-    ) -> list[Any] | None:
-        """Run the request's chunks; None when the adapter fell back to this process."""
+        *,
+        consume: Callable[[Any], None],
+    ) -> bool:
+        """Run the request's chunks, handing each result to ``consume`` in chunk order;
+        False when the adapter fell back to this process (nothing was consumed)."""
         source = self._sources[spec.name]
         pin = None if spec.seedable else spec.name
         futures = []
@@ -182,18 +184,18 @@ class ChunkedSampler:
             futures.append(
                 self._submit(task, f"adapter {spec.name!r}: sample(query, n={size})", pin)
             )
-        results = []
         try:
             with released(self.lock):
-                for future in futures:
-                    results.append(self._result(future))
+                for i, future in enumerate(futures):
+                    consume(self._result(future))
+                    futures[i] = None  # let the chunk's outputs go
         except AdapterLoadError as exc:
-            self._cancel(futures)
-            if source is not None and source.kind == "pickle":
+            self._cancel([f for f in futures if f is not None])
+            if source is not None and source.kind == "pickle" and i == 0:
                 self._in_process(spec, f"a worker could not load its pickle: {exc}")
-                return None
+                return False
             raise
         except BaseException:
-            self._cancel(futures)
+            self._cancel([f for f in futures if f is not None])
             raise
-        return results
+        return True
