@@ -62,7 +62,12 @@ class DaskSampler(ChunkedSampler):
         self._cluster = None
         try:
             if scheduler is None:
-                with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                settings = {
+                    "distributed.scheduler.allowed-failures": 0,
+                    # the statistical profiler samples stacks every 10 ms and competes for the GIL
+                    "distributed.worker.profile.enabled": False,
+                }
+                with dask.config.set(settings):
                     self._cluster = LocalCluster(
                         n_workers=workers,
                         threads_per_worker=1,
