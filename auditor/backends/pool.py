@@ -102,6 +102,7 @@ class ProcessPool:
         self._cancels: list[Future] = []
         self._slots: list[_Slot] = []
         self._owner: dict[str, _Slot] = {}
+        self._lost: set[str] = set()
         self._started = 0
         self._closing = False
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
@@ -194,10 +195,13 @@ class ProcessPool:
                 with self._lock:
                     self._queue.remove(job)
                 if job.future.set_running_or_notify_cancel():
+                    why = " ".join(str(exc).split())[:300]
                     job.future.set_exception(
-                        AdapterCrashed(
-                            f"{job.label}: could not start a worker process: {type(exc).__name__}: "
-                            + " ".join(str(exc).split())[:200]
+                        AdapterCrashed(f"{job.label}: {why}")
+                        if job.pin is not None and job.pin in self._lost
+                        else AdapterCrashed(
+                            f"{job.label}: could not start a worker process: "
+                            f"{type(exc).__name__}: {why}"
                         )
                     )
                 continue
@@ -224,6 +228,12 @@ class ProcessPool:
                 )
 
     def _slot_for(self, job: _Job) -> _Slot | None:
+        if job.pin is not None and job.pin in self._lost:
+            raise RuntimeError(
+                "the worker process holding this adapter was stopped (another adapter hung or "
+                "crashed it); the adapter has no seed(), so a fresh copy could replay its random "
+                "stream and is not used"
+            )
         if job.pin is not None and job.pin in self._owner:
             owner = self._owner[job.pin]
             return owner if owner in self._slots and owner.job is None else None
@@ -311,6 +321,7 @@ class ProcessPool:
             self._slots.remove(slot)
         for key in [k for k, s in self._owner.items() if s is slot]:
             del self._owner[key]
+            self._lost.add(key)
         slot.kill()
 
     def _shutdown(self) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+
+import numpy as np
 from audit_fixtures import GeometricLaplace
 
 
@@ -23,3 +26,24 @@ def cli_adapters() -> list:
         RandomizedResponse(1.0, name="fixture.bad_rr", p_true=0.9),
         TextbookLaplace(1.0, name="fixture.textbook_laplace"),
     ]
+
+
+class Counter:
+    """Unseedable and deterministic: each copy replays 0, 1, 2, ... from where it is."""
+
+    name, family, epsilon, sensitivity = "test.counter", "additive", 1.0, 1.0
+
+    def __init__(self):
+        self.next = 0
+
+    def sample(self, query, n):
+        out = np.arange(self.next, self.next + n, dtype=float)
+        self.next += n
+        return out
+
+
+class Exits:
+    name, family, epsilon, sensitivity = "test.exits", "additive", 1.0, 1.0
+
+    def sample(self, query, n):
+        os._exit(3)

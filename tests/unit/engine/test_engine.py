@@ -8,13 +8,14 @@ import threading
 import numpy as np
 import pytest
 from audit_fixtures import GeometricLaplace, RandomizedResponse
-from engine_fixtures import SeedIgnored
+from engine_fixtures import Counter, Exits, SeedIgnored
 
 from attacks import load_attacks
 from auditor import AuditConfig, InvalidArgument, run_audit
 from auditor.adapters.textbook import TextbookLaplace
 from auditor.backends import EngineConfig
 from auditor.backends.local import LocalProcessSampler
+from auditor.errors import AdapterCrashed
 from auditor.sampling import InProcessSampler, chunk_sizes, draw
 from auditor.validation import check_adapter
 
@@ -35,20 +36,6 @@ def test_chunks_cover_the_request_within_bounds(n):
     assert len(set(sizes[:-1])) <= 1  # equal chunks, the last may be shorter
     loop = chunk_sizes(n, vectorised=False)
     assert sum(loop) == n and all(s <= 1024 for s in loop)
-
-
-class Counter:
-    """Unseedable and deterministic: each copy replays 0, 1, 2, ... from where it is."""
-
-    name, family, epsilon, sensitivity = "test.counter", "additive", 1.0, 1.0
-
-    def __init__(self):
-        self.next = 0
-
-    def sample(self, query, n):
-        out = np.arange(self.next, self.next + n, dtype=float)
-        self.next += n
-        return out
 
 
 def test_unseedable_adapters_stay_on_one_worker_so_no_stream_is_replayed():
@@ -165,3 +152,18 @@ def test_a_seed_that_does_not_replay_is_refused_in_workers_but_fine_in_process()
     assert "does not replay" in isolated.error
     (inline,) = run_audit([SeedIgnored(1.0, name="test.seed_ignored")], attacks, config).results
     assert inline.verdict.value == "no_violation"
+
+
+def test_an_unseedable_adapter_whose_worker_was_stopped_is_not_reloaded():
+    """A fresh copy would restart its stream (here: 0, 1, 2, ... again) and fake new samples."""
+    counter, exits = check_adapter(Counter()), check_adapter(Exits())
+    sampler = LocalProcessSampler(workers=1, timeout=30.0)
+    try:
+        first = sampler.draw(counter, 0.0, 10, entropy=1)
+        assert list(first) == list(range(10))
+        with pytest.raises(AdapterCrashed, match="exit code 3"):
+            sampler.draw(exits, 0.0, 10, entropy=1)
+        with pytest.raises(AdapterCrashed, match="replay"):
+            sampler.draw(counter, 0.0, 10, entropy=2)
+    finally:
+        sampler.close()
