@@ -6,9 +6,11 @@ read the result.  Importing this package never imports an optional DP library.
 
 from __future__ import annotations
 
+from auditor.backends import EngineConfig
 from auditor.claims import Family, PrivacyClaim
 from auditor.errors import (
     AdapterContractError,
+    AdapterCrashed,
     AdapterLoadError,
     AdapterOutputError,
     AdapterRaised,
@@ -24,6 +26,7 @@ from auditor.validation import AdapterSpec, check_adapter
 
 __all__ = [
     "AdapterContractError",
+    "AdapterCrashed",
     "AdapterLoadError",
     "AdapterOutputError",
     "AdapterRaised",
@@ -34,6 +37,7 @@ __all__ = [
     "AuditReport",
     "CertificationPlan",
     "DPAuditError",
+    "EngineConfig",
     "EpsilonEstimate",
     "Event",
     "Family",

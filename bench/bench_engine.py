@@ -126,7 +126,10 @@ def memory_child(budget: int, workers: int, attack: str) -> None:
     """Run one audit and print the peak RSS of this process and of its worker processes."""
     import threading
 
-    import psutil
+    try:
+        import psutil
+    except ImportError:  # comes with dask[distributed]; without it worker RSS is not measured
+        psutil = None
 
     from attacks import load_attacks
 
@@ -134,6 +137,8 @@ def memory_child(budget: int, workers: int, attack: str) -> None:
     stop = threading.Event()
 
     def poll() -> None:
+        if psutil is None:
+            return
         me = psutil.Process()
         while not stop.is_set():
             for child in me.children(recursive=True):
