@@ -241,11 +241,23 @@ class ProcessPool:
             if slot.job is None:
                 return slot
         if len(self._slots) < self.workers:
-            self._started += 1
-            slot = _Slot(self._ctx, self._started)
+            slot = self._start_slot()
             self._slots.append(slot)
             return slot
         return None
+
+    def _start_slot(self) -> _Slot:
+        """Start a worker; a fork server that fails to fork is retried, then replaced by spawn."""
+        for attempt in range(3):
+            self._started += 1
+            try:
+                return _Slot(self._ctx, self._started)
+            except (OSError, EOFError):
+                if attempt == 1 and self._ctx.get_start_method() != "spawn":
+                    self._ctx = multiprocessing.get_context("spawn")
+                time.sleep(0.1)
+        self._started += 1
+        return _Slot(self._ctx, self._started)
 
     def _wait_and_handle(self) -> None:
         busy = [s for s in self._slots if s.job is not None]
