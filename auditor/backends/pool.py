@@ -180,10 +180,11 @@ class ProcessPool:
                         future.cancel()
             for slot in list(self._slots):
                 if slot.job is not None and slot.job.future is future:
+                    label = slot.job.label
                     slot.job = None
                     self._drop(slot)
                     if not future.done():
-                        future.cancel()
+                        future.set_exception(AdapterCrashed(f"{label}: cancelled"))
 
     def _assign(self) -> None:
         with self._lock:
@@ -350,6 +351,9 @@ class ProcessPool:
             if slot.job is None:
                 slot.process.join(max(0.0, deadline - time.monotonic()))
             if slot.job is not None and not slot.job.future.done():
-                slot.job.future.cancel()
+                # a running future cannot be cancelled; its waiter must still wake up
+                slot.job.future.set_exception(
+                    AdapterCrashed(f"{slot.job.label}: the audit stopped before it returned")
+                )
             slot.kill()
         self._slots = []

@@ -8,9 +8,12 @@ something else in a fresh process is an error, not a silent substitution.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import pickle
 import signal
 import sys
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -171,6 +174,11 @@ def error_from(name: str, message: str) -> DPAuditError:
     return DPAuditError(message)
 
 
+def _exit_with(parent: Any) -> None:
+    parent.join()
+    os._exit(1)
+
+
 def worker_main(conn: Any) -> None:
     """Entry point of a local worker process: run tasks from ``conn`` until told to stop.
 
@@ -178,6 +186,9 @@ def worker_main(conn: Any) -> None:
     the adapter is loaded, then ``("ok", result)`` or ``("err", class_name, message)``.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # never outlive the audit, even inside a hung sample() call
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
     conn.send(("ready",))
     while True:
         try:

@@ -107,3 +107,30 @@ def test_dp_audit_run_over_all_of_them_exits_2(tmp_path):
     assert set(verdicts) == set(bad_adapters.EXPECTED)
     for name, (verdict, error) in verdicts.items():
         assert verdict == "error" and bad_adapters.EXPECTED[name] in error, name
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_audit_and_its_workers(tmp_path):
+    """While an adapter hangs in a worker, Ctrl-C ends the run at once (exit 130)."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "auditor", "run", "--adapter", f"{FILE}:bad"]
+        + ["--attack", "black-box", "--budget", "2000", "--timeout", "600"]
+        + ["--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    for line in proc.stderr:
+        if "sampling:" in line:
+            break
+    time.sleep(3)  # the hang is now running in a worker
+    proc.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 130
+    assert time.monotonic() - start < 30
+    assert "interrupted" in rest and "Traceback" not in rest
