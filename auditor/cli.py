@@ -261,8 +261,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     say(
         f"dp-audit: auditing {len(adapters)} adapter(s), budget {config.budget:,}, alpha {config.alpha:g}, seed {config.seed}"
     )
+    where = f"scheduler {engine.scheduler}" if engine.scheduler else f"{engine.n_workers} worker(s)"
     say(
-        f"  sampling: backend {engine.backend}, {engine.n_workers} worker(s), "
+        f"  sampling: backend {engine.backend}, {where}, "
         f"timeout {engine.timeout:g} s per sample call"
     )
     for note in skipped:
