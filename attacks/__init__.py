@@ -14,6 +14,9 @@ from auditor.errors import InvalidArgument
 ATTACKS: dict[str, str] = {
     "lsb-laplace": "attacks.lsb_laplace:LSBLaplaceAttack",
     "black-box": "attacks.black_box:BlackBoxAttack",
+    "zero-rounding": "attacks.zero_rounding:ZeroRoundingAttack",
+    "truncated-addition": "attacks.truncated_addition:TruncatedAdditionAttack",
+    "selection-search": "attacks.selection_search:SelectionSearchAttack",
 }
 
 

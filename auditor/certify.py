@@ -45,9 +45,25 @@ class Certifier:
         self.on_samples(n)
         return out
 
+    def _exact(self, attack: Attack, trial: Trial) -> Finding | None:
+        """Run the trial's white-box check (no sampling, no alpha), if it has one."""
+        if trial.exact is None:
+            return None
+        evidence = trial.exact(self.spec)
+        if evidence is None:
+            return None
+        return Finding(
+            attack.name, trial.description, evidence.x, evidence.x_prime, evidence.estimate, 0, 0, 0
+        )
+
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
         spec, config = self.spec, self.config
+        exact = self._exact(attack, trial)
+        if exact is not None and exact.estimate.epsilon_lower_bound > spec.claim.epsilon:
+            return exact
         d = trial.distinguisher
+        if d.max_events <= 0:
+            return exact
         n_train = math.ceil(config.budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_cert = config.budget - n_train
         plan = CertificationPlan(n_cert, self.alpha_test, spec.claim.epsilon, spec.claim.delta)
@@ -60,9 +76,9 @@ class Certifier:
             ]
         events: list[Event] = list(d.propose(train[0], train[1], plan))[: d.max_events]
         if not events:
-            return None
+            return exact
         k = np.zeros((2, len(events)), dtype=np.int64)
-        drawn, batch_no, best = 0, 0, None
+        drawn, batch_no, best = 0, 0, exact
         for look_no, (fraction, share) in enumerate(config.looks, start=1):
             target = max(1, round(fraction * n_cert))
             while drawn < target:

@@ -38,6 +38,41 @@ VERDICT_TEXT = {
 }
 
 
+WHITE_BOX_ESTIMATOR = "white-box-exact"
+
+
+def _bound_text(r: dict[str, Any]) -> str:
+    """The epsilon lower bound as shown in tables: "∞" for an unbounded white-box estimate."""
+    if r.get("unbounded"):
+        return "∞ (white-box)"
+    text = _num(r.get("epsilon_lower_bound"))
+    return (
+        text + " (white-box)"
+        if r.get("white_box") and r.get("estimator") == WHITE_BOX_ESTIMATOR
+        else text
+    )
+
+
+def _white_box_lines(r: dict[str, Any]) -> list[str]:
+    """Evidence lines for an estimate computed from the adapter's probability oracle."""
+    q0, q1 = r["queries"]
+    p = r.get("probabilities") or {}
+    bound = (
+        "ε = ∞: the event has probability exactly 0 on x' and more than δ on x "
+        f"(finite stand-in {_num(r['epsilon_lower_bound'])} in report.json)"
+        if r.get("unbounded")
+        else f"ε ≥ {_num(r['epsilon_lower_bound'])} exactly"
+    )
+    return [
+        f"- inputs: x = {md_escape(q0)}, x' = {md_escape(q1)} (attack {md_escape(r['attack'])})",
+        f"- event: {md_escape(r['event'])} (white-box)",
+        f"- WHITE-BOX finding from the adapter's own probabilities(query), no sampling and no "
+        f"error probability: P[event | x] = {_num(p.get('p0'), 6)}, P[event | x'] = {_num(p.get('p1'), 6)}; "
+        f"valid if probabilities() describes sample()",
+        f"- {bound}",
+    ]
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     mc = report.get("multiple_comparisons", {})
     lines = [
@@ -59,7 +94,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         claim_text = f"({_num(claim.get('epsilon'))}, {_num(claim.get('delta'))})" if claim else "–"
         lines.append(
             f"| {md_escape(r['adapter'])} | {claim_text} | {VERDICT_TEXT.get(r['verdict'], r['verdict'])} | "
-            f"{_num(r.get('epsilon_lower_bound'))} | {md_escape(r.get('attack') or '–')} | "
+            f"{_bound_text(r)} | {md_escape(r.get('attack') or '–')} | "
             f"{md_escape(r.get('event') or r.get('error') or '–')} |"
         )
     for r in report["results"]:
@@ -70,7 +105,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append(f"- verdict: {VERDICT_TEXT.get(r['verdict'], r['verdict'])}")
         if r.get("error"):
             lines.append(f"- error: {md_escape(r['error'])}")
-        if r.get("counts"):
+        if r.get("estimator") == WHITE_BOX_ESTIMATOR and r.get("queries"):
+            lines += _white_box_lines(r)
+        elif r.get("counts"):
             c = r["counts"]
             q0, q1 = r["queries"]
             lines += [
