@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -66,10 +67,38 @@ def within(values: np.ndarray, bounds: tuple[float, float] | None) -> bool:
     return bool(np.all(values >= bounds[0]) and np.all(values <= bounds[1]))
 
 
+def _exactly_within(a: float, b: float, limit: Fraction) -> bool:
+    return abs(Fraction(b) - Fraction(a)) <= limit
+
+
 def are_neighbours(x: np.ndarray, x_prime: np.ndarray, sensitivity: float) -> bool:
-    """Selection neighbours: same length, every utility moves by at most ``sensitivity``."""
+    """Selection neighbours: same length, every utility moves by at most ``sensitivity``.
+
+    Decided exactly (rational arithmetic on the doubles), not with a rounded subtraction.
+    """
     x, x_prime = np.asarray(x, dtype=float), np.asarray(x_prime, dtype=float)
-    return x.shape == x_prime.shape and bool(np.all(np.abs(x - x_prime) <= sensitivity))
+    if x.shape != x_prime.shape or x.ndim != 1:
+        return False
+    limit = Fraction(float(sensitivity))
+    pairs = set(zip(x.tolist(), x_prime.tolist(), strict=True))  # attack vectors repeat values
+    return all(_exactly_within(a, b, limit) for a, b in pairs)
+
+
+def pull_within(x: np.ndarray, x_prime: np.ndarray, sensitivity: float) -> np.ndarray:
+    """``x_prime`` with each entry moved (by ulps) towards ``x`` until it is at most
+    ``sensitivity`` away exactly: ``fl(u + sensitivity)`` can overshoot by rounding."""
+    limit = Fraction(float(sensitivity))
+    x = np.asarray(x, dtype=float)
+    out = np.array(x_prime, dtype=float)
+    fixed: dict[tuple[float, float], float] = {}
+    for i, key in enumerate(zip(x.tolist(), out.tolist(), strict=True)):
+        if key not in fixed:
+            a, b = key
+            while not _exactly_within(a, b, limit):
+                b = float(np.nextafter(b, a))
+            fixed[key] = b
+        out[i] = fixed[key]
+    return out
 
 
 def bounds_note(bounds: tuple[float, float] | None) -> str:

@@ -41,6 +41,7 @@ from attacks.selection_common import (
     are_neighbours,
     bounds_note,
     index_set_text,
+    pull_within,
     utility_bounds,
     within,
 )
@@ -87,6 +88,7 @@ def candidate_pairs(
                 x[0] = big
                 x_prime = x - s * delta_u
                 x_prime[1:] = x[1:] + s * delta_u
+                x_prime = pull_within(x, x_prime, delta_u)
                 if within(x, bounds) and within(x_prime, bounds):
                     pairs.append(Pair(x, x_prime, float(gap)))
     return pairs

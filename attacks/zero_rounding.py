@@ -40,6 +40,7 @@ from attacks.selection_common import (
     FixedAndLearnedEvents,
     bounds_note,
     index_set_event,
+    pull_within,
     utility_bounds,
     within,
 )
@@ -95,15 +96,24 @@ def edge_utility(scale: WeightScale, convention: Convention, sensitivity: float)
     c, s = scale.factor, convention.sign
     z = UNDERFLOW_EDGE + c * sensitivity / 2.0
     u = s * z / c
-    worse = u - s * sensitivity
-    if np.exp(s * c * u) > 0.0 and np.exp(s * c * worse) == 0.0 and math.isfinite(u):
+    if not math.isfinite(u):
+        return None
+    worse = _worse(u, convention, sensitivity)
+    if np.exp(s * c * u) > 0.0 and np.exp(s * c * worse) == 0.0:
         return u
     return None
 
 
-def zero_rounding_pair(u: float, convention: Convention, sensitivity: float, k: int):
+def _worse(u: float, convention: Convention, sensitivity: float) -> float:
+    """``u`` made worse by the sensitivity, at most the sensitivity away exactly."""
+    return float(pull_within([u], [u - convention.sign * sensitivity], sensitivity)[0])
+
+
+def zero_rounding_pair(
+    u: float, convention: Convention, sensitivity: float, k: int
+) -> tuple[np.ndarray, np.ndarray]:
     """x: outcome 0 at u, the rest one sensitivity worse; x': all at u."""
-    x = np.full(k, u - convention.sign * sensitivity)
+    x = np.full(k, _worse(u, convention, sensitivity))
     x[0] = u
     return x, np.full(k, u)
 
