@@ -48,8 +48,10 @@ from auditor.claims import Family
 from auditor.trials import Trial
 from auditor.validation import AdapterSpec
 
-#: numbers of outcomes tried; the larger makes "output != 0" likely on x' ((k-1)/k)
-K_LARGE, K_SMALL = 100, 5
+#: numbers of outcomes tried; the larger makes "output != 0" likely on x' ((k-1)/k).  The
+#: textbook scale gets the large k and the missing-1/2 scale the small one, so each mechanism
+#: is tried at both sizes without doubling the trials (each costs 2 x budget outputs).
+K_LARGE, K_SMALL = 100, 10
 
 
 def _smallest_nonzero_exponent() -> float:
@@ -74,16 +76,18 @@ class WeightScale:
 
     label: str
     factor: float
+    #: number of outcomes tried with this scale
+    k: int
 
 
 def weight_scales(epsilon: float, sensitivity: float) -> list[WeightScale]:
     """The scales tried: textbook, missing 1/2, and (sensitivity != 1) sensitivity ignored."""
     scales = [
-        WeightScale("eps*u/(2*sensitivity) (textbook)", epsilon / (2.0 * sensitivity)),
-        WeightScale("eps*u/sensitivity (missing 1/2)", epsilon / sensitivity),
+        WeightScale("eps*u/(2*sensitivity) (textbook)", epsilon / (2.0 * sensitivity), K_LARGE),
+        WeightScale("eps*u/sensitivity (missing 1/2)", epsilon / sensitivity, K_SMALL),
     ]
     if sensitivity != 1.0:
-        scales.append(WeightScale("eps*u/2 (sensitivity ignored)", epsilon / 2.0))
+        scales.append(WeightScale("eps*u/2 (sensitivity ignored)", epsilon / 2.0, K_LARGE))
     return scales
 
 
@@ -135,28 +139,35 @@ class ZeroRoundingAttack:
         sensitivity, bounds = spec.sensitivity, utility_bounds(spec)
         trials = []
         for convention in CONVENTIONS:
-            for n_scale, scale in enumerate(weight_scales(spec.claim.epsilon, sensitivity)):
+            for scale in weight_scales(spec.claim.epsilon, sensitivity):
                 u = edge_utility(scale, convention, sensitivity)
                 if u is None:
                     continue
-                for k in (K_LARGE, K_SMALL) if n_scale == 0 else (K_LARGE,):
-                    x, x_prime = zero_rounding_pair(u, convention, sensitivity, k)
-                    if not (within(x, bounds) and within(x_prime, bounds)):
-                        continue
-                    events = [index_set_event(np.arange(1, k), k), index_set_event([0], k)]
-                    worse = "lower" if convention.sign > 0 else "higher"
-                    trials.append(
-                        Trial(
-                            x=x,
-                            x_prime=x_prime,
-                            distinguisher=FixedAndLearnedEvents(events),
-                            description=(
-                                f"zero rounding, {convention.name} utilities, weights "
-                                f"exp({'+' if convention.sign > 0 else '-'}{scale.label}): k={k}; "
-                                f"x has outcome 0 at u={u!r} and the others {worse} by the "
-                                f"sensitivity, x' has all at u; the others' weights underflow "
-                                f"to 0.0 on x only" + bounds_note(bounds)
-                            ),
-                        )
-                    )
+                x, x_prime = zero_rounding_pair(u, convention, sensitivity, scale.k)
+                if within(x, bounds) and within(x_prime, bounds):
+                    trials.append(_trial(x, x_prime, u, scale, convention, bounds))
         return trials
+
+
+def _trial(
+    x: np.ndarray,
+    x_prime: np.ndarray,
+    u: float,
+    scale: WeightScale,
+    convention: Convention,
+    bounds: tuple[float, float] | None,
+) -> Trial:
+    k = len(x)
+    events = [index_set_event(np.arange(1, k), k), index_set_event([0], k)]
+    worse = "lower" if convention.sign > 0 else "higher"
+    return Trial(
+        x=x,
+        x_prime=x_prime,
+        distinguisher=FixedAndLearnedEvents(events),
+        description=(
+            f"zero rounding, {convention.name} utilities, weights "
+            f"exp({'+' if convention.sign > 0 else '-'}{scale.label}): k={k}; x has outcome 0 "
+            f"at u={u!r} and the others {worse} by the sensitivity, x' has all at u; the "
+            f"others' weights underflow to 0.0 on x only" + bounds_note(bounds)
+        ),
+    )

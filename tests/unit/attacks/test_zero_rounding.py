@@ -79,8 +79,8 @@ def test_ilvento_demo_value_is_inside_the_window():
 
 def test_trials_are_neighbours_and_underflow_on_one_side_only():
     trials = _trials(NoSampling(epsilon=0.5))
-    # 2 conventions x (textbook at two k + missing-1/2 at the large k)
-    assert len(trials) == 6
+    # 2 conventions x (textbook at the large k, missing-1/2 at the small k)
+    assert len(trials) == 4
     assert {len(t.x) for t in trials} == {K_LARGE, K_SMALL}
     for t in trials:
         assert are_neighbours(t.x, t.x_prime, 1.0)
@@ -97,7 +97,7 @@ def test_trials_are_neighbours_and_underflow_on_one_side_only():
 
 def test_sensitivity_other_than_one_adds_a_scale_and_moves_by_the_sensitivity():
     trials = _trials(NoSampling(epsilon=1.0, sensitivity=3.0))
-    assert len(trials) == 8
+    assert len(trials) == 6
     for t in trials:
         assert are_neighbours(t.x, t.x_prime, 3.0)
         assert np.max(np.abs(t.x - t.x_prime)) == pytest.approx(3.0)
@@ -105,7 +105,7 @@ def test_sensitivity_other_than_one_adds_a_scale_and_moves_by_the_sensitivity():
 
 def test_bounds_containing_the_window_are_respected_and_stated():
     trials = _trials(NoSampling(epsilon=0.5, bounds=(-1e4, 1e4)))
-    assert len(trials) == 6
+    assert len(trials) == 4
     for t in trials:
         assert np.all(np.abs(t.x) <= 1e4) and np.all(np.abs(t.x_prime) <= 1e4)
         assert "utility_bounds [-10000, 10000]" in t.description
