@@ -134,7 +134,7 @@ class ZeroedOutcomesCheck:
         event = (
             f"{index_set_text(zeroed, len(pos_q))}: outcomes the implementation's probabilities() "
             f"gives exactly 0 on x' but {mass:.3g} on x; the textbook exponential mechanism "
-            f"({conv.name}, exact 256-bit MPFR) gives them {float(textbook_zero):.3g} on x' and "
+            f"({conv.name}, the closer of the two conventions; exact 256-bit MPFR) gives them {float(textbook_zero):.3g} on x' and "
             f"{float(textbook_pos):.3g} on x, so the zeros are floating-point truncation "
             f"(white-box, assumes probabilities() describes sample())"
         )
