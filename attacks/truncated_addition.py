@@ -134,8 +134,9 @@ class ZeroedOutcomesCheck:
         event = (
             f"{index_set_text(zeroed, len(pos_q))}: outcomes the implementation's probabilities() "
             f"gives exactly 0 on x' but {mass:.3g} on x; the textbook exponential mechanism "
-            f"({conv.name}, the closer of the two conventions; exact 256-bit MPFR) gives them {float(textbook_zero):.3g} on x' and "
-            f"{float(textbook_pos):.3g} on x, so the zeros are floating-point truncation "
+            f"({conv.name}, the closer of the two conventions; exact 256-bit MPFR) gives them "
+            f"{float(textbook_zero):.3g} on x' and {float(textbook_pos):.3g} on x, so the zeros "
+            f"are floating-point truncation "
             f"(white-box, assumes probabilities() describes sample())"
         )
         return ExactEvidence(pos_q, zero_q, exact_estimate(mass, 0.0, spec.claim.delta, event))
