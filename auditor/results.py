@@ -64,8 +64,9 @@ class EpsilonEstimate:
 
     White-box estimates (``estimator == WHITE_BOX_ESTIMATOR``) come from the adapter's own
     probability oracle, not from samples: ``probabilities = (P[S | x], P[S | x'])`` are exact
-    (no sampling error, ``alpha = 0``, all counts 0) under the assumption that the oracle
-    describes the sampler.  ``unbounded`` means P[S | x'] is exactly 0 while P[S | x] > delta,
+    (no sampling error, all counts 0) under the assumption that the oracle describes the
+    sampler; the bound holds at every significance, and ``alpha`` records the run's per-test
+    alpha only so that every estimate carries one in (0, 1).  ``unbounded`` means P[S | x'] is exactly 0 while P[S | x] > delta,
     i.e. epsilon is infinite; ``epsilon_lower_bound`` then holds a finite stand-in (see
     ``auditor.estimators.exact``) so that report.json stays valid JSON.
     """

@@ -6,7 +6,8 @@ a number, not a statistic:
 
     epsilon(S) = ln((P[S | x] - delta) / P[S | x'])
 
-There is no sampling error and so no alpha.  The one assumption is that the oracle describes
+There is no sampling error: the bound holds at every significance level (the certifier records
+the run's per-test alpha next to it only so that every estimate carries an alpha in (0, 1)).  The one assumption is that the oracle describes
 what ``sample`` does; every white-box estimate says so in the report.
 
 When P[S | x'] is exactly 0 and P[S | x] > delta the loss is infinite.  JSON has no infinity,
@@ -58,7 +59,11 @@ def exact_epsilon(p0: float, p1: float, delta: float = 0.0) -> tuple[float, bool
 
 
 def exact_estimate(p0: float, p1: float, delta: float, event: str) -> EpsilonEstimate:
-    """A white-box :class:`EpsilonEstimate` for event ``event`` with exact probabilities."""
+    """A white-box :class:`EpsilonEstimate` for event ``event`` with exact probabilities.
+
+    ``alpha`` is 0 here (no sampling error); the certifier replaces it with the run's per-test
+    alpha when it records the finding.
+    """
     epsilon, unbounded = exact_epsilon(p0, p1, delta)
     return EpsilonEstimate(
         epsilon_lower_bound=epsilon,

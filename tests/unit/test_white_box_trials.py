@@ -55,6 +55,8 @@ def test_an_exact_violation_needs_no_samples_and_no_alpha():
     assert report.tests == 0
     d = json.loads(render_json(report.to_dict()))["results"][0]
     assert d["white_box"] and d["unbounded"] and d["estimator"] == WHITE_BOX_ESTIMATOR
+    assert 0.0 < d["alpha"] < 1.0  # the report schema wants every alpha in (0, 1)
+    assert 0.0 < d["findings"][0]["alpha"] < 1.0
     assert d["counts"] == {"n0": 0, "k0": 0, "n1": 0, "k1": 0}
     assert "∞ (white-box)" in render_markdown(report.to_dict())
 
