@@ -52,12 +52,14 @@ from auditor.sampling import oracle_probabilities
 from auditor.trials import Trial
 from auditor.validation import AdapterSpec
 
-#: numbers of outcomes tried (one big, the rest small)
-KS = (1000, 10)
-#: gap steps scanned per weight scale
-GAP_STEPS = 17
+#: (k, gaps per weight scale): every gap with few outcomes first, then a few with many.  The
+#: zero / positive split needs only a handful of small outcomes; exact oracles can cost O(k^3)
+#: (report-noisy-max), so the large k gets only the gaps at the middle of the window.
+SCAN = ((10, 17), (100, 5))
 #: a zeroed set is reported only if its textbook probability is at least this
 MIN_TEXTBOOK_PROBABILITY = 2.0**-900
+
+_LN2 = math.log(2)
 
 
 @dataclass(frozen=True)
@@ -69,26 +71,41 @@ class Pair:
     gap: float
 
 
+def gap_grid(c: float, sensitivity: float, points: int) -> np.ndarray:
+    """Gaps g (utility units) around the window where the small weights are absorbed on x only.
+
+    With ``W`` the big weight and ``w = W exp(-c g)``: absorbed on x when ``w < ulp(W)/2``,
+    i.e. ``c g > 53..54 ln 2`` (the half-ulp is 2^-54..2^-53 of W), and not absorbed on x'
+    where the ratio grew by ``exp(2 c sensitivity)``: ``c (g - 2 sensitivity) < 53..54 ln 2``.
+    The grid is centred on that window and spans it with a margin of ``ln 2 / (2c)`` each side;
+    ``points`` gaps, on multiples of 1 (sensitivity >= 1) or sensitivity/2, so that integer
+    utilities stay integers (exact oracles are fastest on integers).
+    """
+    mid = 53.5 * _LN2 / c + sensitivity
+    half = sensitivity + 1.5 * _LN2 / c
+    unit = 1.0 if sensitivity >= 1.0 else sensitivity / 2.0
+    step = unit * max(1, math.ceil(2 * half / (16 * unit)))
+    offsets = step * (np.arange(points) - (points - 1) / 2)
+    grid = np.unique(np.round((mid + offsets) / unit) * unit)
+    return grid[grid > 2 * sensitivity]
+
+
 def candidate_pairs(
     epsilon: float, sensitivity: float, convention: Convention, bounds: tuple[float, float] | None
 ) -> list[Pair]:
-    """Neighbouring pairs around the absorption threshold w/W = 2^-53, for both weight scales."""
-    s, delta_u = convention.sign, sensitivity
+    """Neighbouring pairs around the absorption threshold, for both weight scales, few-k first."""
+    s = convention.sign
+    # the big outcome sits at the best end of the declared range (or at 0)
+    big = 0.0 if bounds is None else (bounds[1] if s > 0 else bounds[0])
     pairs = []
-    for c in (epsilon / (2 * sensitivity), epsilon / sensitivity):
-        centre = 53 * math.log(2) / c
-        half_width = 2 * delta_u + 2 * math.log(2) / c
-        for k in KS:
-            for gap in np.linspace(centre - half_width, centre + half_width, GAP_STEPS):
-                if gap <= 2 * delta_u:
-                    continue
-                # the big outcome sits at the best end of the declared range (or at 0)
-                big = 0.0 if bounds is None else (bounds[1] if s > 0 else bounds[0])
+    for k, points in SCAN:
+        for c in (epsilon / (2 * sensitivity), epsilon / sensitivity):
+            for gap in gap_grid(c, sensitivity, points):
                 x = np.full(k, big - s * gap)
                 x[0] = big
-                x_prime = x - s * delta_u
-                x_prime[1:] = x[1:] + s * delta_u
-                x_prime = pull_within(x, x_prime, delta_u)
+                x_prime = x - s * sensitivity
+                x_prime[1:] = x[1:] + s * sensitivity
+                x_prime = pull_within(x, x_prime, sensitivity)
                 if within(x, bounds) and within(x_prime, bounds):
                     pairs.append(Pair(x, x_prime, float(gap)))
     return pairs
@@ -142,8 +159,8 @@ class ZeroedOutcomesCheck:
         return ExactEvidence(pos_q, zero_q, exact_estimate(mass, 0.0, spec.claim.delta, event))
 
     def __call__(self, spec: AdapterSpec) -> ExactEvidence | None:
+        """The first pair (in scan order) with a zeroed set that passes the textbook guard."""
         assert spec.sensitivity is not None
-        candidates = []
         for pair in self.pairs:
             if not are_neighbours(pair.x, pair.x_prime, spec.sensitivity):
                 continue  # never report a pair outside the declared sensitivity
@@ -154,15 +171,10 @@ class ZeroedOutcomesCheck:
                 (pair.x, pair.x_prime, p, p_prime),
             ):
                 zeroed = np.flatnonzero((p_zero == 0.0) & (p_pos > 0.0))
-                mass = float(np.sum(p_pos[zeroed])) if zeroed.size else 0.0
-                if mass > spec.claim.delta:
-                    candidates.append((mass, pos_q, zero_q, p_pos, zeroed))
-        # the largest mass gives the largest (finite stand-in) bound; check the guard in order
-        candidates.sort(key=lambda c: c[0], reverse=True)
-        for _, pos_q, zero_q, p_pos, zeroed in candidates:
-            evidence = self._evidence(spec, pos_q, zero_q, p_pos, zeroed)
-            if evidence is not None:
-                return evidence
+                if zeroed.size and float(np.sum(p_pos[zeroed])) > spec.claim.delta:
+                    evidence = self._evidence(spec, pos_q, zero_q, p_pos, zeroed)
+                    if evidence is not None:
+                        return evidence
         return None
 
 
@@ -198,7 +210,8 @@ class TruncatedAdditionAttack:
                     description=(
                         f"truncated addition, {convention.name} utilities: outcome 0 "
                         f"({better} utility, big weight, first) and k-1 small ones; "
-                        f"{len(pairs)} gaps and k in {KS} scanned around w/W = 2^-53; x' moves "
+                        f"{len(pairs)} (gap, k) pairs scanned around w/W = 2^-53, k in "
+                        f"{tuple(k for k, _ in SCAN)}; x' moves "
                         f"outcome 0 worse and the rest better by the sensitivity; white-box "
                         f"comparison of probabilities()" + bounds_note(bounds)
                     ),
