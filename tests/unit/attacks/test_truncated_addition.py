@@ -206,3 +206,15 @@ def test_a_malformed_oracle_is_an_error_not_a_finding():
     (result,) = report.results
     assert result.verdict is Verdict.ERROR
     assert "summing to" in result.error
+
+
+@pytest.mark.parametrize("epsilon", [0.05, 1.0, 20.0])
+def test_gap_grid_spans_the_absorption_window_on_integers(epsilon):
+    from attacks.truncated_addition import gap_grid
+
+    c = epsilon / 2.0
+    grid = gap_grid(c, 1.0, 17)
+    assert np.all(grid == np.round(grid)) and np.all(grid > 2.0)
+    # the best-case window (53 ln2/c, 54 ln2/c + 2) holds grid points
+    lo, hi = 53 * np.log(2) / c, 54 * np.log(2) / c + 2.0
+    assert np.count_nonzero((grid > lo) & (grid < hi)) >= 2
