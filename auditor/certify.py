@@ -8,14 +8,15 @@ certification spends its own share of the test's alpha, so peeking never inflate
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from auditor.estimators.clopper_pearson import epsilon_lower_bound, epsilon_point_estimate
 from auditor.interfaces import Attack
-from auditor.results import EpsilonEstimate, EventCounts, Finding
+from auditor.results import OUTPUT_SAMPLE_SIZE, EpsilonEstimate, EventCounts, Finding, OutputSample
 from auditor.sampling import draw
 from auditor.seeding import entropy
 from auditor.trials import CertificationPlan, Event, Trial
@@ -61,6 +62,7 @@ class Certifier:
         events: list[Event] = list(d.propose(train[0], train[1], plan))[: d.max_events]
         if not events:
             return None
+        kept = [t[:OUTPUT_SAMPLE_SIZE].copy() for t in train]  # for plots only
         k = np.zeros((2, len(events)), dtype=np.int64)
         drawn, batch_no, best = 0, 0, None
         for look_no, (fraction, share) in enumerate(config.looks, start=1):
@@ -69,6 +71,8 @@ class Certifier:
                 size = min(config.batch_size, target - drawn)
                 for side, q in enumerate((trial.x, trial.x_prime)):
                     out = self._draw(q, size, *label, side, "certify", batch_no)
+                    if not n_train and batch_no == 0:
+                        kept[side] = out[:OUTPUT_SAMPLE_SIZE].copy()
                     for j, event in enumerate(events):
                         k[side, j] += int(np.count_nonzero(event(out)))
                 drawn += size
@@ -107,4 +111,21 @@ class Certifier:
                         )
             if best is not None and best.estimate.epsilon_lower_bound > spec.claim.epsilon:
                 break
+        if best is not None:
+            source = "training" if n_train else "certification"
+            best = replace(best, output_sample=_output_sample(best, trial, events, kept, source))
         return best
+
+
+def _output_sample(
+    best: Finding, trial: Trial, events: Sequence[Event], kept: list[np.ndarray], source: str
+) -> OutputSample | None:
+    """The kept outputs in the finding's bound order, marked by its event (plots only)."""
+    event = next((e for e in events if e.description == best.estimate.event), None)
+    if event is None or not len(kept[0]):
+        return None
+    on_x, on_x_prime = kept if best.x is trial.x else kept[::-1]
+    try:
+        return OutputSample(on_x, on_x_prime, event(on_x), event(on_x_prime), source)
+    except Exception:  # noqa: BLE001 - a plot must never turn into an error verdict
+        return None

@@ -16,6 +16,7 @@ makes all reported bounds hold simultaneously with probability at least 1 - alph
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from auditor.results import (
     AuditReport,
     Finding,
     Verdict,
+    jsonable,
 )
 from auditor.seeding import entropy
 from auditor.trials import Trial
@@ -201,6 +203,7 @@ def run_audit(
         skipped=tuple(skipped),
         wall_seconds=time.perf_counter() - t0,
         started=started,
+        settings=jsonable(dataclasses.asdict(config)),
     )
 
 
