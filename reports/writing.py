@@ -7,6 +7,12 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
     path = Path(path)
@@ -15,6 +21,7 @@ def write_atomic(path: Path, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a report is meant to be read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
