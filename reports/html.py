@@ -149,7 +149,7 @@ def _summary_table(results: list[dict[str, Any]]) -> str:
         rows.append(
             f'<tr><td><a href="#{escape(_anchor(r))}">{escape(str(r["adapter"]))}</a></td>'
             f"<td>{_claim(r)}</td><td>{_badge(r['verdict'])}</td>"
-            f'<td class="num">{_num(r.get("epsilon_lower_bound"))}</td>'
+            f'<td class="num">{_num(r.get("epsilon_lower_bound")) if r["verdict"] != "error" else "–"}</td>'
             f"<td>{escape(str(r.get('attack') or '–'))}</td>"
             f"<td>{escape(str(r.get('event') or r.get('error') or '–'))}</td></tr>"
         )

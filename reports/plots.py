@@ -204,6 +204,8 @@ def distributions_png(r: dict[str, Any]) -> bytes | None:
             loc="left",
         )
         ax.legend(fontsize=7, loc="upper right")
+    if discrete and len(support) <= 12:
+        axes[1].set_xticks(support)
     axes[1].set_xlabel(f"output ({sample.get('source', 'training')} sample)")
     return to_png(fig)
 
