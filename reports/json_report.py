@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from auditor.errors import InvalidArgument
 from auditor.results import SCHEMA
+
+
+#: JSON Schema (draft 2020-12) of report.json; shipped as package data
+SCHEMA_PATH = Path(__file__).with_name("schema") / "report.schema.json"
+
+
+def report_schema() -> dict[str, Any]:
+    """The report.json JSON Schema as a dictionary (validate with any draft 2020-12 validator)."""
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
 def render_json(report: dict[str, Any]) -> str:
