@@ -45,8 +45,8 @@ class TerminalProgress:
                 )
             if total != self._bar.total:
                 self._bar.total = total
-            self._bar.update(max(0, done - self._bar.n))
             self._bar.set_description_str(name[:40], refresh=False)
+            self._bar.update(max(0, done - self._bar.n))
 
     def close(self) -> None:
         with self._lock:
