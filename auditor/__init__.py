@@ -1,19 +1,60 @@
 """dp-audit: attack and audit differential-privacy implementations.
 
-``import auditor`` stays light: public helpers are imported on first use.
+The public API, in the order a user meets it: describe a claim and an adapter, run an audit,
+read the result.  Importing this package never imports an optional DP library.
+``assert_private`` (the pytest helper) is imported on first use.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-#: public name -> module that defines it (imported lazily by ``__getattr__``)
-_LAZY = {"assert_private": "auditor.pytest_plugin"}
+from auditor.claims import Family, PrivacyClaim
+from auditor.errors import (
+    AdapterContractError,
+    AdapterLoadError,
+    AdapterOutputError,
+    AdapterRaised,
+    AdapterTimeout,
+    DPAuditError,
+    InvalidArgument,
+)
+from auditor.loading import load_target
+from auditor.results import AdapterResult, AuditReport, EpsilonEstimate, Finding, Verdict
+from auditor.runner import AuditConfig, run_audit
+from auditor.trials import CertificationPlan, Event, Trial
+from auditor.validation import AdapterSpec, check_adapter
+
+__all__ = [
+    "AdapterContractError",
+    "AdapterLoadError",
+    "AdapterOutputError",
+    "AdapterRaised",
+    "AdapterResult",
+    "AdapterSpec",
+    "AdapterTimeout",
+    "AuditConfig",
+    "AuditReport",
+    "CertificationPlan",
+    "DPAuditError",
+    "EpsilonEstimate",
+    "Event",
+    "Family",
+    "Finding",
+    "InvalidArgument",
+    "PrivacyClaim",
+    "Trial",
+    "Verdict",
+    "assert_private",
+    "check_adapter",
+    "load_target",
+    "run_audit",
+]
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
+    if name == "assert_private":
+        from auditor.pytest_plugin import assert_private
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        return assert_private
     raise AttributeError(f"module 'auditor' has no attribute {name!r}")
