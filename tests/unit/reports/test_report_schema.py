@@ -53,3 +53,14 @@ def test_schema_rejects_broken_reports(
     assert data["results"][0]["counts"] and data["results"][0]["output_sample"]
     break_it(data)
     assert list(validator.iter_errors(data))
+
+
+def test_json_round_trips_with_compact_output_samples(report_dict: dict[str, Any]) -> None:
+    text = render_json(report_dict)
+    assert json.loads(text) == json.loads(json.dumps(report_dict))
+    assert len(text.splitlines()) < 1000  # samples are one line each, not one line per number
+    mimic = {
+        **report_dict,
+        "skipped": ['"@@dp-audit-output-sample-0@@"', "@@dp-audit-output-sample-0@@"],
+    }
+    assert json.loads(render_json(mimic)) == json.loads(json.dumps(mimic))
