@@ -84,3 +84,17 @@ def test_html_renders_a_report_without_output_samples(report_dict: dict[str, Any
     page = render_html(stripped)
     assert page.count("<img ") == 1 + 3
     assert "distributions not shown" in page
+
+
+def test_cli_report_rerenders_html_and_junit_from_json(
+    tmp_path: Any, report_dict: dict[str, Any], capsys: Any
+) -> None:
+    from auditor.cli import main
+    from reports.json_report import render_json
+
+    path = tmp_path / "report.json"
+    path.write_text(render_json(report_dict))
+    assert main(["report", str(path), "--format", "junit"]) == 0
+    assert (tmp_path / "junit.xml").read_text().startswith('<?xml version="1.0"')
+    assert main(["report", str(path), "--format", "pdf"]) == 2
+    assert "--format 'pdf' is not one of: json, md, html, junit" in capsys.readouterr().err
