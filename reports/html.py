@@ -77,9 +77,9 @@ def _plot_or_note(make: Callable[[], bytes | None], alt: str) -> str:
         return f'<p class="note">figure "{escape(alt)}" could not be drawn: {escape(type(exc).__name__)}</p>'
 
 
-def _adapter_section(r: dict[str, Any], regression: dict[str, Any] | None) -> str:
+def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | None) -> str:
     name = escape(str(r["adapter"]))
-    parts = [f'<section><h3 id="{escape(_anchor(r))}">{name} {_badge(r["verdict"])}</h3>']
+    parts = [f'<section><h3 id="{escape(_anchor(i, r))}">{name} {_badge(r["verdict"])}</h3>']
     if regression:
         parts.append(
             f'<p><span class="badge regression">REGRESSION</span> {escape(regression["message"])}</p>'
@@ -136,8 +136,9 @@ def _adapter_section(r: dict[str, Any], regression: dict[str, Any] | None) -> st
     return "\n".join(parts)
 
 
-def _anchor(r: dict[str, Any]) -> str:
-    return "adapter-" + "".join(ch if ch.isalnum() else "-" for ch in str(r["adapter"]))
+def _anchor(i: int, r: dict[str, Any]) -> str:
+    """A unique, inert fragment id: the position plus the name's letters and digits."""
+    return f"adapter-{i}-" + "".join(ch if ch.isalnum() else "-" for ch in str(r["adapter"]))
 
 
 def _summary_table(results: list[dict[str, Any]]) -> str:
@@ -145,9 +146,9 @@ def _summary_table(results: list[dict[str, Any]]) -> str:
         "<table><thead><tr><th>adapter</th><th>claim (ε, δ)</th><th>verdict</th>"
         "<th>ε lower bound</th><th>attack</th><th>event / error</th></tr></thead><tbody>"
     ]
-    for r in results:
+    for i, r in enumerate(results):
         rows.append(
-            f'<tr><td><a href="#{escape(_anchor(r))}">{escape(str(r["adapter"]))}</a></td>'
+            f'<tr><td><a href="#{escape(_anchor(i, r))}">{escape(str(r["adapter"]))}</a></td>'
             f"<td>{_claim(r)}</td><td>{_badge(r['verdict'])}</td>"
             f'<td class="num">{_num(r.get("epsilon_lower_bound")) if r["verdict"] != "error" else "–"}</td>'
             f"<td>{escape(str(r.get('attack') or '–'))}</td>"
@@ -224,7 +225,7 @@ def render_html(report: dict[str, Any]) -> str:
         _plot_or_note(lambda: plots.epsilon_png(results), "epsilon lower bounds against claims"),
         _baseline_section(baseline),
         "<h2>Adapters</h2>",
-        *(_adapter_section(r, by_adapter.get(r["adapter"])) for r in results),
+        *(_adapter_section(i, r, by_adapter.get(r["adapter"])) for i, r in enumerate(results)),
     ]
     if report.get("skipped"):
         body.append(
