@@ -48,7 +48,10 @@ def _num(x: Any, digits: int = 4) -> str:
         return "–"
     if isinstance(x, float | str):
         try:
-            return escape(f"{as_float(x):.{digits}g}")
+            value = as_float(x)
+            if value in (float("inf"), float("-inf")):
+                return "∞" if value > 0 else "−∞"
+            return escape(f"{value:.{digits}g}")
         except ValueError:
             return escape(str(x))
     return escape(str(x))
