@@ -8,6 +8,7 @@ before the bar is full.  The bar is drawn only on an interactive stderr and neve
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 from typing import Any, TextIO
@@ -41,7 +42,8 @@ class TerminalProgress:
                     unit_scale=True,
                     file=self.stream,
                     leave=False,
-                    dynamic_ncols=True,
+                    # a pty may report 0 columns (tqdm would then draw nothing); shutil falls back
+                    ncols=min(120, shutil.get_terminal_size().columns),
                 )
             if total != self._bar.total:
                 self._bar.total = total
