@@ -69,11 +69,11 @@ def comparison_rows(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]
     return rows
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, *, signed: bool = False) -> str:
     if value is None:
         return "–"
     if isinstance(value, float):
-        return f"{value:+.4g}" if value < 0 else f"{value:.4g}"
+        return f"{value:+.4g}" if signed else f"{value:.4g}"
     return md_escape(value)
 
 
@@ -103,7 +103,7 @@ def render_comparison_markdown(
                     _cell(row["verdict_b"]),
                     _cell(row["epsilon_lower_bound_a"]),
                     _cell(row["epsilon_lower_bound_b"]),
-                    _cell(row["change"]),
+                    _cell(row["change"], signed=True),
                     _cell(row["attack_a"]),
                     _cell(row["attack_b"]),
                 ]
