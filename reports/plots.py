@@ -45,8 +45,10 @@ def to_png(fig: Any) -> bytes:
 
 
 def _short(text: Any, limit: int = 60) -> str:
+    """Adapter-provided text for a label: shortened, and ``$`` made literal (no mathtext)."""
     s = str(text)
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    s = s if len(s) <= limit else s[: limit - 1] + "…"
+    return s.replace("$", r"\$")
 
 
 def epsilon_png(results: Sequence[dict[str, Any]]) -> bytes | None:
