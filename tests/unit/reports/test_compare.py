@@ -18,7 +18,7 @@ def test_compare_writes_table_figure_and_csv(
     other["results"] = [r for r in other["results"] if r["adapter"] != "rr.too-weak"]
     other["results"][0]["epsilon_lower_bound"] = 1.25
     # a name matplotlib would parse as (broken) mathtext must stay literal
-    other["results"].append({**other["results"][-1], "adapter": "only.in.b $x^{"})
+    other["results"].append({**other["results"][-1], "adapter": "only.in.b $x^{$"})
     (tmp_path / "a.json").write_text(render_json(report_dict))
     (tmp_path / "b.json").write_text(json.dumps(other))
     out = tmp_path / "cmp"
