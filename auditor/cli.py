@@ -56,7 +56,7 @@ def _probability(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from auditor.runner import DEFAULT_BUDGET
+    from auditor.runner import DEFAULT_BUDGET, DEFAULT_LOOP_BUDGET
 
     parser = _Parser(
         prog="dp-audit",
@@ -195,6 +195,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     config = AuditConfig(
         budget=args.budget,
+        loop_budget=args.loop_budget,
         alpha=args.alpha,
         seed=args.seed,
         attacks=tuple(args.attack) if args.attack else None,
