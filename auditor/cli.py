@@ -90,6 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"outputs drawn per neighbouring input per trial (default {DEFAULT_BUDGET:,})",
     )
     run.add_argument(
+        "--loop-budget",
+        type=_positive_int,
+        default=DEFAULT_LOOP_BUDGET,
+        help="budget for adapters that call their library once per output "
+        f"(vectorised = False; default {DEFAULT_LOOP_BUDGET:,})",
+    )
+    run.add_argument(
         "--alpha",
         type=_probability,
         default=0.05,
