@@ -76,7 +76,7 @@ def test_one_audit_passes_one_fails_with_a_readable_message(pytester: pytest.Pyt
             "*AssertionError: dp-audit: textbook.laplace(eps=1) VIOLATES its claim (epsilon=1, delta=0)",
             "*certified epsilon >= * > claimed 1, at family-wise confidence 0.95",
             "*attack: lsb-laplace; inputs x=0.0, x'=1.0",
-            "*event: output is a double that numpy Laplace (scale 1.0) cannot produce at input 1.0",
+            "*event: output is a double that numpy* cannot produce at input 1.0",
             "*counts: * of * outputs on x, 0 of * on x'",
             "*replay: seed=7 budget=5000 alpha=0.05 (--dp-audit-seed=7)",
             "*FAILED test_audits.py::test_textbook_laplace_fails*",
