@@ -7,16 +7,16 @@ certification spends its own share of the test's alpha, so peeking never inflate
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from auditor.estimators.clopper_pearson import epsilon_lower_bound, epsilon_point_estimate
 from auditor.interfaces import Attack
-from auditor.results import EpsilonEstimate, EventCounts, Finding
+from auditor.results import OUTPUT_SAMPLE_SIZE, EpsilonEstimate, EventCounts, Finding, OutputSample
 from auditor.sampling import draw
 from auditor.seeding import entropy
 from auditor.trials import CertificationPlan, Event, Trial
@@ -55,7 +55,7 @@ class Certifier:
             return None
         # exact evidence holds with probability 1, so at every significance; record the run's
         # per-test alpha so that every estimate in a report carries an alpha in (0, 1)
-        estimate = dataclasses.replace(evidence.estimate, alpha=self.alpha_test)
+        estimate = replace(evidence.estimate, alpha=self.alpha_test)
         return Finding(
             attack.name, trial.description, evidence.x, evidence.x_prime, estimate, 0, 0, 0
         )
@@ -68,8 +68,9 @@ class Certifier:
         d = trial.distinguisher
         if d.max_events <= 0:
             return exact
-        n_train = math.ceil(config.budget * d.train_fraction) if d.train_fraction > 0 else 0
-        n_cert = config.budget - n_train
+        budget = config.budget_for(spec)
+        n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
+        n_cert = budget - n_train
         plan = CertificationPlan(n_cert, self.alpha_test, spec.claim.epsilon, spec.claim.delta)
         label = (attack.name, index)
         train = [np.empty(0), np.empty(0)]
@@ -81,6 +82,7 @@ class Certifier:
         events: list[Event] = list(d.propose(train[0], train[1], plan))[: d.max_events]
         if not events:
             return exact
+        kept = [t[:OUTPUT_SAMPLE_SIZE].copy() for t in train]  # for plots only
         k = np.zeros((2, len(events)), dtype=np.int64)
         drawn, batch_no, best = 0, 0, exact
         for look_no, (fraction, share) in enumerate(config.looks, start=1):
@@ -89,6 +91,8 @@ class Certifier:
                 size = min(config.batch_size, target - drawn)
                 for side, q in enumerate((trial.x, trial.x_prime)):
                     out = self._draw(q, size, *label, side, "certify", batch_no)
+                    if not n_train and batch_no == 0:
+                        kept[side] = out[:OUTPUT_SAMPLE_SIZE].copy()
                     for j, event in enumerate(events):
                         k[side, j] += int(np.count_nonzero(event(out)))
                 drawn += size
@@ -127,4 +131,21 @@ class Certifier:
                         )
             if best is not None and best.estimate.epsilon_lower_bound > spec.claim.epsilon:
                 break
+        if best is not None:
+            source = "training" if n_train else "certification"
+            best = replace(best, output_sample=_output_sample(best, trial, events, kept, source))
         return best
+
+
+def _output_sample(
+    best: Finding, trial: Trial, events: Sequence[Event], kept: list[np.ndarray], source: str
+) -> OutputSample | None:
+    """The kept outputs in the finding's bound order, marked by its event (plots only)."""
+    event = next((e for e in events if e.description == best.estimate.event), None)
+    if event is None or not len(kept[0]):
+        return None
+    on_x, on_x_prime = kept if best.x is trial.x else kept[::-1]
+    try:
+        return OutputSample(on_x, on_x_prime, event(on_x), event(on_x_prime), source)
+    except Exception:  # noqa: BLE001 - a plot must never turn into an error verdict
+        return None

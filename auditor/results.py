@@ -17,6 +17,9 @@ from auditor.claims import PrivacyClaim
 
 SCHEMA = "dp-audit/1"
 
+#: at most this many outputs per input are kept in a result for plots (never used for a bound)
+OUTPUT_SAMPLE_SIZE = 2000
+
 
 class Verdict(StrEnum):
     VIOLATION = "violation"
@@ -28,11 +31,13 @@ class Verdict(StrEnum):
 
 
 def jsonable(value: Any) -> Any:
-    """Queries and counts as plain JSON values (arrays become lists, numpy scalars Python ones)."""
+    """Queries, counts and settings as plain JSON values (arrays become lists, numpy scalars Python ones)."""
     if isinstance(value, np.ndarray):
         return [jsonable(v) for v in value.tolist()]
     if isinstance(value, list | tuple):
         return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, np.integer | bool):
         return int(value) if not isinstance(value, bool) else value
     if isinstance(value, np.floating | float):
@@ -110,6 +115,33 @@ class ExactEvidence:
     estimate: EpsilonEstimate
 
 
+@dataclass(frozen=True, eq=False)
+class OutputSample:
+    """A few outputs on each neighbouring input, kept only so reports can plot them.
+
+    ``x`` and ``x_prime`` follow the finding's bound order; ``in_event_x`` and
+    ``in_event_x_prime`` say which of them lie in the finding's event.  ``source`` is
+    ``"training"`` (the outputs the event was chosen on) or ``"certification"`` (the first
+    certification batch, for distinguishers without a training split).  No bound is computed
+    from these outputs.
+    """
+
+    x: np.ndarray
+    x_prime: np.ndarray
+    in_event_x: np.ndarray
+    in_event_x_prime: np.ndarray
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "x": jsonable(self.x),
+            "x_prime": jsonable(self.x_prime),
+            "in_event_x": [int(b) for b in np.asarray(self.in_event_x, dtype=bool)],
+            "in_event_x_prime": [int(b) for b in np.asarray(self.in_event_x_prime, dtype=bool)],
+        }
+
+
 @dataclass(frozen=True)
 class Finding:
     """The best certified event of one trial, with the neighbouring inputs in bound order.
@@ -125,6 +157,7 @@ class Finding:
     n_train: int
     n_certify: int
     looks: int
+    output_sample: OutputSample | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -184,6 +217,9 @@ class AdapterResult:
             "notes": list(self.notes),
             "power": self.power,
             "findings": [f.to_dict() for f in self.findings],
+            "output_sample": (
+                best.output_sample.to_dict() if best and best.output_sample else None
+            ),
             "timing": {"seconds": round(self.seconds, 3)},
         }
 
@@ -202,6 +238,7 @@ class AuditReport:
     skipped: tuple[str, ...] = ()
     wall_seconds: float = 0.0
     started: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -219,6 +256,7 @@ class AuditReport:
             "alpha": self.alpha,
             "seed": self.seed,
             "budget": self.budget,
+            "settings": dict(self.settings),
             "multiple_comparisons": {
                 "method": "bonferroni",
                 "tests": self.tests,

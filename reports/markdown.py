@@ -94,7 +94,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         claim_text = f"({_num(claim.get('epsilon'))}, {_num(claim.get('delta'))})" if claim else "–"
         lines.append(
             f"| {md_escape(r['adapter'])} | {claim_text} | {VERDICT_TEXT.get(r['verdict'], r['verdict'])} | "
-            f"{_bound_text(r)} | {md_escape(r.get('attack') or '–')} | "
+            f"{_bound_text(r) if r['verdict'] != 'error' else '–'} | "
+            f"{md_escape(r.get('attack') or '–')} | "
             f"{md_escape(r.get('event') or r.get('error') or '–')} |"
         )
     for r in report["results"]:
@@ -124,6 +125,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         for note in r.get("notes", []):
             lines.append(f"- note: {md_escape(note)}")
         lines.append(f"- outputs drawn: {r.get('samples', 0):,}")
+    lines += _baseline_lines(report.get("baseline"))
     if report.get("skipped"):
         lines += ["", "## Skipped", ""] + [f"- {md_escape(s)}" for s in report["skipped"]]
     versions = ", ".join(f"{k} {v}" for k, v in report.get("versions", {}).items())
@@ -131,8 +133,32 @@ def render_markdown(report: dict[str, Any]) -> str:
     plat = report.get("platform", {})
     if plat:
         lines.append("- platform: " + md_escape(", ".join(f"{k} {v}" for k, v in plat.items())))
+    settings = report.get("settings", {})
+    if settings:
+        lines.append("- settings: " + md_escape(", ".join(f"{k}={v}" for k, v in settings.items())))
     timing = report.get("timing", {})
     lines.append(
-        f"- started {timing.get('started', '?')}, wall time {timing.get('wall_seconds', '?')} s"
+        f"- started {md_escape(timing.get('started', '?'))}, wall time {timing.get('wall_seconds', '?')} s"
     )
     return "\n".join(lines) + "\n"
+
+
+def _baseline_lines(baseline: dict[str, Any] | None) -> list[str]:
+    if not baseline:
+        return []
+    regressions = baseline.get("regressions") or []
+    lines = [
+        "",
+        "## Baseline",
+        "",
+        f"Compared with {md_escape(baseline.get('path', ''))} (margin {_num(baseline.get('margin'))}): "
+        f"**{len(regressions)} regression(s)**, {len(baseline.get('accepted') or [])} known violation(s) "
+        f"accepted, {len(baseline.get('fixed') or [])} fixed.",
+        "",
+    ]
+    lines += [f"- REGRESSION: {md_escape(g['message'])}" for g in regressions]
+    lines += [f"- fixed: {md_escape(name)}" for name in baseline.get("fixed") or []]
+    lines += [
+        f"- missing from this run: {md_escape(name)}" for name in baseline.get("missing") or []
+    ]
+    return lines
