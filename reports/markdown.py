@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from reports.evidence import bound_text, is_exact_white_box
+
 
 def md_escape(text: Any) -> str:
     """Make adapter-provided text inert in Markdown (tables, HTML, code spans)."""
@@ -36,21 +38,6 @@ VERDICT_TEXT = {
     "no_violation": "no violation found",
     "error": "ERROR",
 }
-
-
-WHITE_BOX_ESTIMATOR = "white-box-exact"
-
-
-def _bound_text(r: dict[str, Any]) -> str:
-    """The epsilon lower bound as shown in tables: "∞" for an unbounded white-box estimate."""
-    if r.get("unbounded"):
-        return "∞ (white-box)"
-    text = _num(r.get("epsilon_lower_bound"))
-    return (
-        text + " (white-box)"
-        if r.get("white_box") and r.get("estimator") == WHITE_BOX_ESTIMATOR
-        else text
-    )
 
 
 def _white_box_lines(r: dict[str, Any]) -> list[str]:
@@ -94,7 +81,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         claim_text = f"({_num(claim.get('epsilon'))}, {_num(claim.get('delta'))})" if claim else "–"
         lines.append(
             f"| {md_escape(r['adapter'])} | {claim_text} | {VERDICT_TEXT.get(r['verdict'], r['verdict'])} | "
-            f"{_bound_text(r) if r['verdict'] != 'error' else '–'} | "
+            f"{bound_text(r, _num) if r['verdict'] != 'error' else '–'} | "
             f"{md_escape(r.get('attack') or '–')} | "
             f"{md_escape(r.get('event') or r.get('error') or '–')} |"
         )
@@ -106,7 +93,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append(f"- verdict: {VERDICT_TEXT.get(r['verdict'], r['verdict'])}")
         if r.get("error"):
             lines.append(f"- error: {md_escape(r['error'])}")
-        if r.get("estimator") == WHITE_BOX_ESTIMATOR and r.get("queries"):
+        if is_exact_white_box(r) and r.get("queries"):
             lines += _white_box_lines(r)
         elif r.get("counts"):
             c = r["counts"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import jsonschema
 import numpy as np
 
 from attacks.selection_common import FixedAndLearnedEvents, NoEvents, index_set_event
@@ -11,8 +13,12 @@ from auditor.estimators.exact import WHITE_BOX_ESTIMATOR, exact_estimate
 from auditor.results import ExactEvidence, Verdict
 from auditor.runner import AuditConfig, run_audit
 from auditor.trials import Trial
+from reports.html import render_html
 from reports.json_report import render_json
+from reports.junit import render_junit
 from reports.markdown import render_markdown
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "reports" / "schema" / "report.schema.json"
 
 
 class Uniform:
@@ -79,3 +85,13 @@ def test_no_evidence_and_no_events_is_no_finding():
     report = run_audit([Uniform()], [OneTrial(lambda spec: None, NoEvents())], CONFIG)
     (r,) = report.results
     assert r.verdict is Verdict.NO_VIOLATION and r.findings == () and r.samples == 0
+
+
+def test_every_renderer_labels_an_unbounded_white_box_violation():
+    report = run_audit([Uniform()], [OneTrial(_evidence(0.2, 0.0), NoEvents())], CONFIG)
+    data = json.loads(render_json(report.to_dict()))
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.validate(data, schema)
+    html = render_html(data)
+    assert "∞ (white-box)" in html and "WHITE-BOX evidence" in html
+    assert "white-box" in render_junit(data) and "epsilon = inf" in render_junit(data)
