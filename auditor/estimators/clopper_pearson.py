@@ -41,6 +41,17 @@ _CHECK_RTOL = 1e-9
 SPLITS: tuple[float, ...] = (0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.6, 0.7, 0.8, 0.9)
 
 
+def _as_count(name: str, value: object) -> int:
+    """An integer count; integral floats are accepted, anything else raises."""
+    try:
+        as_float = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"{name}={value!r} must be an integer") from None
+    if not as_float.is_integer():
+        raise InvalidArgument(f"{name}={value!r} must be an integer")
+    return int(as_float) if not isinstance(value, int) else int(value)
+
+
 def _check_counts(k: int, n: int, alpha: float) -> None:
     if not (isinstance(n, int) and n >= 1):
         raise InvalidArgument(f"n={n!r} must be an integer >= 1")
@@ -73,7 +84,7 @@ def cp_lower(k: int, n: int, alpha: float) -> float:
     ``P[p < cp_lower(K, n, alpha)] <= alpha`` for K ~ Binomial(n, p), whatever p is.
     Raises InvalidArgument for k outside [0, n], n < 1 or alpha outside (0, 1).
     """
-    k, n = int(k), int(n)
+    k, n = _as_count("k", k), _as_count("n", n)
     _check_counts(k, n, alpha)
     if k == 0:
         return 0.0
@@ -97,7 +108,7 @@ def cp_upper(k: int, n: int, alpha: float) -> float:
 
     ``P[p > cp_upper(K, n, alpha)] <= alpha``; always > 0, so a ratio over it stays finite.
     """
-    k, n = int(k), int(n)
+    k, n = _as_count("k", k), _as_count("n", n)
     _check_counts(k, n, alpha)
     if k == n:
         return 1.0
