@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from auditor.estimators.clopper_pearson import (
-    best_split,
+    best_splits,
     epsilon_lower_bound,
     epsilon_point_estimate,
 )
@@ -104,11 +104,12 @@ class Certifier:
         splits = np.full((2, len(events)), 0.5)
         if min(len(train[0]), len(train[1])) == 0:
             return splits
+        p = np.array(
+            [[(np.count_nonzero(e(t)) + 0.5) / (len(t) + 1.0) for e in events] for t in train]
+        )
         delta = self.spec.claim.delta
-        for j, event in enumerate(events):
-            p = [(np.count_nonzero(event(t)) + 0.5) / (len(t) + 1.0) for t in train]
-            for side in (0, 1):
-                splits[side, j] = best_split(p[side], p[1 - side], n, alpha, delta)
+        splits[0] = best_splits(p[0], p[1], n, alpha, delta)
+        splits[1] = best_splits(p[1], p[0], n, alpha, delta)
         return splits
 
     def _best(

@@ -24,6 +24,7 @@ References:
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -72,6 +73,16 @@ class LogitScore:
         return np.nan_to_num(self.beta[0] + f @ self.beta[1:], nan=0.0)
 
 
+def _one_blas_thread() -> contextlib.AbstractContextManager:
+    """Limit BLAS to one thread during the fit: the design is tiny (~15 columns) and on a
+    loaded machine multi-threaded BLAS made each fit 20x slower."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a declared dependency
+        return contextlib.nullcontext()
+    return threadpool_limits(1)
+
+
 def fit_score(a: np.ndarray, b: np.ndarray) -> LogitScore | None:
     """Fit a logistic regression of "came from x" on the features; None if it cannot be fitted."""
     import statsmodels.api as sm  # heavy import, only when a classifier is asked for
@@ -86,12 +97,17 @@ def fit_score(a: np.ndarray, b: np.ndarray) -> LogitScore | None:
     z = np.clip(z, -1e6, 1e6)
     design = np.column_stack([np.ones(len(z)), z])
     label = np.r_[np.ones(len(fa)), np.zeros(len(fb))]
-    with warnings.catch_warnings():
+    beta = None
+    with warnings.catch_warnings(), _one_blas_thread():
         warnings.simplefilter("ignore")
-        try:
-            beta = sm.Logit(label, design).fit(disp=0, method="lbfgs", maxiter=100).params
-        except Exception:  # noqa: BLE001 - singular designs etc.: no classifier event
-            return None
+        for method in ("newton", "lbfgs"):
+            try:
+                beta = sm.Logit(label, design).fit(disp=0, method=method, maxiter=50).params
+                break
+            except Exception:  # noqa: BLE001 - singular designs etc.: try the next, else no event
+                continue
+    if beta is None:
+        return None
     beta = np.asarray(beta, dtype=float)
     if not np.isfinite(beta).all():
         return None

@@ -224,15 +224,22 @@ def predicted_lower_bounds(
     return np.where(lo > delta, np.maximum(value, 0.0), 0.0)
 
 
-def best_split(p0: float, p1: float, n: int, alpha: float, delta: float = 0.0) -> float:
-    """The alpha share for the x side (from :data:`SPLITS`) with the largest predicted bound.
+def best_splits(
+    p0: np.ndarray, p1: np.ndarray, n: int, alpha: float, delta: float = 0.0
+) -> np.ndarray:
+    """Per pair of probabilities, the alpha share for the x side (from :data:`SPLITS`) with the
+    largest predicted bound; 0.5 unless another split is strictly better.
 
     Call it with probabilities estimated on *training* data only; the returned split is then
-    fixed before certification and the bound it is used in stays valid.  Ties keep 0.5.
+    fixed before certification and the bound it is used in stays valid.
     """
-    best, best_value = 0.5, predicted_lower_bound(p0, p1, n, alpha, delta, 0.5)
-    for s in SPLITS[1:]:
-        value = predicted_lower_bound(p0, p1, n, alpha, delta, s)
-        if value > best_value + 1e-12:
-            best, best_value = s, value
-    return best
+    p0, p1 = np.atleast_1d(np.asarray(p0, dtype=float)), np.atleast_1d(np.asarray(p1, dtype=float))
+    values = np.stack([predicted_lower_bounds(p0, p1, n, alpha, delta, s) for s in SPLITS])
+    improved = values.max(axis=0) > values[0] + 1e-12
+    best = np.where(improved, np.argmax(values, axis=0), 0)  # index 0 is split 0.5
+    return np.asarray(SPLITS)[best]
+
+
+def best_split(p0: float, p1: float, n: int, alpha: float, delta: float = 0.0) -> float:
+    """Scalar :func:`best_splits`."""
+    return float(best_splits(np.array([p0]), np.array([p1]), n, alpha, delta)[0])
