@@ -19,7 +19,7 @@ from bench.correct_mechanisms import HalfLeak, RandomizedResponse
 
 
 def test_calibration_small() -> None:
-    result = run_calibration(audits=20, budget=3_000)
+    result = run_calibration(audits=20, budget=2_000)
     assert len(result["violations"]) <= 0.05 * 20
     # the bounds are informative, not all zero (a test that cannot fail is a defect)
     assert max(result["ratios"]) > 0.5

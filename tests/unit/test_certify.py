@@ -92,3 +92,19 @@ def test_point_estimate_is_from_held_out_counts_and_counts_are_reported() -> Non
         assert set(f["counts"]) == {"n0", "k0", "n1", "k1"}
         assert 0 < f["alpha_split"] < 1
     assert 0.0 <= d["point_estimate"] < 3.0
+
+
+def test_tiny_alpha_audit_is_finite() -> None:
+    import json
+    import math
+
+    report = run_audit(
+        [RandomizedResponse(1.0)],
+        [BlackBoxAttack()],
+        AuditConfig(budget=2_000, alpha=1e-300, seed=0),
+    )
+    d = report.to_dict()
+    text = json.dumps(d)
+    assert "NaN" not in text and "Infinity" not in text
+    r = d["results"][0]
+    assert r["verdict"] == "no_violation" and math.isfinite(r["epsilon_lower_bound"])
