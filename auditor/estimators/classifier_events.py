@@ -73,14 +73,20 @@ class LogitScore:
         return np.nan_to_num(self.beta[0] + f @ self.beta[1:], nan=0.0)
 
 
+_CONTROLLER: list = []
+
+
 def _one_blas_thread() -> contextlib.AbstractContextManager:
     """Limit BLAS to one thread during the fit: the design is tiny (~15 columns) and on a
-    loaded machine multi-threaded BLAS made each fit 20x slower."""
+    loaded machine multi-threaded BLAS made each fit 20x slower.  The controller (which scans
+    the loaded libraries, ~30 ms) is created once."""
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - threadpoolctl is a declared dependency
         return contextlib.nullcontext()
-    return threadpool_limits(1)
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1)
 
 
 def fit_score(a: np.ndarray, b: np.ndarray) -> LogitScore | None:
