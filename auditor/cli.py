@@ -180,9 +180,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
             print(f"  [skipped] {group.skipped}")
         for a in group.adapters:
             mode = "vectorised" if getattr(a, "vectorised", True) else "loop"
+            library = getattr(a, "library", "") or group.library
             version = getattr(a, "library_version", "")
             print(
-                f"  {a.name:<40} {a.family:<10} eps={a.epsilon:g} delta={getattr(a, 'delta', 0.0):g}  {group.library} {version} ({mode})"
+                f"  {a.name:<40} {a.family:<10} eps={a.epsilon:g} delta={getattr(a, 'delta', 0.0):g}"
+                f"  {library} {version} ({mode})"
             )
     plugins = load_entry_point_adapters()
     print("Plugin adapters (entry points 'dp_audit.adapters'):")

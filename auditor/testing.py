@@ -1,0 +1,58 @@
+"""A conformance check adapter authors can call from their own test suites.
+
+    from auditor.testing import check_adapter_conformance
+
+    def test_my_adapter_follows_the_contract():
+        check_adapter_conformance(MyLaplace())
+
+It checks what the harness relies on before it can audit anything: the declared claim and
+family, the output contract of ``sample`` for a typical query, and — when the adapter offers
+``seed`` — that the same seed replays the same outputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from auditor.claims import Family
+from auditor.errors import AdapterContractError
+from auditor.sampling import draw
+from auditor.validation import AdapterSpec, check_adapter
+
+
+def typical_query(spec: AdapterSpec) -> Any:
+    """A query every adapter of the family must accept."""
+    if spec.family is Family.ADDITIVE:
+        return 0 if spec.integer_queries else 0.0
+    if spec.family is Family.SELECTION:
+        return np.zeros(4)
+    if spec.family is Family.BINARY:
+        return 1
+    assert spec.domain is not None
+    lo, hi = spec.domain
+    return np.linspace(lo, hi, 11)
+
+
+def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) -> AdapterSpec:
+    """Raise a one-line ``DPAuditError`` if ``adapter`` breaks the contract; return its spec.
+
+    Raises:
+        AdapterContractError: bad claim or attributes, or a seed that does not replay.
+        AdapterOutputError: ``sample`` returns the wrong shape, dtype or values.
+        AdapterRaised: ``sample`` raises.
+    """
+    spec = check_adapter(adapter)
+    query = typical_query(spec) if query is None else query
+    first = draw(spec, query, n, entropy=12345)
+    small = draw(spec, query, 1, entropy=1)
+    if small.shape != (1,):
+        raise AdapterContractError(f"adapter {spec.name!r}: sample(query, 1) must return one output")
+    if spec.seedable:
+        again = draw(spec, query, n, entropy=12345)
+        if not np.array_equal(first, again, equal_nan=np.issubdtype(first.dtype, np.floating)):
+            raise AdapterContractError(
+                f"adapter {spec.name!r}: seed(entropy) does not replay: two draws with the same seed differ"
+            )
+    return spec

@@ -1,0 +1,153 @@
+"""The command line as CI scripts and new users meet it: exit codes, files, one-line errors."""
+
+import json
+import textwrap
+
+import pytest
+
+from auditor.cli import main
+
+TEXTBOOK = textwrap.dedent(
+    """
+    from auditor.adapters.textbook import TextbookLaplace
+    laplace = TextbookLaplace(epsilon=1.0, name="user.textbook_laplace")
+    """
+)
+GOOD = textwrap.dedent(
+    """
+    from audit_fixtures import GeometricLaplace
+    exact = GeometricLaplace(epsilon=1.0, name="user.exact")
+    """
+)
+NEGATIVE = textwrap.dedent(
+    """
+    class Bad:
+        name = "user.negative"
+        family = "additive"
+        epsilon = -1
+        sensitivity = 1.0
+        def sample(self, q, n):
+            return [0.0] * n
+    bad = Bad()
+    """
+)
+
+
+@pytest.fixture
+def write(tmp_path):
+    def _write(name, text):
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return _write
+
+
+def run(tmp_path, *args):
+    out = tmp_path / "out"
+    code = main(["run", "--quiet", "--out", str(out), *args])
+    report = (
+        json.loads((out / "report.json").read_text()) if (out / "report.json").exists() else None
+    )
+    return code, report
+
+
+def test_textbook_laplace_is_a_certified_violation(tmp_path, write):
+    f = write("textbook.py", TEXTBOOK)
+    code, report = run(tmp_path, "--adapter", f"{f}:laplace", "--seed", "3")
+    assert code == 1
+    (result,) = report["results"]
+    assert result["verdict"] == "violation"
+    assert result["epsilon_lower_bound"] >= 5
+    assert result["attack"] and result["event"] and result["queries"] and result["counts"]["n0"] > 0
+    assert (tmp_path / "out" / "report.md").read_text().count("VIOLATION") >= 1
+
+
+def test_exact_mechanism_passes(tmp_path, write):
+    f = write("good.py", GOOD)
+    code, report = run(tmp_path, "--adapter", f"{f}:exact", "--budget", "20000")
+    assert code == 0
+    assert report["results"][0]["verdict"] == "no_violation"
+
+
+def test_same_seed_same_report_apart_from_timings(tmp_path, write):
+    f = write("textbook.py", TEXTBOOK)
+
+    def strip(d):
+        if isinstance(d, dict):
+            return {k: strip(v) for k, v in d.items() if k != "timing"}
+        if isinstance(d, list):
+            return [strip(v) for v in d]
+        return d
+
+    reports = []
+    for i in range(2):
+        out = tmp_path / f"o{i}"
+        main(
+            [
+                "run",
+                "--quiet",
+                "--out",
+                str(out),
+                "--adapter",
+                f"{f}:laplace",
+                "--seed",
+                "11",
+                "--budget",
+                "20000",
+            ]
+        )
+        reports.append(strip(json.loads((out / "report.json").read_text())))
+    assert reports[0] == reports[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--adapter", "nosuch:thing"], "cannot import module 'nosuch'"),
+        (["run", "--budget", "ten"], "budget"),
+        (["run", "--alpha", "1.5"], "alpha"),
+        (["run", "--attack", "nope"], "unknown attack 'nope'"),
+        (["frobnicate"], "invalid choice"),
+        (["report", "no/such/report.json"], "cannot read"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(capsys, args, message):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_negative_epsilon_adapter_is_an_error_verdict(tmp_path, write, capsys):
+    f = write("neg.py", NEGATIVE)
+    code, report = run(tmp_path, "--adapter", f"{f}:bad")
+    assert code == 2
+    (result,) = report["results"]
+    assert result["verdict"] == "error" and "epsilon" in result["error"]
+
+
+def test_list_shows_builtins_and_attacks(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "textbook.laplace" in out and "lsb-laplace" in out and "black-box" in out
+
+
+def test_report_command_renders_markdown(tmp_path, write):
+    f = write("textbook.py", TEXTBOOK)
+    run(tmp_path, "--adapter", f"{f}:laplace", "--budget", "5000")
+    target = tmp_path / "again.md"
+    assert (
+        main(
+            [
+                "report",
+                str(tmp_path / "out" / "report.json"),
+                "--format",
+                "md",
+                "--output",
+                str(target),
+            ]
+        )
+        == 0
+    )
+    assert "dp-audit report" in target.read_text()

@@ -1,0 +1,79 @@
+import textwrap
+
+import pytest
+
+from auditor import AdapterLoadError, load_target
+from auditor.loading import load_builtins
+
+ADAPTER_FILE = textwrap.dedent(
+    """
+    class A:
+        family = "binary"
+        epsilon = 1.0
+        def __init__(self, name):
+            self.name = name
+        def sample(self, q, n):
+            return [q] * n
+
+    one = A("file.one")
+    many = [A("file.a"), A("file.b")]
+    def factory():
+        return [A("file.made")]
+    def broken_factory():
+        raise RuntimeError("boom")
+    not_an_adapter = 42
+    """
+)
+
+
+@pytest.fixture
+def adapter_file(tmp_path):
+    path = tmp_path / "my_adapters.py"
+    path.write_text(ADAPTER_FILE)
+    return path
+
+
+def test_file_targets(adapter_file):
+    assert [a.name for a in load_target(f"{adapter_file}:one")] == ["file.one"]
+    assert [a.name for a in load_target(f"{adapter_file}:many")] == ["file.a", "file.b"]
+    assert [a.name for a in load_target(f"{adapter_file}:factory")] == ["file.made"]
+
+
+def test_module_target():
+    adapters = load_target("auditor.adapters.textbook:builtin_adapters")
+    assert adapters and all(a.name.startswith("textbook.") for a in adapters)
+
+
+@pytest.mark.parametrize(
+    ("suffix", "message"),
+    [
+        (":missing", "has no attribute 'missing'"),
+        (":not_an_adapter", "is not an adapter"),
+        (":broken_factory", "raised RuntimeError: boom"),
+    ],
+)
+def test_file_target_errors(adapter_file, suffix, message):
+    with pytest.raises(AdapterLoadError, match=message):
+        load_target(f"{adapter_file}{suffix}")
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("nosuch:thing", "cannot import module 'nosuch'"),
+        ("does/not/exist.py:x", "no such file"),
+        ("no-such-entry-point", "no entry point"),
+        (":x", "must be"),
+    ],
+)
+def test_bad_targets_are_one_line_errors(target, message):
+    with pytest.raises(AdapterLoadError, match=message) as info:
+        load_target(target)
+    assert "\n" not in str(info.value)
+
+
+def test_builtins_load_without_optional_libraries():
+    groups = load_builtins()
+    assert groups[0].adapters, "the textbook adapters are always available"
+    for g in groups:
+        assert g.adapters or g.skipped

@@ -1,0 +1,102 @@
+"""The runner's guarantees: planning, family-wise budget, error verdicts, seeding."""
+
+import numpy as np
+import pytest
+from audit_fixtures import GeometricLaplace, RandomizedResponse
+
+from attacks import load_attacks
+from auditor import AuditConfig, InvalidArgument, Verdict, run_audit
+from auditor.adapters.textbook import TextbookLaplace
+
+
+def test_correct_mechanisms_pass_and_broken_ones_fail():
+    adapters = [
+        GeometricLaplace(1.0, name="good.dlap"),
+        GeometricLaplace(1.0, name="bad.dlap", true_epsilon=2.0),
+        RandomizedResponse(1.0, name="good.rr"),
+        RandomizedResponse(1.0, name="bad.rr", p_true=0.9),
+    ]
+    report = run_audit(adapters, load_attacks(["black-box"]), AuditConfig(budget=50_000, seed=5))
+    verdicts = {r.adapter: r.verdict for r in report.results}
+    assert verdicts == {
+        "good.dlap": Verdict.NO_VIOLATION,
+        "bad.dlap": Verdict.VIOLATION,
+        "good.rr": Verdict.NO_VIOLATION,
+        "bad.rr": Verdict.VIOLATION,
+    }
+    bad = next(r for r in report.results if r.adapter == "bad.rr")
+    # ln(0.9/0.1) = 2.197 is the true epsilon: the certified bound lies between the claim and it
+    assert 1.0 < bad.epsilon_lower_bound < 2.2
+    assert report.exit_code == 1
+
+
+def test_family_wise_budget_counts_every_event_and_direction():
+    attacks = load_attacks(["black-box"])
+    report = run_audit([RandomizedResponse(1.0)], attacks, AuditConfig(budget=1000))
+    # one trial, DataDrivenEvents reserves 8 events, both directions
+    assert report.tests == 16
+    (result,) = report.results
+    if result.best is not None:
+        assert result.best.estimate.alpha <= 0.05 / 16
+
+
+def test_adapter_failure_is_an_error_and_the_rest_goes_on():
+    class Raises:
+        name, family, epsilon = "bad.raises", "binary", 1.0
+
+        def sample(self, q, n):
+            raise RuntimeError("library exploded")
+
+    report = run_audit(
+        [Raises(), RandomizedResponse(1.0)], load_attacks(["black-box"]), AuditConfig(budget=2000)
+    )
+    first, second = report.results
+    assert first.verdict is Verdict.ERROR and "library exploded" in first.error
+    assert second.verdict is Verdict.NO_VIOLATION
+    assert report.exit_code == 2
+
+
+def test_duplicate_names_are_rejected():
+    with pytest.raises(InvalidArgument, match="appears more than once"):
+        run_audit(
+            [RandomizedResponse(), RandomizedResponse()],
+            load_attacks(["black-box"]),
+            AuditConfig(budget=1000),
+        )
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"budget": 10},
+        {"budget": 1.5},
+        {"alpha": 0.0},
+        {"alpha": 1.0},
+        {"seed": -1},
+        {"looks": ((0.5, 0.5),)},
+    ],
+)
+def test_config_validation(kwargs):
+    with pytest.raises(InvalidArgument):
+        AuditConfig(**kwargs)
+
+
+def test_results_do_not_depend_on_other_adapters():
+    config = AuditConfig(budget=5000, seed=9)
+    attacks = load_attacks()
+    alone = run_audit([TextbookLaplace(1.0)], attacks, config).results[0]
+    together = run_audit([RandomizedResponse(1.0), TextbookLaplace(1.0)], attacks, config).results[
+        1
+    ]
+    assert alone.best.estimate.counts == together.best.estimate.counts
+
+
+def test_lsb_event_certified_on_fresh_samples_only():
+    report = run_audit(
+        [TextbookLaplace(1.0)], load_attacks(["lsb-laplace"]), AuditConfig(budget=20_000, seed=1)
+    )
+    (r,) = report.results
+    assert r.verdict is Verdict.VIOLATION and r.best.estimate.white_box
+    assert r.best.n_train == 1000 and r.best.estimate.counts.n0 <= 19_000
+    assert r.best.estimate.counts.k1 == 0  # the event is impossible on x'
+    assert np.isfinite(r.epsilon_lower_bound)
