@@ -159,6 +159,7 @@ class AdapterResult:
             "event": best.estimate.event if best else None,
             "white_box": best.estimate.white_box if best else None,
             "alpha": best.estimate.alpha if best else None,
+            "alpha_split": best.estimate.alpha_split if best else None,
             "counts": best.estimate.counts.to_dict() if best else None,
             "error": self.error,
             "library": {"name": self.library, "version": self.library_version},
