@@ -2,7 +2,7 @@
 
 Candidates are the events the Neyman-Pearson lemma points to for one-dimensional outputs:
 tails ``{y > t}`` / ``{y < t}`` and unions of top-ratio histogram bins for continuous outputs
-(``histogram_events``), single outcomes, tails and unions of the outcomes with the largest
+(``histogram_events``) and of float-representation cells (``bit_events``), single outcomes, tails and unions of the outcomes with the largest
 estimated likelihood ratio for discrete outputs, and thresholds on a logistic-regression score
 of the value and its float bits (``classifier_events``).
 Each candidate is scored by the bound it would certify at the planned certification size, so a
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from auditor.estimators.bit_events import bit_cell_events
 from auditor.estimators.classifier_events import classifier_events
 from auditor.estimators.clopper_pearson import predicted_lower_bounds
 from auditor.estimators.histogram_events import histogram_events
@@ -97,8 +98,8 @@ class DataDrivenEvents:
 
     The training split is halved.  The first half *builds* candidates: thresholds, single
     outcomes and top-ratio outcome unions (discrete outputs), unions of top-ratio histogram
-    bins (continuous outputs), thresholds on a logistic-regression score of the value and its
-    float bits.  The second half *scores* them by the bound each is predicted to certify at the
+    bins and of top-ratio (sign, binade, last mantissa bits) cells (continuous outputs),
+    thresholds on a logistic-regression score of the value and its float bits.  The second half *scores* them by the bound each is predicted to certify at the
     planned certification ``n`` and ``alpha`` (:func:`predicted_scores`); the best
     ``max_events`` are proposed.
 
@@ -109,6 +110,7 @@ class DataDrivenEvents:
     train_fraction: float = 0.2
     n_thresholds: int = 256
     bins: bool = True
+    bit_cells: bool = True
     classifier: bool = True
 
     def _candidates(self, a: np.ndarray, b: np.ndarray, pooled: np.ndarray) -> list[Event]:
@@ -144,6 +146,8 @@ class DataDrivenEvents:
             cut_points = np.unique(np.quantile(build if build.size else finite, qs))
             if self.bins:
                 events += histogram_events(a, b)
+            if self.bit_cells:
+                events += bit_cell_events(a, b)
         for t in cut_points:
             events.append(threshold_event(float(t), above=True))
             events.append(threshold_event(float(t), above=False))

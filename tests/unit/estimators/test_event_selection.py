@@ -99,11 +99,13 @@ def test_classifier_finds_a_low_bit_leak() -> None:
     events, ka, kb = classifier_events(a[:2500], b[:2500], a[2500:], b[2500:])
     assert events and len(events) == len(ka) == len(kb)
     fresh0, fresh1 = mech(40_000, False), mech(40_000, True)
-    with_bits = DataDrivenEvents().propose(a, b, PLAN)
+    with_bits = DataDrivenEvents(bit_cells=False).propose(a, b, PLAN)
     assert max(certified(e, fresh0, fresh1) for e in with_bits) > 0.25
+    cells_only = DataDrivenEvents(classifier=False).propose(a, b, PLAN)
+    assert max(certified(e, fresh0, fresh1) for e in cells_only) > 0.25
     # the true loss of {last bit = 1} is ln(0.5 / 0.25) = 0.69; without the classifier the
     # value-based events see nothing (power check of the test itself)
-    no_bits = DataDrivenEvents(classifier=False).propose(a, b, PLAN)
+    no_bits = DataDrivenEvents(classifier=False, bit_cells=False).propose(a, b, PLAN)
     assert max(certified(e, fresh0, fresh1) for e in no_bits) < 0.1
 
 
