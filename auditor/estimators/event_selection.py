@@ -1,14 +1,18 @@
 """Choosing distinguishing events from a training split (model-free).
 
 Candidates are the events the Neyman-Pearson lemma points to for one-dimensional outputs:
-tails ``{y > t}`` / ``{y < t}`` and unions of top-ratio histogram bins for continuous outputs
-(``histogram_events``) and of float-representation cells (``bit_events``), single outcomes, tails and unions of the outcomes with the largest
-estimated likelihood ratio for discrete outputs, and thresholds on a logistic-regression score
-of the value and its float bits (``classifier_events``).
-Each candidate is scored by the bound it would certify at the planned certification size, so a
-rare event with a huge ratio wins only when ``n`` is large enough to see it.
+for continuous outputs, tails ``{y > t}`` / ``{y < t}``, unions of top-ratio histogram bins
+(``histogram_events``) and unions of top-ratio float-representation cells (``bit_events``);
+for discrete outputs, single outcomes, tails and unions of the outcomes with the largest
+estimated likelihood ratio; for both, thresholds on a logistic-regression score of the value
+and its float bits (``classifier_events``).  Each candidate is scored by the bound it would
+certify at the planned certification size, so a rare event with a huge ratio wins only when
+``n`` is large enough to see it.
 
 The chosen events are certified on fresh samples by the runner; nothing here touches them.
+
+Assumptions:
+    None about the implementation; outputs are numbers (NaN meaning ⊥).
 
 References:
     Ding et al., StatDP (CCS 2018): event selection on a separate batch.
