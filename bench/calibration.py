@@ -99,7 +99,7 @@ def main() -> None:
         f"(allowed: alpha x N = {limit:g}).",
         "",
         "Each audit is one `run_audit` of one adapter with the black-box attack: events learned on the "
-        "training split (thresholds, outcome sets, histogram-bin unions, logistic-score thresholds), "
+        "training split (thresholds, outcome sets, histogram-bin unions, float-cell unions, logistic-score thresholds), "
         "pilot stage and staged looks, Bonferroni over all events and directions, "
         f"budget {args.budget:,} outputs per input.  The mechanisms cycle through "
         + ", ".join(k.__name__ for k in KINDS)
