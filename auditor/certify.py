@@ -145,8 +145,9 @@ class Certifier:
         spec, config = self.spec, self.config
         claim = spec.claim
         d = trial.distinguisher
-        n_train = math.ceil(config.budget * d.train_fraction) if d.train_fraction > 0 else 0
-        n_cert = config.budget - n_train
+        budget = config.budget_for(spec)
+        n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
+        n_cert = budget - n_train
         label = (attack.name, index)
         pilot = min(PILOT_SIZE, n_train // 4) if n_train >= MIN_PILOT_TRAIN else 0
         main_share = 1.0 - PILOT_SHARE if pilot else 1.0

@@ -11,6 +11,12 @@ that matters.
 
 from __future__ import annotations
 
+from reference_mechanisms.base2_exponential import (
+    Base2ExponentialMechanism,
+    Eta,
+    PrecisionError,
+    eta_from_epsilon,
+)
 from reference_mechanisms.bernoulli import sample_bernoulli, sample_bernoulli_exp
 from reference_mechanisms.discrete_gaussian import (
     calibrate_discrete_gaussian,
@@ -35,17 +41,29 @@ from reference_mechanisms.geometric_rr import (
     sample_two_sided_geometric,
     sample_two_sided_geometric_exp,
 )
+from reference_mechanisms.iqr_scale import IQRScale
+from reference_mechanisms.ptr import PTRMedian
 from reference_mechanisms.randomness import IntegerSource, SystemRandomness
+from reference_mechanisms.report_noisy_max import ReportNoisyMax
 from reference_mechanisms.snapping import sample_snapping, snapping_parameters
+from reference_mechanisms.subsample_aggregate import SubsampleAndAggregate
 
 __all__ = [
+    "Base2ExponentialMechanism",
+    "Eta",
+    "IQRScale",
     "IntegerSource",
+    "PTRMedian",
+    "PrecisionError",
+    "ReportNoisyMax",
+    "SubsampleAndAggregate",
     "SystemRandomness",
     "calibrate_discrete_gaussian",
     "calibrate_gaussian_float",
     "discrete_gaussian_delta",
     "discrete_gaussian_pmf",
     "discrete_laplace_pmf",
+    "eta_from_epsilon",
     "rr_probability",
     "sample_bernoulli",
     "sample_bernoulli_exp",
