@@ -13,6 +13,9 @@ fixed before any sample is drawn:
    alpha-spending).  Looks that would see fewer than ``MIN_LOOK`` outputs per side are merged
    into the next look.
 
+With a single configured look (``AuditConfig(looks=((1.0, 1.0),))``) the certification is
+fixed-n: no pilot, no early stop, the whole alpha at the end.
+
 For each (event, direction) the alpha split between the two Clopper-Pearson limits is chosen
 from the training estimates (``best_split``), i.e. also before certification.  A trial stops at
 the first look whose best bound exceeds the claim.  See docs/estimators.md for the numbers
@@ -149,7 +152,10 @@ class Certifier:
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_cert = budget - n_train
         label = (attack.name, index)
-        pilot = min(PILOT_SIZE, n_train // 4) if n_train >= MIN_PILOT_TRAIN else 0
+        # the pilot belongs to the sequential design: a single configured look means a fixed-n
+        # certification with no early stop, so no pilot either
+        sequential = len(config.looks) > 1
+        pilot = min(PILOT_SIZE, n_train // 4) if sequential and n_train >= MIN_PILOT_TRAIN else 0
         main_share = 1.0 - PILOT_SHARE if pilot else 1.0
         looks = plan_looks(config.looks, n_cert)
         final_alpha = self.alpha_test * main_share * looks[-1][1]

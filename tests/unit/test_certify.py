@@ -108,3 +108,11 @@ def test_tiny_alpha_audit_is_finite() -> None:
     assert "NaN" not in text and "Infinity" not in text
     r = d["results"][0]
     assert r["verdict"] == "no_violation" and math.isfinite(r["epsilon_lower_bound"])
+
+
+def test_single_look_means_fixed_n_without_pilot() -> None:
+    config = AuditConfig(budget=20_000, seed=3, looks=((1.0, 1.0),))
+    report = run_audit([HalfLeak(1.0)], [BlackBoxAttack()], config)
+    best = report.results[0].best
+    assert best.looks == 1 and best.n_certify == 16_000  # no pilot, no early look
+    assert best.estimate.alpha == pytest.approx(0.05 / report.tests)
