@@ -1,7 +1,8 @@
 """Result objects: built once, frozen, carrying the raw evidence behind every number.
 
 Every bound in a report can be re-derived from the counts stored next to it with
-``auditor.estimators.clopper_pearson.epsilon_lower_bound(k0, n0, k1, n1, alpha, delta)``.
+``auditor.estimators.clopper_pearson.epsilon_lower_bound(k0, n0, k1, n1, alpha, delta,
+alpha_split)``.
 """
 
 from __future__ import annotations
@@ -64,15 +65,16 @@ class EpsilonEstimate:
     """A certified lower bound on epsilon for one event, at significance ``alpha``.
 
     ``epsilon_lower_bound`` holds with probability >= 1 - ``alpha`` (this event's share of the
-    run's family-wise budget).  ``point_estimate`` is the plug-in value on the same
+    run's family-wise budget) and is re-derivable as ``epsilon_lower_bound(k0, n0, k1, n1,
+    alpha, delta, alpha_split)``.  ``point_estimate`` is the plug-in value on the same held-out
     certification counts, for reading only.
 
     White-box estimates (``estimator == WHITE_BOX_ESTIMATOR``) come from the adapter's own
     probability oracle, not from samples: ``probabilities = (P[S | x], P[S | x'])`` are exact
     (no sampling error, all counts 0) under the assumption that the oracle describes the
     sampler; the bound holds at every significance, and ``alpha`` records the run's per-test
-    alpha only so that every estimate carries one in (0, 1).  ``unbounded`` means P[S | x'] is exactly 0 while P[S | x] > delta,
-    i.e. epsilon is infinite; ``epsilon_lower_bound`` then holds a finite stand-in (see
+    alpha only so that every estimate carries one in (0, 1).  ``unbounded`` means P[S | x'] is
+    exactly 0 while P[S | x] > delta, i.e. epsilon is infinite; ``epsilon_lower_bound`` then holds a finite stand-in (see
     ``auditor.estimators.exact``) so that report.json stays valid JSON.
     """
 
@@ -84,6 +86,9 @@ class EpsilonEstimate:
     counts: EventCounts
     estimator: str = "clopper-pearson"
     white_box: bool = False
+    #: share of ``alpha`` spent on the lower limit on x (the rest on the upper limit on x'),
+    #: fixed from training data before certification
+    alpha_split: float = 0.5
     unbounded: bool = False
     probabilities: tuple[float, float] | None = None
 
@@ -97,6 +102,7 @@ class EpsilonEstimate:
             "counts": self.counts.to_dict(),
             "estimator": self.estimator,
             "white_box": self.white_box,
+            "alpha_split": self.alpha_split,
             "unbounded": self.unbounded,
             "probabilities": _probabilities_dict(self.probabilities),
         }
@@ -157,6 +163,9 @@ class Finding:
     n_train: int
     n_certify: int
     looks: int
+    #: power statement of this finding's event (see ``auditor.estimators.power``); None when
+    #: the finding is a violation
+    power: dict[str, Any] | None = None
     output_sample: OutputSample | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -210,6 +219,7 @@ class AdapterResult:
             "unbounded": best.estimate.unbounded if best else None,
             "probabilities": _probabilities_dict(best.estimate.probabilities) if best else None,
             "alpha": best.estimate.alpha if best else None,
+            "alpha_split": best.estimate.alpha_split if best else None,
             "counts": best.estimate.counts.to_dict() if best else None,
             "error": self.error,
             "library": {"name": self.library, "version": self.library_version},

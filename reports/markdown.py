@@ -104,7 +104,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                 + (" (white-box)" if r.get("white_box") else ""),
                 f"- counts: {c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x'",
                 f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
-                f"(Clopper-Pearson, alpha/2 per side); point estimate {_num(r.get('point_estimate'))}",
+                f"(Clopper-Pearson, share {_num(r.get('alpha_split') or 0.5)} of it on the limit for x, "
+                f"the rest on x'); point estimate {_num(r.get('point_estimate'))}",
             ]
         power = r.get("power")
         if power and power.get("statement"):
