@@ -55,7 +55,7 @@ from auditor.validation import AdapterSpec
 #: (k, gaps per weight scale): every gap with few outcomes first, then a few with many.  The
 #: zero / positive split needs only a handful of small outcomes; exact oracles can cost O(k^3)
 #: (report-noisy-max), so the large k gets only the gaps at the middle of the window.
-SCAN = ((10, 17), (100, 5))
+SCAN = ((10, 17), (32, 5))
 #: a zeroed set is reported only if its textbook probability is at least this
 MIN_TEXTBOOK_PROBABILITY = 2.0**-900
 
