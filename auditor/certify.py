@@ -206,6 +206,7 @@ class Certifier:
             return exact
         budget = config.budget_for(spec)
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
+        n_train = min(n_train, config.max_train)  # memory bound (engine); see AuditConfig
         n_cert = budget - n_train
         label = (attack.name, index)
         # the pilot belongs to the sequential design: a single configured look means a fixed-n

@@ -75,6 +75,10 @@ class AuditConfig:
     attacks: tuple[str, ...] | None = None
     looks: tuple[tuple[float, float], ...] = DEFAULT_LOOKS
     batch_size: int = 1 << 22
+    #: most outputs per side a distinguisher trains on; the rest of the budget certifies.
+    #: Bounds the run's memory (training outputs are held in memory, certification only
+    #: counts) and changes nothing for budgets up to about 10^7.
+    max_train: int = 1 << 21
 
     def budget_for(self, spec: AdapterSpec) -> int:
         """Outputs per neighbouring input per trial for this adapter."""
@@ -94,6 +98,14 @@ class AuditConfig:
         ):
             raise InvalidArgument(
                 f"loop_budget={self.loop_budget!r} must be an integer >= {MIN_BUDGET}"
+            )
+        if (
+            isinstance(self.max_train, bool)
+            or not isinstance(self.max_train, int)
+            or self.max_train < MIN_BUDGET
+        ):
+            raise InvalidArgument(
+                f"max_train={self.max_train!r} must be an integer >= {MIN_BUDGET}"
             )
         if not isinstance(self.alpha, int | float) or not (0.0 < self.alpha < 1.0):
             raise InvalidArgument(f"alpha={self.alpha!r} must be in (0, 1)")

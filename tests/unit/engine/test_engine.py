@@ -167,3 +167,15 @@ def test_an_unseedable_adapter_whose_worker_was_stopped_is_not_reloaded():
             sampler.draw(counter, 0.0, 10, entropy=2)
     finally:
         sampler.close()
+
+
+def test_training_split_is_capped_so_memory_stays_bounded():
+    adapter = TextbookLaplace(1.0)
+    adapter.epsilon = 1000.0  # nothing to certify: the whole budget is drawn
+    (result,) = run_audit(
+        [adapter], load_attacks(["black-box"]), AuditConfig(budget=20_000, max_train=500)
+    ).results
+    assert result.samples == 2 * 20_000
+    assert result.findings and all(f.n_train <= 500 for f in result.findings)
+    with pytest.raises(InvalidArgument, match="max_train"):
+        AuditConfig(max_train=10)
