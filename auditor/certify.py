@@ -18,6 +18,7 @@ from auditor.interfaces import Attack
 from auditor.results import EpsilonEstimate, EventCounts, Finding
 from auditor.sampling import draw
 from auditor.seeding import entropy
+from auditor.timed_sampling import draw_timed_pair, is_timed
 from auditor.trials import CertificationPlan, Event, Trial
 from auditor.validation import AdapterSpec
 
@@ -45,30 +46,62 @@ class Certifier:
         self.on_samples(n)
         return out
 
+    def _draw_pair(
+        self, trial: Trial, n: int, labels: Callable[[int], tuple[object, ...]]
+    ) -> list[np.ndarray]:
+        """``n`` outputs on each side; ``labels(side)`` names the draw for seeding.
+
+        Distinguishers that opt in to timing (``timed = True``) get interleaved single-output
+        calls with their durations instead (see ``auditor.timed_sampling``).
+        """
+        pair = (trial.x, trial.x_prime)
+        if is_timed(trial.distinguisher):
+            seed = entropy(self.config.seed, self.spec.name, *labels(0), "timed")
+            out = draw_timed_pair(self.spec, pair[0], pair[1], n, seed)
+            self.samples += 2 * n
+            self.on_samples(2 * n)
+            return list(out)
+        return [self._draw(q, n, *labels(side)) for side, q in enumerate(pair)]
+
+    def _exact(self, attack: Attack, trial: Trial) -> Finding | None:
+        """Run the trial's white-box check (no sampling, no alpha), if it has one."""
+        if trial.exact is None:
+            return None
+        evidence = trial.exact(self.spec)
+        if evidence is None:
+            return None
+        return Finding(
+            attack.name, trial.description, evidence.x, evidence.x_prime, evidence.estimate, 0, 0, 0
+        )
+
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
         spec, config = self.spec, self.config
+        exact = self._exact(attack, trial)
+        if exact is not None and exact.estimate.epsilon_lower_bound > spec.claim.epsilon:
+            return exact
         d = trial.distinguisher
+        if d.max_events <= 0:
+            return exact
         n_train = math.ceil(config.budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_cert = config.budget - n_train
         plan = CertificationPlan(n_cert, self.alpha_test, spec.claim.epsilon, spec.claim.delta)
         label = (attack.name, index)
         train = [np.empty(0), np.empty(0)]
         if n_train:
-            train = [
-                self._draw(q, n_train, *label, side, "train")
-                for side, q in enumerate((trial.x, trial.x_prime))
-            ]
+            train = self._draw_pair(trial, n_train, lambda side: (*label, side, "train"))
         events: list[Event] = list(d.propose(train[0], train[1], plan))[: d.max_events]
         if not events:
-            return None
+            return exact
         k = np.zeros((2, len(events)), dtype=np.int64)
-        drawn, batch_no, best = 0, 0, None
+        drawn, batch_no, best = 0, 0, exact
         for look_no, (fraction, share) in enumerate(config.looks, start=1):
             target = max(1, round(fraction * n_cert))
             while drawn < target:
                 size = min(config.batch_size, target - drawn)
-                for side, q in enumerate((trial.x, trial.x_prime)):
-                    out = self._draw(q, size, *label, side, "certify", batch_no)
+                outs = self._draw_pair(
+                    trial, size, lambda side, b=batch_no: (*label, side, "certify", b)
+                )
+                for side, out in enumerate(outs):
                     for j, event in enumerate(events):
                         k[side, j] += int(np.count_nonzero(event(out)))
                 drawn += size

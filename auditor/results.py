@@ -61,6 +61,13 @@ class EpsilonEstimate:
     ``epsilon_lower_bound`` holds with probability >= 1 - ``alpha`` (this event's share of the
     run's family-wise budget).  ``point_estimate`` is the plug-in value on the same
     certification counts, for reading only.
+
+    White-box estimates (``estimator == WHITE_BOX_ESTIMATOR``) come from the adapter's own
+    probability oracle, not from samples: ``probabilities = (P[S | x], P[S | x'])`` are exact
+    (no sampling error, ``alpha = 0``, all counts 0) under the assumption that the oracle
+    describes the sampler.  ``unbounded`` means P[S | x'] is exactly 0 while P[S | x] > delta,
+    i.e. epsilon is infinite; ``epsilon_lower_bound`` then holds a finite stand-in (see
+    ``auditor.estimators.exact``) so that report.json stays valid JSON.
     """
 
     epsilon_lower_bound: float
@@ -71,6 +78,8 @@ class EpsilonEstimate:
     counts: EventCounts
     estimator: str = "clopper-pearson"
     white_box: bool = False
+    unbounded: bool = False
+    probabilities: tuple[float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,7 +91,22 @@ class EpsilonEstimate:
             "counts": self.counts.to_dict(),
             "estimator": self.estimator,
             "white_box": self.white_box,
+            "unbounded": self.unbounded,
+            "probabilities": _probabilities_dict(self.probabilities),
         }
+
+
+def _probabilities_dict(p: tuple[float, float] | None) -> dict[str, float] | None:
+    return None if p is None else {"p0": float(p[0]), "p1": float(p[1])}
+
+
+@dataclass(frozen=True)
+class ExactEvidence:
+    """What a white-box check (``Trial.exact``) returns: the neighbours it used and the estimate."""
+
+    x: Any
+    x_prime: Any
+    estimate: EpsilonEstimate
 
 
 @dataclass(frozen=True)
@@ -149,6 +173,8 @@ class AdapterResult:
             "queries": [jsonable(best.x), jsonable(best.x_prime)] if best else None,
             "event": best.estimate.event if best else None,
             "white_box": best.estimate.white_box if best else None,
+            "unbounded": best.estimate.unbounded if best else None,
+            "probabilities": _probabilities_dict(best.estimate.probabilities) if best else None,
             "alpha": best.estimate.alpha if best else None,
             "counts": best.estimate.counts.to_dict() if best else None,
             "error": self.error,

@@ -10,6 +10,11 @@ import numpy as np
 
 if TYPE_CHECKING:
     from auditor.interfaces import Distinguisher
+    from auditor.results import ExactEvidence
+    from auditor.validation import AdapterSpec
+
+#: ``exact(spec) -> ExactEvidence | None``: a white-box check with no sampling error
+ExactCheck = Callable[["AdapterSpec"], "ExactEvidence | None"]
 
 
 @dataclass(frozen=True)
@@ -40,12 +45,19 @@ class Trial:
 
     ``x`` and ``x_prime`` are queries of the adapter's family and must be neighbours under the
     adapter's declared sensitivity or neighbouring relation.
+
+    ``exact`` (optional) is a white-box check the certifier runs before sampling: it may query
+    the adapter's own oracles (e.g. ``probabilities(query)``, never ``sample``) and return
+    evidence that needs no statistics.  Every pair of inputs it reports must be neighbours too.
+    A trial that only has an exact check uses a distinguisher with ``max_events = 0`` and so
+    reserves none of the run's alpha.
     """
 
     x: Any
     x_prime: Any
     distinguisher: Distinguisher
     description: str
+    exact: ExactCheck | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
