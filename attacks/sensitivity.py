@@ -225,41 +225,80 @@ def _overflow(dom: _Domain) -> list[Candidate]:
     return out
 
 
-def _records_needed(dom: _Domain) -> int | None:
-    """Fewest records of magnitude |top| whose float sum has a unit in the last place >= 4Δ."""
+def _records_for_ratio(dom: _Domain, ratio: int) -> int | None:
+    """Fewest records (a power of 2) of magnitude |top| whose float sum's ulp is >= ratio·Δ."""
     m = float(abs(dom.top))
     if m == 0:
         return None
     for k in range(1, int(math.log2(MAX_RECORDS)) + 1):
         n = 1 << k
-        if Fraction(math.ulp(n * m)) >= 4 * dom.delta:
+        if Fraction(math.ulp(n * m)) >= ratio * dom.delta:
             return n
     return None
 
 
-def _large_offset(dom: _Domain, rng: np.random.Generator) -> list[Candidate]:
-    n0 = _records_needed(dom)
-    if n0 is None:
-        return []
+def _offset_chain(dom: _Domain, n: int, steps: int, ascending: bool) -> list[Candidate]:
+    """D_i = n records, i of them moved from lo to hi; each pair (D_i, D_i+1) differs by one.
+
+    The exact sums climb by Δ per step, while the float sums live on a grid whose spacing is
+    the ulp U of the total: over 2U/Δ steps the float sum has to move, and every move is a
+    jump of at least U.  Some consecutive pair therefore differs by about U >> Δ, whatever
+    the summation order (the models, or the probe, find which one).
+    """
+    order = "ascending" if ascending else "descending"
     out = []
-    for n in sorted({n0, min(4 * n0, MAX_RECORDS)}):
-        if dom.integer:
-            uniform = rng.integers(dom.lo, dom.hi, size=n, endpoint=True, dtype=np.int64)
+    for i in range(min(steps, n)):
+        if ascending:
+            x = dom.array([dom.lo] * (n - i) + [dom.hi] * i)
+            at = n - 1 - i
         else:
-            uniform = dom.lo + rng.random(n) * (dom.hi - dom.lo)
-        bases = {
-            f"{n} records at {dom.top!r}": dom.array([dom.top] * n),
-            f"{n} records at {dom.lo!r} or {dom.hi!r} at random": dom.array(
-                np.where(rng.random(n) < 0.5, dom.lo, dom.hi)
-            ),
-            f"{n} records uniform in the domain": dom.array(np.clip(uniform, dom.lo, dom.hi)),
-        }
-        for text, x in bases.items():
-            out += [Candidate("large-offset", x, y, f"{text}; {e}") for y, e in _edits(x, dom)]
+            x = dom.array([dom.hi] * i + [dom.lo] * (n - i))
+            at = i
+        y = x.copy()
+        y[at] = dom.hi
+        kind = "order" if ascending else "large-offset"
+        text = f"{n} records, {i} at {dom.hi!r} and the rest at {dom.lo!r} (sorted {order})"
+        out.append(Candidate(kind, x, y, f"{text}; record {at} replaced by {dom.hi!r}"))
     return out
 
 
-def _absorption(dom: _Domain) -> list[Candidate]:
+#: targets for the ratio ulp(total) / Δ a large-offset chain aims at
+OFFSET_RATIOS = (16, 256)
+
+
+def _large_offset_chains(dom: _Domain) -> list[Candidate]:
+    """Chains (replace neighbours only: add/remove moves a sum by a whole record)."""
+    if dom.relation != "replace":
+        return []
+    out = []
+    for ratio in OFFSET_RATIOS:
+        n = _records_for_ratio(dom, ratio)
+        if n is not None:
+            for ascending in (False, True):
+                out += _offset_chain(dom, n, 2 * ratio, ascending)
+    return out
+
+
+Base = tuple[str, np.ndarray]
+
+
+def _random_bases(dom: _Domain, rng: np.random.Generator) -> list[Base]:
+    """Random datasets of many records in the domain, sized for a float ulp of >= 16Δ."""
+    n = _records_for_ratio(dom, OFFSET_RATIOS[0])
+    if n is None:
+        return []
+    if dom.integer:
+        uniform = rng.integers(dom.lo, dom.hi, size=n, endpoint=True, dtype=np.int64)
+    else:
+        uniform = np.clip(dom.lo + rng.random(n) * (dom.hi - dom.lo), dom.lo, dom.hi)
+    mixed = np.where(rng.random(n) < 0.5, dom.lo, dom.hi)
+    return [
+        (f"{n} records uniform in the domain", dom.array(uniform)),
+        (f"{n} records at {dom.lo!r} or {dom.hi!r} at random", dom.array(mixed)),
+    ]
+
+
+def _absorption(dom: _Domain) -> list[Base]:
     """One huge record and many tiny ones, huge first or last (and ±huge when allowed)."""
     huge = dom.top
     limit = math.ulp(float(abs(huge))) / 4
@@ -272,36 +311,45 @@ def _absorption(dom: _Domain) -> list[Candidate]:
         return []
     out = []
     for m in (64, 1024):
-        layouts = {
-            f"one record {huge!r} then {m} records {tiny!r}": [huge] + [tiny] * m,
-            f"{m} records {tiny!r} then one record {huge!r}": [tiny] * m + [huge],
-        }
+        out.append((f"one record {huge!r} then {m} records {tiny!r}", [huge] + [tiny] * m))
+        out.append((f"{m} records {tiny!r} then one record {huge!r}", [tiny] * m + [huge]))
         if dom.lo <= -huge <= dom.hi:
-            layouts[f"{huge!r}, {m} records {tiny!r}, then {-huge!r}"] = (
-                [huge] + [tiny] * m + [-huge]
+            out.append(
+                (f"{huge!r}, {m} records {tiny!r}, then {-huge!r}", [huge] + [tiny] * m + [-huge])
             )
-        for text, values in layouts.items():
-            x = dom.array(values)
-            out += [Candidate("absorption", x, y, f"{text}; {e}") for y, e in _edits(x, dom)]
-    return out
+    return [(text, dom.array(values)) for text, values in out]
 
 
-def _reordered(cands: list[Candidate]) -> list[Candidate]:
-    """The same pairs with both datasets sorted ascending or descending (summation order)."""
+def _sorted_bases(bases: list[Base]) -> list[Base]:
+    """The same datasets sorted ascending and descending (summation order), when different."""
     out = []
-    for c in cands:
+    for text, x in bases:
         for name, key in (("ascending", 1), ("descending", -1)):
-            x, y = np.sort(c.x)[::key], np.sort(c.x_prime)[::key]
-            out.append(Candidate("order", x, y, f"{c.description}; records sorted {name}"))
+            y = np.sort(x)[::key]
+            if not np.array_equal(x, y):
+                out.append((f"{text}, sorted {name}", y))
     return out
+
+
+def _pairs(kind: str, bases: list[Base], dom: _Domain) -> list[Candidate]:
+    """Every base with every neighbouring edit (edits keep the other records in place)."""
+    return [
+        Candidate(kind, x, y, f"{text}; {edit}") for text, x in bases for y, edit in _edits(x, dom)
+    ]
 
 
 def candidates(spec: AdapterSpec, rng: np.random.Generator) -> list[Candidate]:
     """Every adversarial neighbouring pair this attack tries on ``spec`` (dataset family)."""
     dom = _domain(spec)
-    offset = _large_offset(dom, rng)
+    random = _random_bases(dom, rng)
     absorbed = _absorption(dom)
-    return _overflow(dom) + offset + absorbed + _reordered(offset[:8] + absorbed[:8])
+    return (
+        _overflow(dom)
+        + _large_offset_chains(dom)
+        + _pairs("large-offset", random, dom)
+        + _pairs("absorption", absorbed, dom)
+        + _pairs("order", _sorted_bases(random + absorbed[:3]), dom)
+    )
 
 
 # --- the white-box check -------------------------------------------------------------------
@@ -311,9 +359,17 @@ def _white_box_check(
     cands: list[Candidate], delta: Fraction
 ) -> Callable[[AdapterSpec], ExactEvidence | None]:
     def check(spec: AdapterSpec) -> ExactEvidence | None:
+        answers: dict[tuple[str, int, bytes], int | float] = {}  # chains share datasets
+
+        def answer(x: np.ndarray) -> int | float:
+            key = (x.dtype.str, len(x), x.tobytes())
+            if key not in answers:
+                answers[key] = noiseless_release(spec, x)
+            return answers[key]
+
         best: tuple[Fraction, Candidate] | None = None
         for c in cands:
-            d = difference(noiseless_release(spec, c.x), noiseless_release(spec, c.x_prime))
+            d = difference(answer(c.x), answer(c.x_prime))
             if best is None or d > best[0]:
                 best = (d, c)
         if best is None or best[0] <= delta:

@@ -211,7 +211,8 @@ class ExactIntegerSum(_Seeded):
         noise = sample_discrete_laplace(
             Fraction(self._delta) / Fraction(self.epsilon), n, self._rng
         )
-        return np.array([float(total + int(z)) for z in noise])
+        # exact integer addition, then one correctly rounded conversion per output
+        return (np.asarray(noise, dtype=object) + total).astype(np.float64)
 
 
 class WrappingIntegerSum(ExactIntegerSum):
@@ -284,3 +285,28 @@ class StabilityPTR(_Seeded):
         else:
             release = np.full(n, d > self._threshold)
         return np.where(release, float(median), np.nan)
+
+
+# --- checks shared by the attack tests ------------------------------------------------------
+
+
+def are_neighbours(x, y, relation: str) -> bool:
+    """Whether datasets ``x`` and ``y`` (sequences) are neighbours, comparing values exactly.
+
+    replace: same length, exactly one position differs.  add_remove: one is the other with
+    exactly one record deleted somewhere (order of the rest kept).
+    """
+    a = [v for v in np.asarray(x).tolist()]
+    b = [v for v in np.asarray(y).tolist()]
+    if relation == "replace":
+        return len(a) == len(b) and sum(u != v for u, v in zip(a, b, strict=True)) == 1
+    if len(a) < len(b):
+        a, b = b, a
+    if len(a) != len(b) + 1:
+        return False
+    return any(a[:i] + a[i + 1 :] == b for i in range(len(a)))
+
+
+def within(x, lo, hi) -> bool:
+    """Every record of ``x`` in [lo, hi], compared exactly (Python ints for integer arrays)."""
+    return all(lo <= v <= hi for v in np.asarray(x).tolist())
