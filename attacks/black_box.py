@@ -121,7 +121,9 @@ def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]
         Trial(0, standard, DataDrivenEvents(), f"inputs 0 and {standard!r} (one sensitivity apart)")
     )
     moderate = float(rng.integers(-100, 101)) * step
-    k = int(rng.integers(20, 51))
+    # ulp(2**k) = 2**(k - 52) must stay below the step, or x + step rounds back to x
+    k_max = 50 if spec.integer_queries else min(50, math.floor(math.log2(step)) + 50)
+    k = int(rng.integers(min(20, k_max), k_max + 1))
     large = float(rng.choice([-1.0, 1.0])) * 2.0**k
     offsets = [(moderate, "a moderate offset"), (large, f"a large magnitude (±2**{k})")]
     bounds = _query_bounds(spec)
@@ -135,6 +137,8 @@ def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]
             x, x_prime = int(a), int(a) + int(step)
         else:
             x, x_prime = float(a), _shifted(float(a), float(step))
+            if x_prime == x:  # the step vanishes at this magnitude
+                continue
         trials.append(
             Trial(
                 x,
