@@ -202,7 +202,13 @@ class ExactIntegerSum(_Seeded):
 
     def _sum(self, query) -> int:
         lo, hi = self.domain
-        return sum(min(max(int(v), lo), hi) for v in np.asarray(query).tolist())
+        x = np.asarray(query)
+        if not np.issubdtype(x.dtype, np.integer):
+            return sum(min(max(int(v), lo), hi) for v in x.tolist())
+        x = np.clip(x.astype(np.int64), lo, hi)
+        # exact: 32-bit halves summed separately cannot overflow int64 for < 2**31 records
+        high, low = np.sum(x >> 32, dtype=np.int64), np.sum(x & 0xFFFFFFFF, dtype=np.int64)
+        return (int(high) << 32) + int(low)
 
     def sample(self, query, n):
         from fractions import Fraction
