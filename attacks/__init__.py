@@ -16,6 +16,7 @@ from auditor.errors import InvalidArgument
 #: name -> "module:attr" of a zero-argument attack class
 ATTACKS: dict[str, str] = {
     "lsb-laplace": "attacks.lsb_laplace:LSBLaplaceAttack",
+    "precision": "attacks.precision:PrecisionAttack",
     "black-box": "attacks.black_box:BlackBoxAttack",
     "sensitivity": "attacks.sensitivity:SensitivityAttack",
     "timing": "attacks.timing:TimingAttack",

@@ -82,8 +82,9 @@ class Certifier:
         d = trial.distinguisher
         if d.max_events <= 0:
             return exact
-        n_train = math.ceil(config.budget * d.train_fraction) if d.train_fraction > 0 else 0
-        n_cert = config.budget - n_train
+        budget = config.budget_for(spec)
+        n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
+        n_cert = budget - n_train
         plan = CertificationPlan(n_cert, self.alpha_test, spec.claim.epsilon, spec.claim.delta)
         label = (attack.name, index)
         train = [np.empty(0), np.empty(0)]

@@ -53,7 +53,7 @@ def _probability(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from auditor.runner import DEFAULT_BUDGET
+    from auditor.runner import DEFAULT_BUDGET, DEFAULT_LOOP_BUDGET
 
     parser = _Parser(
         prog="dp-audit",
@@ -87,6 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=DEFAULT_BUDGET,
         help=f"outputs drawn per neighbouring input per trial (default {DEFAULT_BUDGET:,})",
+    )
+    run.add_argument(
+        "--loop-budget",
+        type=_positive_int,
+        default=DEFAULT_LOOP_BUDGET,
+        help="budget for adapters that call their library once per output "
+        f"(vectorised = False; default {DEFAULT_LOOP_BUDGET:,})",
     )
     run.add_argument(
         "--alpha",
@@ -140,6 +147,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     config = AuditConfig(
         budget=args.budget,
+        loop_budget=args.loop_budget,
         alpha=args.alpha,
         seed=args.seed,
         attacks=tuple(args.attack) if args.attack else None,

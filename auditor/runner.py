@@ -40,6 +40,8 @@ from auditor.validation import AdapterSpec, check_adapter
 #: (fraction of the certification samples seen, share of the test's alpha) at each look
 DEFAULT_LOOKS: tuple[tuple[float, float], ...] = ((1 / 16, 0.1), (1 / 4, 0.2), (1.0, 0.7))
 DEFAULT_BUDGET = 200_000
+#: budget for adapters that declare ``vectorised = False`` (one library call per output)
+DEFAULT_LOOP_BUDGET = 20_000
 MIN_BUDGET = 100
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -50,15 +52,23 @@ class AuditConfig:
     """Settings of one run.
 
     ``budget`` is the largest number of outputs drawn on each neighbouring input of one trial
-    (training plus certification).  ``alpha`` is the family-wise significance of the whole run.
+    (training plus certification); adapters that declare ``vectorised = False`` get
+    ``min(budget, loop_budget)`` instead, so a slow library cannot stall the run.  The sizes are
+    fixed before anything is sampled, so they never depend on what the samples show.
+    ``alpha`` is the family-wise significance of the whole run.
     """
 
     budget: int = DEFAULT_BUDGET
+    loop_budget: int = DEFAULT_LOOP_BUDGET
     alpha: float = 0.05
     seed: int = 0
     attacks: tuple[str, ...] | None = None
     looks: tuple[tuple[float, float], ...] = DEFAULT_LOOKS
     batch_size: int = 1 << 18
+
+    def budget_for(self, spec: AdapterSpec) -> int:
+        """Outputs per neighbouring input per trial for this adapter."""
+        return self.budget if spec.vectorised else min(self.budget, self.loop_budget)
 
     def __post_init__(self) -> None:
         if (
@@ -67,6 +77,14 @@ class AuditConfig:
             or self.budget < MIN_BUDGET
         ):
             raise InvalidArgument(f"budget={self.budget!r} must be an integer >= {MIN_BUDGET}")
+        if (
+            isinstance(self.loop_budget, bool)
+            or not isinstance(self.loop_budget, int)
+            or self.loop_budget < MIN_BUDGET
+        ):
+            raise InvalidArgument(
+                f"loop_budget={self.loop_budget!r} must be an integer >= {MIN_BUDGET}"
+            )
         if not isinstance(self.alpha, int | float) or not (0.0 < self.alpha < 1.0):
             raise InvalidArgument(f"alpha={self.alpha!r} must be in (0, 1)")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
@@ -142,7 +160,7 @@ def run_audit(
             )
     tests = sum(2 * t.distinguisher.max_events for p in planned for _, t in p.trials)
     alpha_test = config.alpha / tests if tests else config.alpha
-    total = sum(len(p.trials) for p in planned) * 2 * config.budget
+    total = sum(len(p.trials) * 2 * config.budget_for(p.spec) for p in planned if p.spec)
     done = 0
 
     def on_samples(n: int, name: str = "") -> None:

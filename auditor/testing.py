@@ -48,7 +48,9 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
     first = draw(spec, query, n, entropy=12345)
     small = draw(spec, query, 1, entropy=1)
     if small.shape != (1,):
-        raise AdapterContractError(f"adapter {spec.name!r}: sample(query, 1) must return one output")
+        raise AdapterContractError(
+            f"adapter {spec.name!r}: sample(query, 1) must return one output"
+        )
     if spec.seedable:
         again = draw(spec, query, n, entropy=12345)
         if not np.array_equal(first, again, equal_nan=np.issubdtype(first.dtype, np.floating)):

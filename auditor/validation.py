@@ -31,6 +31,7 @@ class AdapterSpec:
     library: str = ""
     library_version: str = ""
     description: str = ""
+    vectorised: bool = True
 
     @property
     def seedable(self) -> bool:
@@ -113,4 +114,5 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         library=str(getattr(adapter, "library", "") or ""),
         library_version=str(getattr(adapter, "library_version", "") or ""),
         description=str(getattr(adapter, "description", "") or ""),
+        vectorised=bool(getattr(adapter, "vectorised", True)),
     )

@@ -30,7 +30,7 @@ __all__ = [
 
 #: Denominators up to this size take the vectorised path of ``bernoulli_exp_many`` (leaves room
 #: for the factor ``k`` in Bernoulli(gamma/k) before reaching ``INT64_SAFE``).
-_VEC_DEN_MAX = 1 << 52
+_VEC_DEN_MAX = 1 << 56
 
 
 def as_fraction(x: Any, name: str) -> Fraction:
@@ -110,8 +110,10 @@ def sample_bernoulli_exp(gamma: Any, size: int, rng: IntegerSource | None = None
         raise ValueError(f"gamma={gamma} must be >= 0")
     size = _check_size(size)
     rng = resolve_rng(rng)
-    num = [gamma.numerator] * size
-    return bernoulli_exp_many(num, gamma.denominator, rng)
+    if gamma.numerator <= INT64_SAFE:
+        num = np.full(size, gamma.numerator, dtype=np.int64)
+        return bernoulli_exp_many(num, gamma.denominator, rng)
+    return bernoulli_exp_many([gamma.numerator] * size, gamma.denominator, rng)
 
 
 def bernoulli_exp_many(num: Any, den: int, rng: IntegerSource) -> np.ndarray:
@@ -128,26 +130,35 @@ def bernoulli_exp_many(num: Any, den: int, rng: IntegerSource) -> np.ndarray:
     den = int(den)
     if den < 1:
         raise ValueError(f"den={den!r} must be >= 1")
-    arr = np.asarray(num, dtype=object) if not isinstance(num, np.ndarray) else num
+    if isinstance(num, np.ndarray) and num.dtype != object:
+        arr = num.astype(np.int64, copy=False)
+        if arr.size and int(arr.min()) < 0:
+            raise ValueError("num must be >= 0")
+        if den <= _VEC_DEN_MAX and (arr.size == 0 or int(arr.max()) <= INT64_SAFE):
+            return _bernoulli_exp_vec(arr, den, rng)
+        num = [int(v) for v in arr]
+    vals = [int(v) for v in num]
+    if any(v < 0 for v in vals):
+        raise ValueError("num must be >= 0")
+    out = np.zeros(len(vals), dtype=bool)
+    if den <= _VEC_DEN_MAX:
+        small = np.array([v <= INT64_SAFE for v in vals], dtype=bool)
+        idx = np.flatnonzero(small)
+        out[idx] = _bernoulli_exp_vec(np.array([vals[i] for i in idx], dtype=np.int64), den, rng)
+        big = np.flatnonzero(~small)
+    else:
+        big = np.arange(len(vals))
+    # numerators beyond int64 (or a huge denominator): exact per-sample path on Python ints
+    for i in big:
+        out[i] = _bernoulli_exp_scalar(Fraction(vals[i], den), rng)
+    return out
+
+
+def _bernoulli_exp_vec(arr: np.ndarray, den: int, rng: IntegerSource) -> np.ndarray:
+    """Vectorised core of :func:`bernoulli_exp_many` for int64 numerators and a modest ``den``."""
     size = arr.shape[0]
     if size == 0:
         return np.zeros(0, dtype=bool)
-    fits = den <= _VEC_DEN_MAX
-    if fits and arr.dtype == object:
-        lo, hi = min(arr), max(arr)
-        fits = lo >= 0 and hi <= INT64_SAFE
-        if fits:
-            arr = arr.astype(np.int64)
-    if not fits:
-        if any(int(v) < 0 for v in arr):
-            raise ValueError("num must be >= 0")
-        return np.fromiter(
-            (_bernoulli_exp_scalar(Fraction(int(v), den), rng) for v in arr),
-            dtype=bool,
-            count=size,
-        )
-    if np.any(arr < 0):
-        raise ValueError("num must be >= 0")
     whole = arr // den
     frac = arr - whole * den
     alive = np.ones(size, dtype=bool)

@@ -4,7 +4,7 @@
 exp(-|x|/scale), exactly: every decision is a comparison of uniform integers, never a float.
 The batch is vectorised (numpy arrays with masks; Python loops only over rejection *rounds*).
 
-Fast path: the numerator ``t`` of ``scale = t/s`` is at most 2^52 (true for every scale the
+Fast path: the numerator ``t`` of ``scale = t/s`` is at most 2^56 (true for every scale the
 built-in adapters build, e.g. ``Delta * 2^k / floor(epsilon * 2^k)``).  Larger numerators use an
 exact per-sample Python-int path (correct but slow).
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 BUILTIN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.textbook:builtin_adapters", "numpy", None),
     ("auditor.adapters.reference:builtin_adapters", "dp-audit", None),
+    ("auditor.adapters.reference_selection:builtin_adapters", "dp-audit", None),
+    ("auditor.adapters.reference_dataset:builtin_adapters", "dp-audit", None),
     ("auditor.adapters.diffprivlib_adapters:builtin_adapters", "diffprivlib", "libs"),
     ("auditor.adapters.opendp_adapters:builtin_adapters", "opendp", "libs"),
     ("auditor.adapters.pydp_adapters:builtin_adapters", "python-dp", "libs"),

@@ -1,0 +1,224 @@
+"""Precision-based attack on floating-point additive noise (Haney et al. 2022), model-free.
+
+For binary64 round-to-nearest and *any* double ``n``, ``2**j ⊕ n`` is a multiple of
+``2**(j-53)``: if the result has magnitude ``>= 2**(j-1)`` its ulp is at least ``2**(j-53)``;
+otherwise ``n`` lies in ``[-3*2**(j-1), -2**(j-1)]``, the sum is exact (Sterbenz) and both terms
+are multiples of ``2**(j-53)``.  At input 0 the output is the noise itself, whose low bits are
+finer than that whenever ``|n| < 2**(j-1)``.  So with neighbours 0 and ``2**j <= sensitivity``
+the event "output is not a multiple of ``2**(j-53)``" has probability exactly 0 at ``2**j`` and
+about ``P[|n| < 2**(j-1)] / 2`` or more at 0, whatever the noise distribution (Laplace,
+Gaussian, ...), as long as it is a double added in floating point.
+
+Generalisation to noise added in a rescaled space, ``y = fl(fl(a/s ⊕ n) * s)`` (OpenDP <= 0.4):
+with ``c = fl(a/s)``, ``c ⊕ n`` is a multiple of ``ulp(c)/2`` by the same argument, so ``a`` is
+impossible when no double ``t`` with ``fl(t*s) = y`` (a short run of doubles next to ``y/s``) is a
+multiple of ``ulp(c)/2``.  The scan is conservative: a run touching the edge of the scanned
+window, or no run at all, counts as possible.
+
+The distinguisher learns from the training split which test to use: the plain grid, a coarser
+grid every training output at ``2**j`` lies on (float32 noise, fixed-point code), or one of the
+rescaled tests at the scales the declared claim implies (``D/e``, ``D*(1/e)``, ``1/(e/D)``,
+division by ``e/D``).  Only tests with no hit among the training outputs at ``2**j`` are
+eligible; the one with most hits at 0 is proposed.  Exact mechanisms (outputs on a coarse
+grid at both inputs: snapping, discretised Laplace) give no hit at 0, so nothing is proposed.
+
+Assumptions:
+    Outputs are doubles produced by round-to-nearest binary64 arithmetic (no FMA contraction
+    of the final addition, no x87 extended precision) for the zero-probability guarantee.
+    Soundness never depends on it: events are certified on fresh samples.
+
+References:
+    Haney, Desfontaines, Hartman, Shrestha, Hay, "Precision-based attacks and interval
+    refining: how to break, then fix, differential privacy on finite computers" (2022).
+    Mironov, CCS 2012 (the porous output set of float mechanisms).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from auditor.claims import Family
+from auditor.trials import CertificationPlan, Event, Trial
+from auditor.validation import AdapterSpec
+
+#: doubles scanned on each side of y/s for the preimage of y under t -> fl(t*s)
+_SCAN = 4
+
+
+def not_multiple(t: np.ndarray, grid: float) -> np.ndarray:
+    """``t`` is not a multiple of the power of two ``grid``, exactly (fast path: exact scaling).
+
+    ``t / grid`` is exact unless it underflows, which happens only for ``|t| < grid`` (then
+    ``t`` is a multiple only if it is 0, and an underflow to 0 errs on the side of "multiple").
+    """
+    if grid < 2.0**-1022:
+        return np.fmod(t, grid) != 0
+    with np.errstate(over="ignore"):
+        z = t * (1.0 / grid)  # inf for huge t: a multiple, and floor(inf) == inf says so
+    return z != np.floor(z)
+
+
+def coarsest_grid(y: np.ndarray) -> float:
+    """The largest power of two that divides every nonzero entry of ``y`` (inf if all are 0)."""
+    y = np.abs(np.asarray(y, dtype=np.float64))
+    y = y[y != 0]
+    if not y.size:
+        return math.inf
+    mant, exp = np.frexp(y)
+    ints = (mant * 2.0**53).astype(np.int64)  # exact: 53-bit integers
+    low = ints & -ints
+    return float(np.ldexp(low.astype(np.float64), exp - 53).min())
+
+
+@dataclass(frozen=True)
+class GridTest:
+    """ "``y`` cannot come from input ``x_prime``": no admissible pre-image is a multiple of ``grid``.
+
+    ``rescale`` is None for noise added in the output space; otherwise ``("mul", s)`` for
+    ``y = fl(t * s)`` or ``("div", d)`` for ``y = fl(t / d)``.
+    """
+
+    grid: float
+    rescale: tuple[str, float] | None = None
+    origin: str = "theory"
+
+    @property
+    def description(self) -> str:
+        g = f"2^{math.frexp(self.grid)[1] - 1}"
+        if self.rescale is None:
+            return f"output is not a multiple of {g} ({self.origin} grid of the other input)"
+        kind, s = self.rescale
+        how = f"t * {s!r}" if kind == "mul" else f"t / {s!r}"
+        return f"no double t with fl({how}) = output is a multiple of {g} ({self.origin} grid)"
+
+    def off_grid(self, y: np.ndarray) -> np.ndarray:
+        y = np.asarray(y, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            if self.rescale is None:
+                return not_multiple(y, self.grid)
+            kind, s = self.rescale
+
+            def forward(t: np.ndarray) -> np.ndarray:
+                return t * s if kind == "mul" else t / s
+
+            t0 = y / s if kind == "mul" else y * s
+            # the 2*_SCAN+1 doubles around t0, stepped by magnitude (bit pattern +- i)
+            bits = np.abs(t0).view(np.int64)
+            steps = np.arange(-_SCAN, _SCAN + 1, dtype=np.int64)[:, None]
+            t = np.copysign((bits + steps).view(np.float64), t0)
+            match = forward(t) == y
+            on_grid = ~not_multiple(t, self.grid)
+            possible = (
+                (match & on_grid).any(axis=0)
+                | match[0]
+                | match[-1]
+                | ~match.any(axis=0)
+                | (np.abs(t0) < 2.0**-1000)  # stepping would cross zero: give up, conservatively
+                | ~np.isfinite(t0)
+            )
+            return ~possible
+
+    def event(self) -> Event:
+        return Event(self.description, self.off_grid, white_box=False)
+
+
+def rescaled_tests(x_prime: float, sensitivity: float, epsilon: float) -> list[GridTest]:
+    """Tests for noise added in the space rescaled by the declared Laplace scale."""
+    d, e = float(sensitivity), float(epsilon)
+    out: list[GridTest] = []
+    pairs = [(("mul", s), x_prime / s) for s in (d / e, d * (1.0 / e), 1.0 / (e / d))]
+    pairs.append((("div", e / d), x_prime * (e / d)))
+    for rescale, c in pairs:
+        if not (math.isfinite(c) and c != 0):
+            continue
+        # ulp(c)/2, or half of that when c is a power of two (robust to how c was rounded)
+        grid = float(np.spacing(np.nextafter(abs(c), 0.0))) / 2
+        test = GridTest(grid, rescale, origin=f"rescaled by {rescale[1]!r}")
+        if grid > 0 and test not in out:
+            out.append(test)
+    return out
+
+
+@dataclass
+class PrecisionDistinguisher:
+    """Chooses the grid test with no training hit at ``x_prime`` and most hits at ``x``."""
+
+    x: float
+    x_prime: float
+    tests: list[GridTest]
+    max_events: int = 1
+    train_fraction: float = 0.05
+    chosen: GridTest | None = field(default=None, compare=False)
+
+    def propose(
+        self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan
+    ) -> list[Event]:
+        self.chosen = None
+        if not (
+            len(train_x)
+            and len(train_x_prime)
+            and np.issubdtype(train_x.dtype, np.floating)
+            and np.issubdtype(train_x_prime.dtype, np.floating)
+        ):
+            return []
+        a = np.asarray(train_x, dtype=np.float64)
+        b = np.asarray(train_x_prime, dtype=np.float64)
+        tests = list(self.tests)
+        learned = coarsest_grid(b)
+        if math.isfinite(learned) and learned > tests[0].grid:
+            tests.insert(1, GridTest(learned, None, origin="learned"))
+        best, best_hits = None, 0
+        for test in tests:
+            if test.off_grid(b).any():
+                continue
+            hits = int(np.count_nonzero(test.off_grid(a)))
+            if hits > best_hits:
+                best, best_hits = test, hits
+        self.chosen = best
+        return [] if best is None else [best.event()]
+
+
+def neighbour_power_of_two(sensitivity: float) -> int | None:
+    """``j`` with ``2**j <= sensitivity < 2**(j+1)``, or None when ``2**(j-53)`` is not a double."""
+    if not (math.isfinite(sensitivity) and sensitivity > 0):
+        return None
+    j = math.frexp(sensitivity)[1] - 1
+    return j if j - 53 >= -1074 else None
+
+
+class PrecisionAttack:
+    """Haney et al.'s precision-based attack: output-grid tests, no sampler model."""
+
+    name = "precision"
+    description = (
+        "precision-based attack (Haney et al. 2022): outputs off the grid every "
+        "2^j + noise lies on, for any floating-point noise"
+    )
+
+    def applies_to(self, spec: AdapterSpec) -> bool:
+        if spec.family is not Family.ADDITIVE or not spec.sensitivity:
+            return False
+        j = neighbour_power_of_two(float(spec.sensitivity))
+        return j is not None and (j >= 0 or not spec.integer_queries)
+
+    def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
+        assert spec.sensitivity is not None
+        j = neighbour_power_of_two(float(spec.sensitivity))
+        assert j is not None
+        x, x_prime = 0.0, math.ldexp(1.0, j)
+        tests = [GridTest(math.ldexp(1.0, j - 53))]
+        tests += rescaled_tests(x_prime, spec.sensitivity, spec.claim.epsilon)
+        return [
+            Trial(
+                x=x,
+                x_prime=x_prime,
+                distinguisher=PrecisionDistinguisher(x, x_prime, tests),
+                description=(
+                    f"inputs {x!r} and {x_prime!r} = 2^{j} (within the sensitivity); "
+                    "output-grid tests learned on training outputs"
+                ),
+            )
+        ]
