@@ -316,3 +316,17 @@ def are_neighbours(x, y, relation: str) -> bool:
 def within(x, lo, hi) -> bool:
     """Every record of ``x`` in [lo, hi], compared exactly (Python ints for integer arrays)."""
     return all(lo <= v <= hi for v in np.asarray(x).tolist())
+
+
+def reference_ptr_with_noiseless_test():
+    """The reference A_dist median (add/remove) with its noisy test replaced by ``d > T``."""
+    from auditor.adapters.reference_dataset import PTRMedianAdapter
+    from reference_mechanisms.ptr import check_dataset, median_distance
+
+    class NoiselessTestPTR(PTRMedianAdapter):
+        def sample(self, query, n):
+            med, d = median_distance(check_dataset(query, self.domain))
+            released = d > math.log(1 / self.delta) / self.epsilon
+            return np.full(n, med if released else np.nan)
+
+    return NoiselessTestPTR(name="test.reference_ptr_noiseless_test")

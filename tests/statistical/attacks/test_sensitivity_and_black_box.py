@@ -18,11 +18,13 @@ from attack_fixtures import (
     NoiselessAdditive,
     StabilityPTR,
     WrappingIntegerSum,
+    reference_ptr_with_noiseless_test,
 )
 from audit_fixtures import GeometricLaplace, RandomizedResponse
 
 from attacks import load_attacks
 from attacks.sensitivity import WHITE_BOX_SENSITIVITY
+from auditor.adapters.reference_dataset import PTRMedianAdapter
 from auditor.results import Verdict
 from auditor.runner import AuditConfig, run_audit
 
@@ -141,6 +143,21 @@ def test_correct_ptr_is_not_flagged():
     result = results["test.ptr_median"]
     assert result.verdict is Verdict.NO_VIOLATION, result.best
     assert result.findings  # the chain did certify something, below the claim
+
+
+def test_reference_ptr_with_a_noiseless_test_leaks_through_bottom():
+    """The same attack on the reference A_dist (add/remove neighbours) with its noise removed."""
+    results, _ = audit([reference_ptr_with_noiseless_test()], ["black-box"])
+    result = results["test.reference_ptr_noiseless_test"]
+    assert_named_violation(result, "black-box")
+    assert result.best.estimate.event == "output is ⊥ (no answer, NaN)"
+
+
+def test_reference_ptr_is_not_flagged():
+    results, _ = audit(
+        [PTRMedianAdapter(name="reference.ptr_median")], ["black-box", "sensitivity"]
+    )
+    assert results["reference.ptr_median"].verdict is Verdict.NO_VIOLATION
 
 
 # --- correct mechanisms with every attack of this module -----------------------------------
