@@ -8,25 +8,29 @@ inside the adapter's declared ``domain`` and ``neighbours`` relation:
 
 * **overflow**: integer records whose sum straddles ±2**63, so that one record more (or one
   record changed) wraps the int64 sum to the other end of the range;
-* **large offset, narrow bounds**: many records near the top of a domain such as
-  [2**50, 2**50 + 1]; at that magnitude the float sum's unit in the last place is far above
-  Δ = 1, and one changed record moves the rounded sum by several units;
+* **large offset, narrow bounds** (replace neighbours): n records in a domain such as
+  [2**50, 2**50 + 1], i of them at the top, for i = 0, 1, ... (a chain).  The exact sums climb
+  by Δ per step while the float sum lives on a grid as coarse as the ulp U of the total, so
+  some consecutive pair of the chain jumps by about U >> Δ, whatever the summation order;
+  plus random datasets of the same size;
 * **absorption**: one huge record and many tiny ones, in both orders (the tiny ones vanish
   when added to the huge one, or add up first);
 * **summation order**: the same datasets sorted ascending and descending.
 
-Two ways to conclude, in this order:
+Two ways to conclude:
 
-1. *Statistically* (always): each candidate pair is scored by the difference its noiseless
+1. *White-box*, when the adapter offers ``release_without_noise(query)`` (see
+   ``auditor.probes``), first because it needs no samples and no alpha: the implementation's
+   own noiseless answers on every candidate pair; the largest |f(D) − f(D')| is compared
+   exactly (integers as integers, floats as fractions) with Δ.  An exact implementation never
+   exceeds Δ, so it is never flagged.  When Δ is exceeded by a factor r the finding reports
+   ε = r·ε_claim.
+2. *Statistically* (always): each candidate pair is scored by the difference its noiseless
    answers would have under models of common implementations (numpy's pairwise float sum, a
-   left-to-right float sum, a wrapping int64 sum); the best pair of each kind whose predicted
-   difference is at least ``MIN_RATIO``·Δ becomes a trial certified by the runner with
-   data-driven events.  No assumption about the implementation.
-2. *White-box*, when the adapter offers ``release_without_noise(query)`` (see
-   ``auditor.probes``): the implementation's own noiseless answers on every candidate pair;
-   the largest |f(D) − f(D')| is compared exactly (integers as integers, floats as fractions)
-   with Δ.  An exact implementation never exceeds Δ, so it is never flagged.  When Δ is
-   exceeded by a factor r the finding reports ε = r·ε_claim.
+   left-to-right float sum, a wrapping int64 sum); for each kind and model the best pair whose
+   predicted difference is at least ``MIN_RATIO``·Δ becomes a trial certified by the runner
+   with data-driven events.  No assumption about the implementation: the models only choose
+   the inputs.
 
 Assumptions:
     White-box findings assume the noise is calibrated to Δ with a scale family
