@@ -267,7 +267,7 @@ def _offset_chain(dom: _Domain, n: int, steps: int, ascending: bool) -> list[Can
 
 
 #: targets for the ratio ulp(total) / Δ a large-offset chain aims at
-OFFSET_RATIOS = (16, 256)
+OFFSET_RATIOS = (16, 64)
 
 
 def _large_offset_chains(dom: _Domain) -> list[Candidate]:
