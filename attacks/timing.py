@@ -50,6 +50,10 @@ CAVEAT = (
 )
 
 
+#: appended to every timing event, so the caveat is printed wherever the event is
+EVENT_CAVEAT = "[timing: assumes i.i.d. call times; machine- and load-dependent]"
+
+
 def _fmt_ns(t: float) -> str:
     return f"{t / 1000:.4g} µs"
 
@@ -87,7 +91,7 @@ def _event(text: str, cell, tau: float, slower: bool) -> Event:
         return _in_cell(y, cell) & timed
 
     op = ">" if slower else "<"
-    return Event(f"{text} and call time {op} {_fmt_ns(tau)}", predicate)
+    return Event(f"{text} and call time {op} {_fmt_ns(tau)} {EVENT_CAVEAT}", predicate)
 
 
 @dataclass(frozen=True)

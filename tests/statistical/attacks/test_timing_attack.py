@@ -35,7 +35,7 @@ def test_noise_dependent_running_time_is_found():
     best = result.best
     assert best.attack == "timing" and "call time" in best.estimate.event
     assert {best.x, best.x_prime} == {0, 1}
-    assert "i.i.d." in best.trial  # the caveat travels with the finding
+    assert "i.i.d." in best.trial and "i.i.d." in best.estimate.event  # caveat travels along
 
 
 def test_constant_time_mechanism_is_not_flagged():
