@@ -132,8 +132,12 @@ def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]
     if bounds is not None:  # keep both inputs inside the range the mechanism accepts
         lo, hi = bounds
         offsets = [(a, t) for a, t in offsets if lo <= a and a + step <= hi]
-        if not offsets and hi - lo >= step:
-            offsets = [(float(math.floor(lo + rng.random() * (hi - lo - step))), "a random offset")]
+        if not offsets and spec.integer_queries:
+            first, last = math.ceil(lo), math.floor(hi - step)
+            if first <= last:
+                offsets = [(float(rng.integers(first, last + 1)), "a random offset")]
+        elif not offsets and hi - lo >= step:
+            offsets = [(lo + rng.random() * (hi - lo - step), "a random offset")]
     for a, text in offsets:
         if spec.integer_queries:
             x, x_prime = int(a), int(a) + int(step)

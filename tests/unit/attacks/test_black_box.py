@@ -158,3 +158,15 @@ def test_bottom_gap_proposes_only_on_a_promising_gap():
     near = np.where(np.arange(100) < 40, np.nan, 1.0)  # ratio 1.25: cannot break epsilon = 1
     assert BottomGap().propose(half, near, plan) == []
     assert len(BottomGap(train_fraction=0.0).propose(np.empty(0), np.empty(0), plan)) == 1
+
+
+def test_narrow_query_bounds_get_a_random_offset_inside():
+    for seed in range(20):
+        for t in _trials(_Additive(1.0, query_bounds=(-10.5, -7.25)), seed):
+            if t.x != 0:
+                assert -10.5 <= t.x <= t.x_prime <= -7.25, t.description
+    for seed in range(20):
+        adapter = _Additive(1.0, query_bounds=(-10.5, -7.25), integer_queries=True)
+        for t in _trials(adapter, seed):
+            if t.x != 0:
+                assert -10.5 <= t.x < t.x_prime <= -7.25 and isinstance(t.x, int), t.description
