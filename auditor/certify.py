@@ -1,21 +1,50 @@
-"""Certifying one trial: training draw, event proposal, staged certification on fresh samples.
+"""Certifying one trial: a pilot stage, then training, event proposal and staged certification.
 
-The training outputs are used only to choose events; the counts that decide a bound come from
-samples drawn afterwards.  Each event is tested in both directions; each look of the staged
-certification spends its own share of the test's alpha, so peeking never inflates the error.
+The outputs an event is chosen on are never the outputs that certify it.  Each trial's tests
+(``2 * max_events``: every event in both directions) share the trial's alpha as follows, all
+fixed before any sample is drawn:
+
+1. **Pilot** (``PILOT_SHARE`` of each test's alpha): events are proposed from a small first
+   part of the training split and certified on the next part.  A gross violation (an event
+   that one neighbour almost never produces) is certified here, after a few thousand outputs.
+2. **Main**: the whole training split (pilot data included: it is no longer used to certify
+   anything after the pilot) proposes events again, which are certified on fresh samples at
+   the planned looks; look j spends ``share_j`` of the remaining alpha (group-sequential
+   alpha-spending).  Looks that would see fewer than ``MIN_LOOK`` outputs per side are merged
+   into the next look.
+
+With a single configured look (``AuditConfig(looks=((1.0, 1.0),))``) the certification is
+fixed-n: no pilot, no early stop, the whole alpha at the end.
+
+For each (event, direction) the alpha split between the two Clopper-Pearson limits is chosen
+from the training estimates (``best_split``), i.e. also before certification.  A trial stops at
+the first look whose best bound exceeds the claim.  See docs/estimators.md for the numbers
+behind this design.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from auditor.estimators.clopper_pearson import epsilon_lower_bound, epsilon_point_estimate
+from auditor.estimators.clopper_pearson import (
+    best_splits,
+    epsilon_lower_bound,
+    epsilon_point_estimate,
+)
+from auditor.estimators.power import power_statement
 from auditor.interfaces import Attack
-from auditor.results import EpsilonEstimate, EventCounts, Finding
+from auditor.results import (
+    OUTPUT_SAMPLE_SIZE,
+    EpsilonEstimate,
+    EventCounts,
+    Finding,
+    OutputSample,
+)
 from auditor.sampling import draw
 from auditor.seeding import entropy
 from auditor.timed_sampling import draw_timed_pair, is_timed
@@ -25,9 +54,39 @@ from auditor.validation import AdapterSpec
 if TYPE_CHECKING:
     from auditor.runner import AuditConfig
 
+#: share of every test's alpha spent by the pilot stage
+PILOT_SHARE = 0.1
+#: pilot training and pilot certification size per side (at most; capped by the training split)
+PILOT_SIZE = 2048
+#: the pilot runs only when the training split holds at least this many outputs per side
+MIN_PILOT_TRAIN = 400
+#: a look is kept only if it sees at least this many certification outputs per side
+MIN_LOOK = 500
+
+
+def plan_looks(looks: Sequence[tuple[float, float]], n_cert: int) -> list[tuple[int, float]]:
+    """Per-side sample counts and alpha shares of the looks actually taken.
+
+    Looks below ``MIN_LOOK`` outputs, or at the same count as the next look, hand their share to
+    the next look; the last look is always kept.  Depends only on the configuration and
+    ``n_cert``, never on data, so the merged schedule spends exactly the configured alpha.
+    """
+    planned: list[tuple[int, float]] = []
+    carry = 0.0
+    for i, (fraction, share) in enumerate(looks):
+        target = max(1, round(fraction * n_cert))
+        last = i == len(looks) - 1
+        nxt = None if last else max(1, round(looks[i + 1][0] * n_cert))
+        if not last and (target < MIN_LOOK or target == nxt):
+            carry += share
+            continue
+        planned.append((target, share + carry))
+        carry = 0.0
+    return planned
+
 
 class Certifier:
-    """Runs one trial: training draw, event proposal, staged certification."""
+    """Runs one trial: pilot, training draw, event proposal, staged certification."""
 
     def __init__(
         self,
@@ -46,22 +105,20 @@ class Certifier:
         self.on_samples(n)
         return out
 
-    def _draw_pair(
-        self, trial: Trial, n: int, labels: Callable[[int], tuple[object, ...]]
-    ) -> list[np.ndarray]:
-        """``n`` outputs on each side; ``labels(side)`` names the draw for seeding.
+    def _draw_pair(self, trial: Trial, n: int, *labels: object) -> list[np.ndarray]:
+        """``n`` outputs on each side.
 
         Distinguishers that opt in to timing (``timed = True``) get interleaved single-output
-        calls with their durations instead (see ``auditor.timed_sampling``).
+        calls with their durations instead: (n, 2) arrays (see ``auditor.timed_sampling``).
         """
         pair = (trial.x, trial.x_prime)
         if is_timed(trial.distinguisher):
-            seed = entropy(self.config.seed, self.spec.name, *labels(0), "timed")
+            seed = entropy(self.config.seed, self.spec.name, *labels, "timed")
             out = draw_timed_pair(self.spec, pair[0], pair[1], n, seed)
             self.samples += 2 * n
             self.on_samples(2 * n)
             return list(out)
-        return [self._draw(q, n, *labels(side)) for side, q in enumerate(pair)]
+        return [self._draw(q, n, *labels, side) for side, q in enumerate(pair)]
 
     def _exact(self, attack: Attack, trial: Trial) -> Finding | None:
         """Run the trial's white-box check (no sampling, no alpha), if it has one."""
@@ -74,10 +131,72 @@ class Certifier:
             attack.name, trial.description, evidence.x, evidence.x_prime, evidence.estimate, 0, 0, 0
         )
 
+    def _splits(
+        self, events: list[Event], train: list[np.ndarray], n: int, alpha: float
+    ) -> np.ndarray:
+        """Alpha share of the lower limit per (direction, event), from training data only."""
+        splits = np.full((2, len(events)), 0.5)
+        if min(len(train[0]), len(train[1])) == 0:
+            return splits
+        p = np.array(
+            [[(np.count_nonzero(e(t)) + 0.5) / (len(t) + 1.0) for e in events] for t in train]
+        )
+        delta = self.spec.claim.delta
+        splits[0] = best_splits(p[0], p[1], n, alpha, delta)
+        splits[1] = best_splits(p[1], p[0], n, alpha, delta)
+        return splits
+
+    def _best(
+        self,
+        events: list[Event],
+        k: np.ndarray,
+        drawn: int,
+        alpha: float,
+        splits: np.ndarray,
+    ) -> tuple[float, int, int, EpsilonEstimate] | None:
+        delta = self.spec.claim.delta
+        best = None
+        for j, event in enumerate(events):
+            for side in (0, 1):
+                k0, k1 = int(k[side, j]), int(k[1 - side, j])
+                split = float(splits[side, j])
+                lb = epsilon_lower_bound(k0, drawn, k1, drawn, alpha, delta, split)
+                if best is None or lb > best[0]:
+                    estimate = EpsilonEstimate(
+                        epsilon_lower_bound=lb,
+                        point_estimate=epsilon_point_estimate(k0, drawn, k1, drawn, delta),
+                        alpha=alpha,
+                        delta=delta,
+                        event=event.description,
+                        counts=EventCounts(n0=drawn, k0=k0, n1=drawn, k1=k1),
+                        white_box=event.white_box,
+                        alpha_split=split,
+                    )
+                    best = (lb, side, j, estimate)
+        return best
+
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
+        """The trial's best finding (a violation as soon as one is certified), or None."""
+        self._kept: tuple[list[np.ndarray], str] | None = None
+        self._proposed: list[Event] = []
+        best = self._run(attack, index, trial)
+        if best is None or self._kept is None or is_timed(trial.distinguisher):
+            return best  # timed rows (output, ns) are not plotted
+        kept, source = self._kept
+        return replace(
+            best, output_sample=_output_sample(best, trial, self._proposed, kept, source)
+        )
+
+    def _keep(self, outputs: list[np.ndarray], source: str) -> None:
+        """Remember a few outputs per side for the report's plots (never for a bound)."""
+        if self._kept is None and len(outputs[0]):
+            self._kept = ([o[:OUTPUT_SAMPLE_SIZE].copy() for o in outputs], source)
+
+    def _run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
         spec, config = self.spec, self.config
+        claim = spec.claim
         exact = self._exact(attack, trial)
-        if exact is not None and exact.estimate.epsilon_lower_bound > spec.claim.epsilon:
+        if exact is not None and exact.estimate.epsilon_lower_bound > claim.epsilon:
             return exact
         d = trial.distinguisher
         if d.max_events <= 0:
@@ -85,60 +204,106 @@ class Certifier:
         budget = config.budget_for(spec)
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_cert = budget - n_train
-        plan = CertificationPlan(n_cert, self.alpha_test, spec.claim.epsilon, spec.claim.delta)
         label = (attack.name, index)
-        train = [np.empty(0), np.empty(0)]
-        if n_train:
-            train = self._draw_pair(trial, n_train, lambda side: (*label, side, "train"))
-        events: list[Event] = list(d.propose(train[0], train[1], plan))[: d.max_events]
-        if not events:
-            return exact
-        k = np.zeros((2, len(events)), dtype=np.int64)
-        drawn, batch_no, best = 0, 0, exact
-        for look_no, (fraction, share) in enumerate(config.looks, start=1):
-            target = max(1, round(fraction * n_cert))
-            while drawn < target:
-                size = min(config.batch_size, target - drawn)
-                outs = self._draw_pair(
-                    trial, size, lambda side, b=batch_no: (*label, side, "certify", b)
-                )
-                for side, out in enumerate(outs):
-                    for j, event in enumerate(events):
-                        k[side, j] += int(np.count_nonzero(event(out)))
-                drawn += size
-                batch_no += 1
-            if drawn == 0:
-                continue
-            alpha_look = self.alpha_test * share
-            for j, event in enumerate(events):
-                for side in (0, 1):
-                    k0, k1 = int(k[side, j]), int(k[1 - side, j])
-                    lb = epsilon_lower_bound(k0, drawn, k1, drawn, alpha_look, spec.claim.delta)
-                    if best is None or lb > best.estimate.epsilon_lower_bound:
-                        x, x_prime = (
-                            (trial.x, trial.x_prime) if side == 0 else (trial.x_prime, trial.x)
-                        )
-                        estimate = EpsilonEstimate(
-                            epsilon_lower_bound=lb,
-                            point_estimate=epsilon_point_estimate(
-                                k0, drawn, k1, drawn, spec.claim.delta
-                            ),
-                            alpha=alpha_look,
-                            delta=spec.claim.delta,
-                            event=event.description,
-                            counts=EventCounts(n0=drawn, k0=k0, n1=drawn, k1=k1),
-                            white_box=event.white_box,
-                        )
-                        best = Finding(
-                            attack.name,
-                            trial.description,
-                            x,
-                            x_prime,
-                            estimate,
-                            n_train,
-                            drawn,
-                            look_no,
-                        )
-            if best is not None and best.estimate.epsilon_lower_bound > spec.claim.epsilon:
-                break
+        # the pilot belongs to the sequential design: a single configured look means a fixed-n
+        # certification with no early stop, so no pilot either
+        sequential = len(config.looks) > 1
+        pilot = min(PILOT_SIZE, n_train // 4) if sequential and n_train >= MIN_PILOT_TRAIN else 0
+        main_share = 1.0 - PILOT_SHARE if pilot else 1.0
+        looks = plan_looks(config.looks, n_cert)
+        final_alpha = self.alpha_test * main_share * looks[-1][1]
+        best: Finding | None = exact
+        n_train_used = 0
+
+        def consider(found: Any, n_tr: int, drawn: int, look_no: int) -> None:
+            nonlocal best
+            if found is None:
+                return
+            lb, side, _, estimate = found
+            if best is not None and lb <= best.estimate.epsilon_lower_bound:
+                return
+            x, x_prime = (trial.x, trial.x_prime) if side == 0 else (trial.x_prime, trial.x)
+            best = Finding(
+                attack.name, trial.description, x, x_prime, estimate, n_tr, drawn, look_no
+            )
+
+        def violated() -> bool:
+            return best is not None and best.estimate.epsilon_lower_bound > claim.epsilon
+
+        train: list[np.ndarray] = [np.empty(0), np.empty(0)]
+        if pilot:
+            pilot_train = self._draw_pair(trial, pilot, *label, "pilot-train")
+            pilot_cert = self._draw_pair(trial, pilot, *label, "pilot-certify")
+            self._keep(pilot_train, "training")
+            alpha = self.alpha_test * PILOT_SHARE
+            plan = CertificationPlan(pilot, alpha, claim.epsilon, claim.delta)
+            events = list(d.propose(pilot_train[0], pilot_train[1], plan))[: d.max_events]
+            self._proposed += events
+            if events:
+                k = np.array([[np.count_nonzero(e(out)) for e in events] for out in pilot_cert])
+                splits = self._splits(events, pilot_train, pilot, alpha)
+                consider(self._best(events, k, pilot, alpha, splits), pilot, pilot, 0)
+            if violated():
+                return best
+            rest = self._draw_pair(trial, n_train - 2 * pilot, *label, "train")
+            train = [
+                np.concatenate(parts) for parts in zip(pilot_train, pilot_cert, rest, strict=True)
+            ]
+        elif n_train:
+            train = self._draw_pair(trial, n_train, *label, "train")
+            self._keep(train, "training")
+        n_train_used = n_train
+        plan = CertificationPlan(n_cert, final_alpha, claim.epsilon, claim.delta)
+        events = list(d.propose(train[0], train[1], plan))[: d.max_events]
+        self._proposed += events
+        if events:
+            splits = self._splits(events, train, n_cert, final_alpha)
+            k = np.zeros((2, len(events)), dtype=np.int64)
+            drawn, batch_no = 0, 0
+            for look_no, (target, share) in enumerate(looks, start=1):
+                while drawn < target:
+                    size = min(config.batch_size, target - drawn)
+                    outs = self._draw_pair(trial, size, *label, "certify", batch_no)
+                    self._keep(outs, "certification")
+                    for side, out in enumerate(outs):
+                        for j, event in enumerate(events):
+                            k[side, j] += int(np.count_nonzero(event(out)))
+                    drawn += size
+                    batch_no += 1
+                alpha = self.alpha_test * main_share * share
+                consider(self._best(events, k, drawn, alpha, splits), n_train_used, drawn, look_no)
+                if violated():
+                    return best
+        if best is not None and best is not exact:
+            best = self._with_power(best, n_cert, final_alpha)
         return best
+
+    def _with_power(self, finding: Finding, n_cert: int, alpha: float) -> Finding:
+        """Attach the power statement of the finding's event at the main certification's n and alpha."""
+        est = finding.estimate
+        claim = self.spec.claim
+        power = power_statement(
+            est.event,
+            est.counts.k1,
+            est.counts.n1,
+            n_cert,
+            alpha,
+            claim.epsilon,
+            claim.delta,
+            est.alpha_split,
+        )
+        return replace(finding, power=power)
+
+
+def _output_sample(
+    best: Finding, trial: Trial, events: Sequence[Event], kept: list[np.ndarray], source: str
+) -> OutputSample | None:
+    """The kept outputs in the finding's bound order, marked by its event (plots only)."""
+    event = next((e for e in reversed(events) if e.description == best.estimate.event), None)
+    if event is None or not len(kept[0]):
+        return None
+    on_x, on_x_prime = kept if best.x is trial.x else kept[::-1]
+    try:
+        return OutputSample(on_x, on_x_prime, event(on_x), event(on_x_prime), source)
+    except Exception:  # noqa: BLE001 - a plot must never turn into an error verdict
+        return None

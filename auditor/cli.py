@@ -21,9 +21,12 @@ examples:
   dp-audit run                                   audit every built-in adapter
   dp-audit run --adapter my_adapters.py:laplace  audit your own adapter from a file
   dp-audit run --adapter mylib.dp:ADAPTERS --budget 1000000 --seed 7
-  dp-audit report dp-audit-report/report.json --format md
+  dp-audit report dp-audit-report/report.json --format html
+  dp-audit run --baseline old/report.json        fail only on regressions against a baseline
+  dp-audit compare textbook/report.json exact/report.json --out cmp
 
-exit codes: 1 violation certified; 2 adapter error or bad usage; 0 otherwise.
+exit codes: 1 violation certified (with --baseline: a regression); 2 adapter error or bad
+usage; 0 otherwise.
 """
 
 
@@ -66,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="audit adapters and write a report",
-        description="Audit adapters (all built-ins by default) and write report.json and report.md.",
+        description="Audit adapters (all built-ins by default) and write report.json, report.md, "
+        "report.html and junit.xml.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -114,13 +118,63 @@ def build_parser() -> argparse.ArgumentParser:
         help="output folder (default dp-audit-report/)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress output")
+    run.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="REPORT_JSON",
+        help="compare with an earlier report.json: exit 1 only on regressions (new violations, "
+        "or a bound beyond the baseline's interval); see docs/ci.md",
+    )
+    run.add_argument(
+        "--baseline-margin",
+        type=_non_negative_float,
+        default=0.0,
+        metavar="EPS",
+        help="tolerance in epsilon before a larger bound counts as a regression (default 0)",
+    )
     report = sub.add_parser("report", help="render a report.json in another format")
     report.add_argument("path", type=Path, help="a report.json written by dp-audit run")
-    report.add_argument("--format", default="md", help="output format (default md)")
+    report.add_argument(
+        "--format", default="md", help="output format: json, md, html or junit (default md)"
+    )
     report.add_argument(
         "--output", type=Path, default=None, help="file to write (default: next to the report)"
     )
+    compare = sub.add_parser(
+        "compare",
+        help="compare two report.json files side by side",
+        description="Write compare.md (table), compare.png (figure) and compare.csv for two reports.",
+    )
+    compare.add_argument("a", type=Path, help="report.json A")
+    compare.add_argument("b", type=Path, help="report.json B")
+    compare.add_argument(
+        "--out",
+        type=Path,
+        default=Path("dp-audit-compare"),
+        help="output folder (default dp-audit-compare/)",
+    )
     return parser
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (value >= 0.0) or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def _read_report(path: Path) -> dict[str, Any]:
+    from reports.json_report import load_report
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidArgument(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    return load_report(text, str(path))
 
 
 def _collect_adapters(targets: list[str] | None) -> tuple[list[Any], list[str]]:
@@ -141,9 +195,13 @@ def _collect_adapters(targets: list[str] | None) -> tuple[list[Any], list[str]]:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from attacks import load_attacks
+    from auditor.progress import TerminalProgress
     from auditor.runner import AuditConfig, run_audit
     from reports import RENDERERS
+    from reports.baseline import compare_with_baseline, exit_code_with_baseline
     from reports.writing import write_atomic
+
+    baseline = _read_report(args.baseline) if args.baseline is not None else None
 
     config = AuditConfig(
         budget=args.budget,
@@ -166,8 +224,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
     for note in skipped:
         say(f"  skipped: {note}")
-    report = run_audit(adapters, attacks, config, skipped=skipped)
+    with TerminalProgress(enabled=not args.quiet and sys.stderr.isatty()) as progress:
+        report = run_audit(adapters, attacks, config, skipped=skipped, progress=progress)
     data = report.to_dict()
+    exit_code = report.exit_code
+    if baseline is not None:
+        data["baseline"] = compare_with_baseline(
+            data, baseline, margin=args.baseline_margin, path=str(args.baseline)
+        )
+        exit_code = exit_code_with_baseline(data)
     for r in data["results"]:
         detail = (
             r["error"]
@@ -175,10 +240,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
             else f"epsilon >= {r['epsilon_lower_bound']:.4g} (claim {r['claim']['epsilon']:g})"
         )
         say(f"  {r['verdict']:>12}  {r['adapter']}: {detail}")
+    if baseline is not None:
+        section = data["baseline"]
+        for g in section["regressions"]:
+            say(f"  REGRESSION  {g['message']}")
+        say(
+            f"  baseline {args.baseline}: {len(section['regressions'])} regression(s), "
+            f"{len(section['accepted'])} known violation(s) accepted, {len(section['fixed'])} fixed"
+        )
     for _, (filename, render) in RENDERERS.items():
         write_atomic(args.out / filename, render(data))
-    say(f"dp-audit: report written to {args.out}/ (exit code {report.exit_code})")
-    return report.exit_code
+    say(f"dp-audit: report written to {args.out}/ (exit code {exit_code})")
+    return exit_code
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -220,20 +293,25 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from reports import RENDERERS
-    from reports.json_report import load_report
     from reports.writing import write_atomic
 
     if args.format not in RENDERERS:
         raise InvalidArgument(f"--format {args.format!r} is not one of: {', '.join(RENDERERS)}")
-    try:
-        text = args.path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidArgument(f"cannot read {str(args.path)!r}: {exc.strerror}") from None
-    data = load_report(text, str(args.path))
+    data = _read_report(args.path)
     filename, render = RENDERERS[args.format]
     out = args.output or args.path.with_name(filename)
     write_atomic(out, render(data))
     print(out)
+    return EXIT_OK
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from reports.compare import write_comparison
+
+    a, b = _read_report(args.a), _read_report(args.b)
+    labels = (str(args.a), str(args.b))
+    for path in write_comparison(a, b, labels, args.out):
+        print(path)
     return EXIT_OK
 
 
@@ -244,7 +322,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_ERROR
-        handler = {"run": _cmd_run, "list": _cmd_list, "report": _cmd_report}[args.command]
+        handler = {
+            "run": _cmd_run,
+            "list": _cmd_list,
+            "report": _cmd_report,
+            "compare": _cmd_compare,
+        }[args.command]
         return handler(args)
     except DPAuditError as exc:
         print(f"dp-audit: error: {exc}", file=sys.stderr)

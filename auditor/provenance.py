@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 from importlib import metadata
@@ -27,6 +28,9 @@ def versions() -> dict[str, str]:
 def platform_info() -> dict[str, str]:
     return {
         "system": platform.system(),
+        "release": platform.release(),
         "machine": platform.machine(),
+        "platform": platform.platform(),
         "implementation": sys.implementation.name,
+        "cpus": str(os.cpu_count() or 1),
     }

@@ -1,7 +1,8 @@
 """Result objects: built once, frozen, carrying the raw evidence behind every number.
 
 Every bound in a report can be re-derived from the counts stored next to it with
-``auditor.estimators.clopper_pearson.epsilon_lower_bound(k0, n0, k1, n1, alpha, delta)``.
+``auditor.estimators.clopper_pearson.epsilon_lower_bound(k0, n0, k1, n1, alpha, delta,
+alpha_split)``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from auditor.claims import PrivacyClaim
 
 SCHEMA = "dp-audit/1"
 
+#: at most this many outputs per input are kept in a result for plots (never used for a bound)
+OUTPUT_SAMPLE_SIZE = 2000
+
 
 class Verdict(StrEnum):
     VIOLATION = "violation"
@@ -28,11 +32,13 @@ class Verdict(StrEnum):
 
 
 def jsonable(value: Any) -> Any:
-    """Queries and counts as plain JSON values (arrays become lists, numpy scalars Python ones)."""
+    """Queries, counts and settings as plain JSON values (arrays become lists, numpy scalars Python ones)."""
     if isinstance(value, np.ndarray):
         return [jsonable(v) for v in value.tolist()]
     if isinstance(value, list | tuple):
         return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, np.integer | bool):
         return int(value) if not isinstance(value, bool) else value
     if isinstance(value, np.floating | float):
@@ -59,7 +65,8 @@ class EpsilonEstimate:
     """A certified lower bound on epsilon for one event, at significance ``alpha``.
 
     ``epsilon_lower_bound`` holds with probability >= 1 - ``alpha`` (this event's share of the
-    run's family-wise budget).  ``point_estimate`` is the plug-in value on the same
+    run's family-wise budget) and is re-derivable as ``epsilon_lower_bound(k0, n0, k1, n1,
+    alpha, delta, alpha_split)``.  ``point_estimate`` is the plug-in value on the same held-out
     certification counts, for reading only.
 
     White-box estimates (``estimator == WHITE_BOX_ESTIMATOR``) come from the adapter's own
@@ -80,6 +87,9 @@ class EpsilonEstimate:
     white_box: bool = False
     unbounded: bool = False
     probabilities: tuple[float, float] | None = None
+    #: share of ``alpha`` spent on the lower limit on x (the rest on the upper limit on x'),
+    #: fixed from training data before certification
+    alpha_split: float = 0.5
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +103,34 @@ class EpsilonEstimate:
             "white_box": self.white_box,
             "unbounded": self.unbounded,
             "probabilities": _probabilities_dict(self.probabilities),
+            "alpha_split": self.alpha_split,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class OutputSample:
+    """A few outputs on each neighbouring input, kept only so reports can plot them.
+
+    ``x`` and ``x_prime`` follow the finding's bound order; ``in_event_x`` and
+    ``in_event_x_prime`` say which of them lie in the finding's event.  ``source`` is
+    ``"training"`` (the outputs the event was chosen on) or ``"certification"`` (the first
+    certification batch, for distinguishers without a training split).  No bound is computed
+    from these outputs.
+    """
+
+    x: np.ndarray
+    x_prime: np.ndarray
+    in_event_x: np.ndarray
+    in_event_x_prime: np.ndarray
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "x": jsonable(self.x),
+            "x_prime": jsonable(self.x_prime),
+            "in_event_x": [int(b) for b in np.asarray(self.in_event_x, dtype=bool)],
+            "in_event_x_prime": [int(b) for b in np.asarray(self.in_event_x_prime, dtype=bool)],
         }
 
 
@@ -124,6 +162,10 @@ class Finding:
     n_train: int
     n_certify: int
     looks: int
+    #: power statement of this finding's event (see ``auditor.estimators.power``); None when
+    #: the finding is a violation
+    power: dict[str, Any] | None = None
+    output_sample: OutputSample | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,6 +218,7 @@ class AdapterResult:
             "unbounded": best.estimate.unbounded if best else None,
             "probabilities": _probabilities_dict(best.estimate.probabilities) if best else None,
             "alpha": best.estimate.alpha if best else None,
+            "alpha_split": best.estimate.alpha_split if best else None,
             "counts": best.estimate.counts.to_dict() if best else None,
             "error": self.error,
             "library": {"name": self.library, "version": self.library_version},
@@ -183,6 +226,9 @@ class AdapterResult:
             "notes": list(self.notes),
             "power": self.power,
             "findings": [f.to_dict() for f in self.findings],
+            "output_sample": (
+                best.output_sample.to_dict() if best and best.output_sample else None
+            ),
             "timing": {"seconds": round(self.seconds, 3)},
         }
 
@@ -201,6 +247,7 @@ class AuditReport:
     skipped: tuple[str, ...] = ()
     wall_seconds: float = 0.0
     started: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -218,6 +265,7 @@ class AuditReport:
             "alpha": self.alpha,
             "seed": self.seed,
             "budget": self.budget,
+            "settings": dict(self.settings),
             "multiple_comparisons": {
                 "method": "bonferroni",
                 "tests": self.tests,

@@ -16,6 +16,7 @@ makes all reported bounds hold simultaneously with probability at least 1 - alph
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,13 +33,15 @@ from auditor.results import (
     AuditReport,
     Finding,
     Verdict,
+    jsonable,
 )
 from auditor.seeding import entropy
 from auditor.trials import Trial
 from auditor.validation import AdapterSpec, check_adapter
 
 #: (fraction of the certification samples seen, share of the test's alpha) at each look
-DEFAULT_LOOKS: tuple[tuple[float, float], ...] = ((1 / 16, 0.1), (1 / 4, 0.2), (1.0, 0.7))
+#: (after the certifier's pilot stage; see auditor/certify.py and docs/estimators.md)
+DEFAULT_LOOKS: tuple[tuple[float, float], ...] = ((1 / 16, 0.05), (1 / 4, 0.1), (1.0, 0.85))
 DEFAULT_BUDGET = 200_000
 #: budget for adapters that declare ``vectorised = False`` (one library call per output)
 DEFAULT_LOOP_BUDGET = 20_000
@@ -206,6 +209,7 @@ def run_audit(
                 samples=certifier.samples,
                 seconds=time.perf_counter() - t_start,
                 notes=p.notes,
+                power=best.power if best is not None and not violated else None,
             )
         )
     return AuditReport(
@@ -219,6 +223,7 @@ def run_audit(
         skipped=tuple(skipped),
         wall_seconds=time.perf_counter() - t0,
         started=started,
+        settings=jsonable(dataclasses.asdict(config)),
     )
 
 

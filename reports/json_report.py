@@ -3,14 +3,43 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from auditor.errors import InvalidArgument
 from auditor.results import SCHEMA
 
+#: JSON Schema (draft 2020-12) of report.json; shipped as package data
+SCHEMA_PATH = Path(__file__).with_name("schema") / "report.schema.json"
+
+
+def report_schema() -> dict[str, Any]:
+    """The report.json JSON Schema as a dictionary (validate with any draft 2020-12 validator)."""
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
 
 def render_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """Indented JSON; each result's ``output_sample`` (thousands of numbers) on one line."""
+    token = "@@dp-audit-output-sample-{}@@"
+    samples: list[Any] = []
+    results = []
+    for r in report.get("results") or []:
+        if isinstance(r, dict) and r.get("output_sample"):
+            samples.append(r["output_sample"])
+            r = {**r, "output_sample": token.format(len(samples) - 1)}
+        results.append(r)
+    text = json.dumps(
+        {**report, "results": results} if samples else report,
+        indent=2,
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+    if text.count('"@@dp-audit-output-sample-') != len(samples):  # a string mimics the token
+        return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    for i, sample in enumerate(samples):
+        compact = json.dumps(sample, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = text.replace(json.dumps(token.format(i)), compact, 1)
+    return text + "\n"
 
 
 def load_report(text: str, source: str = "report") -> dict[str, Any]:

@@ -59,7 +59,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         claim_text = f"({_num(claim.get('epsilon'))}, {_num(claim.get('delta'))})" if claim else "–"
         lines.append(
             f"| {md_escape(r['adapter'])} | {claim_text} | {VERDICT_TEXT.get(r['verdict'], r['verdict'])} | "
-            f"{_num(r.get('epsilon_lower_bound'))} | {md_escape(r.get('attack') or '–')} | "
+            f"{_num(r.get('epsilon_lower_bound')) if r['verdict'] != 'error' else '–'} | "
+            f"{md_escape(r.get('attack') or '–')} | "
             f"{md_escape(r.get('event') or r.get('error') or '–')} |"
         )
     for r in report["results"]:
@@ -79,7 +80,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                 + (" (white-box)" if r.get("white_box") else ""),
                 f"- counts: {c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x'",
                 f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
-                f"(Clopper-Pearson, alpha/2 per side); point estimate {_num(r.get('point_estimate'))}",
+                f"(Clopper-Pearson, share {_num(r.get('alpha_split') or 0.5)} of it on the limit for x, "
+                f"the rest on x'); point estimate {_num(r.get('point_estimate'))}",
             ]
         power = r.get("power")
         if power and power.get("statement"):
@@ -87,6 +89,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         for note in r.get("notes", []):
             lines.append(f"- note: {md_escape(note)}")
         lines.append(f"- outputs drawn: {r.get('samples', 0):,}")
+    lines += _baseline_lines(report.get("baseline"))
     if report.get("skipped"):
         lines += ["", "## Skipped", ""] + [f"- {md_escape(s)}" for s in report["skipped"]]
     versions = ", ".join(f"{k} {v}" for k, v in report.get("versions", {}).items())
@@ -94,8 +97,32 @@ def render_markdown(report: dict[str, Any]) -> str:
     plat = report.get("platform", {})
     if plat:
         lines.append("- platform: " + md_escape(", ".join(f"{k} {v}" for k, v in plat.items())))
+    settings = report.get("settings", {})
+    if settings:
+        lines.append("- settings: " + md_escape(", ".join(f"{k}={v}" for k, v in settings.items())))
     timing = report.get("timing", {})
     lines.append(
-        f"- started {timing.get('started', '?')}, wall time {timing.get('wall_seconds', '?')} s"
+        f"- started {md_escape(timing.get('started', '?'))}, wall time {timing.get('wall_seconds', '?')} s"
     )
     return "\n".join(lines) + "\n"
+
+
+def _baseline_lines(baseline: dict[str, Any] | None) -> list[str]:
+    if not baseline:
+        return []
+    regressions = baseline.get("regressions") or []
+    lines = [
+        "",
+        "## Baseline",
+        "",
+        f"Compared with {md_escape(baseline.get('path', ''))} (margin {_num(baseline.get('margin'))}): "
+        f"**{len(regressions)} regression(s)**, {len(baseline.get('accepted') or [])} known violation(s) "
+        f"accepted, {len(baseline.get('fixed') or [])} fixed.",
+        "",
+    ]
+    lines += [f"- REGRESSION: {md_escape(g['message'])}" for g in regressions]
+    lines += [f"- fixed: {md_escape(name)}" for name in baseline.get("fixed") or []]
+    lines += [
+        f"- missing from this run: {md_escape(name)}" for name in baseline.get("missing") or []
+    ]
+    return lines

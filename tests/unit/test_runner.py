@@ -97,6 +97,9 @@ def test_lsb_event_certified_on_fresh_samples_only():
     )
     (r,) = report.results
     assert r.verdict is Verdict.VIOLATION and r.best.estimate.white_box
-    assert r.best.n_train == 1000 and r.best.estimate.counts.n0 <= 19_000
+    # the pilot stage (auditor/certify.py) chooses on 250 outputs and certifies on the next 250;
+    # either way the certifying outputs come after the ones the event was chosen on
+    assert r.best.n_train in (250, 1000)
+    assert r.best.n_train + r.best.estimate.counts.n0 <= 20_000
     assert r.best.estimate.counts.k1 == 0  # the event is impossible on x'
     assert np.isfinite(r.epsilon_lower_bound)

@@ -1,0 +1,109 @@
+"""Regressions against a baseline report: the CI gate "do not get worse".
+
+Adapters are matched by name.  A **regression** is either
+
+- ``new_violation``: the adapter's verdict is ``violation`` now, and it was not in the
+  baseline (``no_violation``, ``error``, or absent from the baseline run); or
+- ``larger_bound``: the adapter was a violation in both runs and the new certified lower bound
+  exceeds the *upper* end of the baseline's confidence interval for its own best event's
+  privacy loss, ln((p0_high − δ) / p1_low), by more than ``margin``.  The new run then
+  certifies more loss than the old evidence allowed.  When the baseline event was never seen
+  on x' (k1 = 0), that upper end is infinite and no bound increase counts as a regression.
+
+Violations present in both runs and not larger are *accepted*: with ``--baseline`` the exit
+code is 1 only for regressions (else 2 for adapter errors, else 0), so a library can gate its
+CI on not getting worse while a known issue is being fixed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from auditor.errors import InvalidArgument
+from reports.evidence import EventEvidence, as_float
+
+DEFAULT_MARGIN = 0.0
+
+
+def _index(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {str(r["adapter"]): r for r in report.get("results") or []}
+
+
+def compare_with_baseline(
+    new: dict[str, Any], old: dict[str, Any], *, margin: float = DEFAULT_MARGIN, path: str = ""
+) -> dict[str, Any]:
+    """The ``baseline`` section of a report: regressions, fixes and accepted violations.
+
+    Raises:
+        InvalidArgument: ``margin`` is negative or not finite.
+    """
+    if not isinstance(margin, int | float) or not math.isfinite(margin) or margin < 0:
+        raise InvalidArgument(f"margin={margin!r} must be a finite number >= 0")
+    old_by, new_by = _index(old), _index(new)
+    regressions, fixed, accepted = [], [], []
+    for name, r in new_by.items():
+        before = old_by.get(name)
+        old_verdict = before["verdict"] if before else "absent"
+        lb = as_float(r.get("epsilon_lower_bound"))
+        if r["verdict"] == "violation" and old_verdict != "violation":
+            regressions.append(
+                {
+                    "adapter": name,
+                    "kind": "new_violation",
+                    "old_verdict": old_verdict,
+                    "new_verdict": r["verdict"],
+                    "old_epsilon_lower_bound": before.get("epsilon_lower_bound")
+                    if before
+                    else None,
+                    "new_epsilon_lower_bound": lb,
+                    "threshold": None,
+                    "message": f"{name}: new violation (baseline verdict {old_verdict}), "
+                    f"certified epsilon >= {lb:.4g}",
+                }
+            )
+        elif r["verdict"] == "violation" and before is not None:
+            ev = EventEvidence.from_result(before)
+            threshold = (ev.upper if ev else math.inf) + margin
+            entry = {
+                "adapter": name,
+                "old_verdict": old_verdict,
+                "new_verdict": r["verdict"],
+                "old_epsilon_lower_bound": before.get("epsilon_lower_bound"),
+                "new_epsilon_lower_bound": lb,
+                "threshold": threshold if math.isfinite(threshold) else None,
+            }
+            if lb > threshold:
+                regressions.append(
+                    entry
+                    | {
+                        "kind": "larger_bound",
+                        "message": f"{name}: certified epsilon >= {lb:.4g} exceeds the baseline "
+                        f"interval's upper end + margin ({threshold:.4g})",
+                    }
+                )
+            else:
+                accepted.append(entry)
+        elif old_verdict == "violation" and r["verdict"] == "no_violation":
+            fixed.append(name)
+    return {
+        "path": path,
+        "margin": margin,
+        "definition": "new_violation: violation now, not in the baseline; larger_bound: new "
+        "epsilon_lower_bound > baseline event interval upper end + margin",
+        "compared": sum(name in old_by for name in new_by),
+        "regressions": regressions,
+        "accepted": accepted,
+        "fixed": fixed,
+        "new_adapters": [name for name in new_by if name not in old_by],
+        "missing": [name for name in old_by if name not in new_by],
+    }
+
+
+def exit_code_with_baseline(report: dict[str, Any]) -> int:
+    """1 if the report's ``baseline`` section lists regressions; else 2 on errors; else 0."""
+    if (report.get("baseline") or {}).get("regressions"):
+        return 1
+    if any(r["verdict"] == "error" for r in report.get("results") or []):
+        return 2
+    return 0

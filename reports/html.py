@@ -1,0 +1,246 @@
+"""The self-contained HTML report: one file, inline CSS, plots as data-URI PNGs.
+
+The page references nothing outside itself (no scripts, no style sheets, no web fonts, no
+remote images), so it can be mailed to a client or attached to a CI run and opened offline.
+Every string that comes from an adapter, an attack or the report file goes through
+``html.escape``.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from html import escape
+from typing import Any
+
+from reports import plots
+from reports.evidence import EventEvidence, as_float
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1100px;
+ padding:0 1rem;color:#222;line-height:1.45}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd}
+h3{margin-top:1.6rem;word-break:break-all}
+table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.8rem 0}
+th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.badge{display:inline-block;padding:.05rem .5rem;border-radius:.6rem;font-weight:600;font-size:.85rem}
+.violation{background:#fde2e1;color:#a40e0e}.no_violation{background:#e3f4e1;color:#1c6b17}
+.error{background:#fff1cc;color:#7a5600}.regression{background:#a40e0e;color:#fff}
+.note{color:#555;font-size:.9rem}dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
+dt{font-weight:600}dd{margin:0;word-break:break-word}code{background:#f4f4f4;padding:0 .2rem}
+img{max-width:100%;height:auto;display:block;margin:.6rem 0}
+.plots{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
+"""
+
+VERDICT_TEXT = {"violation": "VIOLATION", "no_violation": "no violation found", "error": "error"}
+
+
+def _img(png: bytes | None, alt: str) -> str:
+    if not png:
+        return ""
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img alt="{escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _num(x: Any, digits: int = 4) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float | str):
+        try:
+            value = as_float(x)
+            if value in (float("inf"), float("-inf")):
+                return "∞" if value > 0 else "−∞"
+            return escape(f"{value:.{digits}g}")
+        except ValueError:
+            return escape(str(x))
+    return escape(str(x))
+
+
+def _badge(verdict: str) -> str:
+    return (
+        f'<span class="badge {escape(verdict)}">{escape(VERDICT_TEXT.get(verdict, verdict))}</span>'
+    )
+
+
+def _claim(r: dict[str, Any]) -> str:
+    claim = r.get("claim")
+    return f"({_num(claim['epsilon'])}, {_num(claim['delta'])})" if claim else "–"
+
+
+def _dl(items: list[tuple[str, str]]) -> str:
+    return "<dl>" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
+
+
+def _plot_or_note(make: Callable[[], bytes | None], alt: str) -> str:
+    """A figure; a failure to draw one is shown as a note, never a failed report."""
+    try:
+        return _img(make(), alt)
+    except Exception as exc:  # noqa: BLE001 - a figure is decoration; the numbers are the report
+        return f'<p class="note">figure "{escape(alt)}" could not be drawn: {escape(type(exc).__name__)}</p>'
+
+
+def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | None) -> str:
+    name = escape(str(r["adapter"]))
+    parts = [f'<section><h3 id="{escape(_anchor(i, r))}">{name} {_badge(r["verdict"])}</h3>']
+    if regression:
+        parts.append(
+            f'<p><span class="badge regression">REGRESSION</span> {escape(regression["message"])}</p>'
+        )
+    lib = r.get("library") or {}
+    items = [("family", escape(str(r.get("family", "")))), ("claim (ε, δ)", _claim(r))]
+    if lib.get("name"):
+        items.append(("library", escape(f"{lib['name']} {lib.get('version', '')}")))
+    if r.get("error"):
+        items.append(("error", f"<code>{escape(str(r['error']))}</code>"))
+    ev = EventEvidence.from_result(r)
+    if ev is not None:
+        q0, q1 = r["queries"]
+        items += [
+            ("attack", escape(str(r.get("attack")))),
+            ("inputs", f"x = <code>{escape(str(q0))}</code>, x′ = <code>{escape(str(q1))}</code>"),
+            ("event", escape(str(r.get("event"))) + (" (white-box)" if r.get("white_box") else "")),
+            (
+                "counts",
+                f"{ev.k0:,} of {ev.n0:,} outputs on x; {ev.k1:,} of {ev.n1:,} on x′",
+            ),
+            (
+                "certified bound",
+                f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} (Clopper-Pearson, "
+                f"α/2 per side): ln((p0_low − δ)/p1_high) = ln(({_num(ev.p0_low)} − {_num(ev.delta)})"
+                f"/{_num(ev.p1_high)})",
+            ),
+            (
+                "event interval",
+                f"[{_num(ev.lower)}, {_num(ev.upper)}]; point estimate {_num(ev.point)}",
+            ),
+        ]
+    power = r.get("power") or {}
+    if power.get("statement"):
+        items.append(("power", escape(str(power["statement"]))))
+    for note in r.get("notes") or []:
+        items.append(("note", escape(str(note))))
+    items.append(("outputs drawn", f"{int(r.get('samples') or 0):,}"))
+    items.append(("time", f"{_num((r.get('timing') or {}).get('seconds'))} s"))
+    parts.append(_dl(items))
+    if ev is not None:
+        label = str(r["adapter"])
+        figures = [
+            _plot_or_note(lambda: plots.distributions_png(r), f"output distributions of {label}"),
+            _plot_or_note(lambda: plots.porosity_png(r), f"low-order bits of outputs of {label}"),
+            _plot_or_note(lambda: plots.event_png(r), f"event probabilities of {label}"),
+        ]
+        parts.append('<div class="plots">' + "".join(figures) + "</div>")
+        if not r.get("output_sample"):
+            parts.append(
+                '<p class="note">No output sample in this report: distributions not shown.</p>'
+            )
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _anchor(i: int, r: dict[str, Any]) -> str:
+    """A unique, inert fragment id: the position plus the name's letters and digits."""
+    return f"adapter-{i}-" + "".join(ch if ch.isalnum() else "-" for ch in str(r["adapter"]))
+
+
+def _summary_table(results: list[dict[str, Any]]) -> str:
+    rows = [
+        "<table><thead><tr><th>adapter</th><th>claim (ε, δ)</th><th>verdict</th>"
+        "<th>ε lower bound</th><th>attack</th><th>event / error</th></tr></thead><tbody>"
+    ]
+    for i, r in enumerate(results):
+        rows.append(
+            f'<tr><td><a href="#{escape(_anchor(i, r))}">{escape(str(r["adapter"]))}</a></td>'
+            f"<td>{_claim(r)}</td><td>{_badge(r['verdict'])}</td>"
+            f'<td class="num">{_num(r.get("epsilon_lower_bound")) if r["verdict"] != "error" else "–"}</td>'
+            f"<td>{escape(str(r.get('attack') or '–'))}</td>"
+            f"<td>{escape(str(r.get('event') or r.get('error') or '–'))}</td></tr>"
+        )
+    rows.append("</tbody></table>")
+    return "\n".join(rows)
+
+
+def _baseline_section(baseline: dict[str, Any] | None) -> str:
+    if not baseline:
+        return ""
+    regressions = baseline.get("regressions") or []
+    head = (
+        f"<h2>Baseline</h2><p>Compared with <code>{escape(str(baseline.get('path', '')))}</code> "
+        f"(margin {_num(baseline.get('margin'))}): {len(regressions)} regression(s).</p>"
+    )
+    if not regressions:
+        return head
+    items = "".join(f"<li>{escape(str(g['message']))}</li>" for g in regressions)
+    return head + f"<ul>{items}</ul>"
+
+
+def _provenance(report: dict[str, Any]) -> str:
+    mc = report.get("multiple_comparisons") or {}
+    timing = report.get("timing") or {}
+    rows = [
+        ("seed", _num(report.get("seed"))),
+        ("alpha (family-wise)", _num(report.get("alpha"))),
+        ("budget", f"{int(report.get('budget') or 0):,} outputs per input per trial"),
+        (
+            "tests (Bonferroni)",
+            f"{_num(mc.get('tests'))}, per-test α {_num(mc.get('per_test_alpha'))}",
+        ),
+        (
+            "versions",
+            escape(", ".join(f"{k} {v}" for k, v in (report.get("versions") or {}).items())),
+        ),
+        (
+            "platform",
+            escape(", ".join(f"{k} {v}" for k, v in (report.get("platform") or {}).items())),
+        ),
+        (
+            "settings",
+            escape(", ".join(f"{k}={v}" for k, v in (report.get("settings") or {}).items())),
+        ),
+        ("started", escape(str(timing.get("started", "?")))),
+        ("wall time", f"{_num(timing.get('wall_seconds'))} s"),
+    ]
+    return "<h2>Provenance</h2>" + _dl(rows)
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The whole report as one HTML document (str)."""
+    results = list(report.get("results") or [])
+    alpha = float(report["alpha"])
+    baseline = report.get("baseline")
+    by_adapter = {g["adapter"]: g for g in (baseline or {}).get("regressions") or []}
+    counts = {v: sum(r["verdict"] == v for r in results) for v in VERDICT_TEXT}
+    summary = ", ".join(f"{counts[v]} {VERDICT_TEXT[v]}" for v in VERDICT_TEXT if counts[v])
+    intro = (
+        f"<p>{len(results)} adapter(s): {escape(summary) or 'none'}. Family-wise confidence "
+        f"{_num(1 - alpha)} (α = {_num(alpha)}), seed {_num(report.get('seed'))}, budget "
+        f"{int(report.get('budget') or 0):,} outputs per input per trial.</p>"
+        '<p class="note">A <b>violation</b> is certified: with the confidence above, the '
+        "mechanism's ε is at least the lower bound shown, which exceeds its claim. <b>No violation "
+        "found</b> means nothing was found at this budget; it does not mean the mechanism is "
+        "private.</p>"
+    )
+    body = [
+        "<h1>dp-audit report</h1>",
+        intro,
+        _summary_table(results),
+        _plot_or_note(lambda: plots.epsilon_png(results), "epsilon lower bounds against claims"),
+        _baseline_section(baseline),
+        "<h2>Adapters</h2>",
+        *(_adapter_section(i, r, by_adapter.get(r["adapter"])) for i, r in enumerate(results)),
+    ]
+    if report.get("skipped"):
+        body.append(
+            "<h2>Skipped</h2><ul>"
+            + "".join(f"<li>{escape(str(s))}</li>" for s in report["skipped"])
+            + "</ul>"
+        )
+    body.append(_provenance(report))
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>dp-audit report</title><style>{CSS}</style></head><body>\n"
+        + "\n".join(b for b in body if b)
+        + "\n</body></html>\n"
+    )

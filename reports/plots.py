@@ -1,0 +1,349 @@
+"""Figures for the HTML report and ``dp-audit compare``, as PNG bytes.
+
+Every figure is drawn on a fresh ``matplotlib.figure.Figure`` rendered by the Agg backend: no
+pyplot, no global state, no display needed.  Functions take the report.json dictionaries (one
+result, or the list of results) so a report can be re-rendered from its JSON alone.  matplotlib
+is imported inside the functions: importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from reports.evidence import EventEvidence, as_floats
+
+X_COLOUR, X_PRIME_COLOUR, EVENT_COLOUR, CLAIM_COLOUR = "#1f77b4", "#ff7f0e", "#d62728", "#444444"
+#: attack names / event texts for which the low-order-bits ("porous support") plot is drawn
+POROUS_PATTERN = re.compile(r"lsb|precision|porous|float|ulp|grid|mantissa|double", re.I)
+_DPI = 80
+
+
+def _figure(width: float, height: float, *, fit_labels: bool = False) -> Any:
+    """A Figure; ``fit_labels`` lays it out around its tick labels (slower: about 2x)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=_DPI, layout="constrained" if fit_labels else None)
+    if not fit_labels:
+        fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9, hspace=0.45, wspace=0.3)
+    return fig
+
+
+def to_png(fig: Any) -> bytes:
+    """Render a Figure to PNG with the Agg backend (no metadata that names a web address)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _short(text: Any, limit: int = 60) -> str:
+    """Adapter-provided text for a label: shortened, and ``$`` made literal (no mathtext)."""
+    s = str(text)
+    s = s if len(s) <= limit else s[: limit - 1] + "…"
+    return s.replace("$", r"\$")
+
+
+def epsilon_png(results: Sequence[dict[str, Any]]) -> bytes | None:
+    """ε lower bound and the event's confidence interval against each adapter's claim.
+
+    One row per adapter with counts.  The interval is the event's privacy loss
+    ln((p0 − δ)/p1) at the result's significance; its lower end is the certified ε_lb, its
+    upper end is drawn as an arrow when no output on x' fell in the event (unbounded).
+    """
+    rows = [(r, EventEvidence.from_result(r)) for r in results]
+    rows = [(r, ev) for r, ev in rows if ev is not None]
+    if not rows:
+        return None
+    finite = [
+        v
+        for r, ev in rows
+        for v in (ev.lower, ev.upper, ev.point, float(r["claim"]["epsilon"]))
+        if math.isfinite(v)
+    ]
+    x_max = max(1.0, max(finite) * 1.15)
+    fig = _figure(7.5, 1.4 + 0.45 * len(rows), fit_labels=True)
+    ax = fig.add_subplot()
+    for i, (r, ev) in enumerate(rows):
+        y = len(rows) - 1 - i
+        colour = EVENT_COLOUR if r["verdict"] == "violation" else X_COLOUR
+        upper = ev.upper if math.isfinite(ev.upper) else x_max
+        ax.plot([ev.lower, upper], [y, y], color=colour, lw=2, solid_capstyle="butt")
+        if not math.isfinite(ev.upper):
+            ax.annotate(
+                "",
+                xy=(x_max, y),
+                xytext=(x_max * 0.97, y),
+                arrowprops={"arrowstyle": "->", "color": colour},
+            )
+        ax.plot(
+            [ev.lower],
+            [y],
+            "o",
+            color=colour,
+            ms=7,
+            label="certified ε lower bound" if i == 0 else None,
+        )
+        if math.isfinite(ev.point):
+            ax.plot(
+                [ev.point],
+                [y],
+                "o",
+                mfc="white",
+                mec=colour,
+                ms=6,
+                label="point estimate" if i == 0 else None,
+            )
+        claim = r["claim"]["epsilon"]
+        ax.plot(
+            [claim, claim],
+            [y - 0.35, y + 0.35],
+            color=CLAIM_COLOUR,
+            lw=2.5,
+            label="claimed ε" if i == 0 else None,
+        )
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([_short(r["adapter"], 40) for r, _ in reversed(rows)])
+    ax.set_xlim(0, x_max)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel("ε: certified lower bound — event interval (red: claim violated)")
+    fig.legend(loc="outside lower center", ncols=3, fontsize=8)
+    return to_png(fig)
+
+
+def event_png(r: dict[str, Any]) -> bytes | None:
+    """The event's probability on x and on x' with their Clopper-Pearson limits (from counts)."""
+    ev = EventEvidence.from_result(r)
+    if ev is None:
+        return None
+    fig = _figure(4.2, 2.6)
+    fig.subplots_adjust(left=0.15)
+    ax = fig.add_subplot()
+    for i, (p, lo, hi, colour) in enumerate(
+        ((ev.p0, ev.p0_low, ev.p0_high, X_COLOUR), (ev.p1, ev.p1_low, ev.p1_high, X_PRIME_COLOUR))
+    ):
+        ax.bar([i], [p], color=colour, width=0.6)
+        ax.errorbar([i], [p], yerr=[[p - lo], [hi - p]], color="black", capsize=6, lw=1.5)
+    ax.set_xticks([0, 1])
+    ax.set_xticklabels(["P[event | x]", "P[event | x']"])
+    ax.set_ylim(0, min(1.0, max(ev.p0_high, ev.p1_high) * 1.2) or 1.0)
+    ax.set_title(f"counts {ev.k0:,}/{ev.n0:,} vs {ev.k1:,}/{ev.n1:,}", fontsize=9)
+    return to_png(fig)
+
+
+def _discrete(values: np.ndarray) -> bool:
+    finite = values[np.isfinite(values)]
+    return (
+        bool(len(finite))
+        and bool(np.all(finite == np.round(finite)))
+        and len(np.unique(finite)) <= 40
+    )
+
+
+def distributions_png(r: dict[str, Any]) -> bytes | None:
+    """The two output distributions (kept sample) with the outputs in the event marked."""
+    sample = r.get("output_sample")
+    if not sample:
+        return None
+    sides = [
+        (as_floats(sample["x"]), np.asarray(sample["in_event_x"], bool), "x", X_COLOUR),
+        (
+            as_floats(sample["x_prime"]),
+            np.asarray(sample["in_event_x_prime"], bool),
+            "x'",
+            X_PRIME_COLOUR,
+        ),
+    ]
+    both = np.concatenate([v for v, *_ in sides])
+    fig = _figure(7.5, 3.8)
+    axes = fig.subplots(2, 1, sharex=True)
+    discrete = _discrete(both)
+    finite_all = both[np.isfinite(both)]
+    if not len(finite_all):
+        return None
+    if discrete:
+        support = np.unique(finite_all)
+    else:
+        lo, hi = np.quantile(finite_all, [0.005, 0.995])
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = np.linspace(lo, hi, 61)
+    for ax, (values, hits, label, colour) in zip(axes, sides, strict=True):
+        finite = np.isfinite(values)
+        if discrete:
+            inside = [np.count_nonzero((values == s) & hits) for s in support]
+            outside = [np.count_nonzero((values == s) & ~hits) for s in support]
+            ax.bar(support, outside, color=colour, alpha=0.55, width=0.8, label="not in event")
+            ax.bar(
+                support,
+                inside,
+                bottom=outside,
+                color=colour,
+                edgecolor=EVENT_COLOUR,
+                hatch="//",
+                width=0.8,
+                label="in event",
+            )
+        else:
+            clipped = np.clip(values[finite], edges[0], edges[-1])
+            ax.hist(
+                [clipped[~hits[finite]], clipped[hits[finite]]],
+                bins=edges,
+                stacked=True,
+                histtype="stepfilled",
+                color=[colour, EVENT_COLOUR],
+                alpha=0.75,
+                label=["not in event", "in event"],
+            )
+        bottom = int(np.count_nonzero(~finite))
+        extra = f"; ⊥/non-finite: {bottom}" if bottom else ""
+        ax.set_ylabel("outputs")
+        ax.set_title(
+            f"on {label} = {_short(_query(r, 0 if label == 'x' else 1), 40)}: "
+            f"{int(hits.sum())} of {len(values)} in event{extra}",
+            fontsize=9,
+            loc="left",
+        )
+        ax.legend(fontsize=7, loc="upper right")
+    if discrete and len(support) <= 12:
+        axes[1].set_xticks(support)
+    axes[1].set_xlabel(f"output ({sample.get('source', 'training')} sample)")
+    return to_png(fig)
+
+
+def _query(r: dict[str, Any], side: int) -> Any:
+    queries = r.get("queries") or [None, None]
+    return queries[side]
+
+
+def wants_porosity(r: dict[str, Any]) -> bool:
+    """Whether a finding is about floating-point support (attack name or event text says so)."""
+    text = f"{r.get('attack') or ''} {r.get('event') or ''}"
+    return bool(r.get("output_sample")) and bool(POROUS_PATTERN.search(text))
+
+
+def trailing_zero_bits(values: np.ndarray) -> np.ndarray:
+    """Trailing zero bits of each double's 53-bit significand (0..52); 52 for zeros."""
+    v = np.asarray(values, dtype=np.float64)
+    bits = v.view(np.uint64)
+    significand = (bits & np.uint64((1 << 52) - 1)) | np.uint64(1 << 52)
+    lowest = significand & (~significand + np.uint64(1))  # lowest set bit
+    tz = np.log2(lowest.astype(np.float64)).astype(np.int64)
+    return np.where(v == 0, 52, tz)
+
+
+def porosity_png(r: dict[str, Any]) -> bytes | None:
+    """Low-order bits of the outputs on x vs x': where a float sampler's support is porous.
+
+    Left: each output's binade (log2 of its magnitude) against the number of trailing zero bits
+    of its significand: outputs confined to a coarse grid (e.g. multiples of 2^-53 near 0)
+    climb a diagonal, full-precision outputs stay at the bottom.  Right: the
+    share of outputs in the event per binade (power-of-two range of |output|): a support
+    that x' cannot reach shows as bars on x with nothing on x'.
+    """
+    if not wants_porosity(r):
+        return None
+    sample = r["output_sample"]
+    fig = _figure(7.5, 3.2)
+    left, right = fig.subplots(1, 2)
+    rng = np.random.default_rng(0)  # jitter only, so points do not hide each other
+    binades: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for key, label, colour in (("x", "x", X_COLOUR), ("x_prime", "x'", X_PRIME_COLOUR)):
+        values = as_floats(sample[key])
+        hits = np.asarray(sample[f"in_event_{key}"], bool)
+        keep = np.isfinite(values) & (values != 0)
+        values, hits = values[keep], hits[keep]
+        if not len(values):
+            continue
+        tz = trailing_zero_bits(values) + rng.uniform(-0.25, 0.25, len(values))
+        magnitude = np.log2(np.abs(values))
+        left.scatter(
+            magnitude[~hits], tz[~hits], s=6, color=colour, alpha=0.45, label=f"on {label}"
+        )
+        left.scatter(
+            magnitude[hits],
+            tz[hits],
+            s=9,
+            color=colour,
+            edgecolor=EVENT_COLOUR,
+            linewidth=0.6,
+            label=f"on {label}, in event",
+        )
+        binades[label] = (np.floor(np.log2(np.abs(values))).astype(int), hits)
+    left.set_xlabel("log2 |output|")
+    left.set_ylabel("trailing zero bits of significand")
+    left.legend(fontsize=7)
+    if binades:
+        exps = np.unique(np.concatenate([e for e, _ in binades.values()]))
+        exps = (
+            exps[(exps >= np.percentile(exps, 2)) & (exps <= np.percentile(exps, 98))]
+            if len(exps) > 20
+            else exps
+        )
+        width = 0.4
+        for offset, (label, colour) in zip(
+            (-width / 2, width / 2), (("x", X_COLOUR), ("x'", X_PRIME_COLOUR)), strict=True
+        ):
+            if label not in binades:
+                continue
+            e, hits = binades[label]
+            share = [hits[e == k].mean() if np.any(e == k) else 0.0 for k in exps]
+            right.bar(
+                exps + offset,
+                share,
+                width=width,
+                color=colour,
+                edgecolor=colour,
+                linewidth=1.5,
+                label=f"on {label}",
+            )
+        right.set_xlabel("binade: floor(log2 |output|)")
+        right.set_ylabel("share of outputs in event")
+        right.set_ylim(0, 1.05)
+        right.legend(fontsize=7)
+    return to_png(fig)
+
+
+def compare_png(rows: Sequence[dict[str, Any]], labels: tuple[str, str]) -> bytes:
+    """ε lower bounds of two reports side by side, per adapter, with each claim marked."""
+    fig = _figure(7.5, 1.2 + 0.5 * max(1, len(rows)), fit_labels=True)
+    ax = fig.add_subplot()
+    height = 0.38
+    n = len(rows)
+    for i, row in enumerate(rows):
+        y = n - 1 - i
+        for offset, key, colour, label in (
+            (height / 2, "epsilon_lower_bound_a", X_COLOUR, labels[0]),
+            (-height / 2, "epsilon_lower_bound_b", X_PRIME_COLOUR, labels[1]),
+        ):
+            value = row.get(key)
+            if value is not None and math.isfinite(value):
+                ax.barh(
+                    [y + offset],
+                    [value],
+                    height=height,
+                    color=colour,
+                    label=_short(label, 30) if i == 0 else None,
+                )
+        claim = row.get("claim_epsilon")
+        if claim is not None:
+            ax.plot(
+                [claim, claim],
+                [y - 0.45, y + 0.45],
+                color=CLAIM_COLOUR,
+                lw=2.5,
+                label="claimed ε" if i == 0 else None,
+            )
+    ax.set_yticks(range(n))
+    ax.set_yticklabels([_short(row["adapter"], 40) for row in reversed(rows)])
+    ax.set_xlabel("certified ε lower bound")
+    if n:
+        ax.legend(fontsize=8, loc="lower right")
+    return to_png(fig)

@@ -1,0 +1,83 @@
+"""Power of the certification: exact detection probabilities and the no-violation statement."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from auditor.errors import InvalidArgument
+from auditor.estimators.clopper_pearson import epsilon_lower_bound
+from auditor.estimators.power import detectable_epsilon, detection_probability, power_statement
+
+
+def test_exact_probability_matches_simulation() -> None:
+    # 4,000 simulated certifications; the standard error of the frequency is <= 0.008, the
+    # tolerance 0.035 is > 4 standard errors (false-failure probability < 1e-4, fixed seed)
+    rng = np.random.default_rng(1)
+    n, p1, eps, alpha, claim = 2000, 0.2, 1.15, 0.05, 1.0
+    p0 = math.exp(eps) * p1
+    k0, k1 = rng.binomial(n, p0, 4000), rng.binomial(n, p1, 4000)
+    freq = np.mean(
+        [
+            epsilon_lower_bound(int(a), n, int(b), n, alpha) > claim
+            for a, b in zip(k0, k1, strict=True)
+        ]
+    )
+    assert detection_probability(eps, p1, n, alpha, claim) == pytest.approx(freq, abs=0.035)
+
+
+def test_probability_is_monotone_and_bounded() -> None:
+    values = [
+        detection_probability(e, 0.1, 5000, 0.01, 1.0) for e in (0.5, 1.0, 1.1, 1.2, 1.5, 2.0)
+    ]
+    assert all(0.0 <= v <= 1.0 for v in values)
+    assert values == sorted(values)
+    assert values[0] < 1e-3  # a mechanism inside its claim is (almost) never flagged
+    assert values[-1] > 0.999
+
+
+def test_detectable_epsilon_is_the_smallest_with_power_0_8() -> None:
+    eps = detectable_epsilon(0.184, 10_000, 0.05, 1.0)
+    assert eps is not None and 1.0 < eps < 1.2
+    assert detection_probability(eps, 0.184, 10_000, 0.05, 1.0) >= 0.8
+    assert detection_probability(eps - 0.01, 0.184, 10_000, 0.05, 1.0) < 0.8
+
+
+def test_more_samples_detect_smaller_violations() -> None:
+    values = [detectable_epsilon(0.184, n, 0.05, 1.0) for n in (10**3, 10**4, 10**5)]
+    assert values[0] > values[1] > values[2] > 1.0
+
+
+def test_too_rare_event_detects_nothing() -> None:
+    # p1 = 1e-6 at n = 1,000: even p0 = 1 cannot push the bound above 30
+    assert detectable_epsilon(1e-6, 1000, 0.05, 30.0) is None
+
+
+def test_delta_is_accounted_for() -> None:
+    plain = detectable_epsilon(0.05, 10_000, 0.05, 1.0)
+    with_delta = detectable_epsilon(0.05, 10_000, 0.05, 1.0, delta=0.01)
+    assert plain is not None and with_delta is not None and abs(with_delta - plain) < 0.1
+    # the alternative is p0 = e^eps p1 + delta: power must not come from delta alone
+    assert detection_probability(1.0, 0.05, 10_000, 0.05, 1.0, delta=0.01) < 0.05
+
+
+def test_statement_dict() -> None:
+    power = power_statement("output > 1", 1840, 10_000, 10_000, 0.05, 1.0)
+    assert set(power) >= {"epsilon_detectable", "probability", "statement"}
+    assert power["probability"] == 0.8
+    assert 1.0 < power["epsilon_detectable"] < 1.2
+    assert "no violation found" in power["statement"]
+    assert "0.8" in power["statement"] and "output > 1" in power["statement"]
+    rare = power_statement("output == 7", 0, 10, 10, 0.05, 20.0)
+    assert rare["epsilon_detectable"] is None and "too rare" in rare["statement"]
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"p1": 0.0}, {"p1": 1.0}, {"n": 0}, {"alpha": 0.0}, {"split": 1.0}]
+)
+def test_bad_arguments(kwargs: dict) -> None:
+    args = {"epsilon": 1.5, "p1": 0.1, "n": 100, "alpha": 0.05, "epsilon_claim": 1.0} | kwargs
+    with pytest.raises(InvalidArgument):
+        detection_probability(**args)

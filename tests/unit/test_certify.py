@@ -1,0 +1,118 @@
+"""The staged certification: pilot, look schedule, alpha accounting, early stop, power."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attacks.black_box import BlackBoxAttack
+from auditor.certify import MIN_LOOK, PILOT_SHARE, Certifier, plan_looks
+from auditor.estimators.clopper_pearson import epsilon_lower_bound
+from auditor.runner import DEFAULT_LOOKS, AuditConfig, run_audit
+from auditor.trials import Event, Trial
+from auditor.validation import check_adapter
+from bench.correct_mechanisms import HalfLeak, RandomizedResponse, SnappedLaplace
+
+
+def test_plan_looks_merges_small_looks_and_keeps_total_share() -> None:
+    looks = ((1 / 256, 0.02), (1 / 64, 0.03), (1 / 16, 0.05), (1 / 4, 0.1), (1.0, 0.8))
+    planned = plan_looks(looks, 16_000)
+    assert planned[0][0] >= MIN_LOOK
+    assert planned[-1][0] == 16_000
+    assert sum(s for _, s in planned) == pytest.approx(1.0)
+    assert [n for n, _ in planned] == sorted({n for n, _ in planned})
+    tiny = plan_looks(DEFAULT_LOOKS, 100)
+    assert tiny == [(100, pytest.approx(1.0))]
+
+
+class _FixedEvents:
+    """A stub distinguisher with fixed events (no training)."""
+
+    max_events = 1
+    train_fraction = 0.0
+
+    def propose(self, a, b, plan):
+        return [Event("output == 2", lambda y: np.asarray(y) == 2)]
+
+
+def _certifier(adapter, budget=20_000, alpha_test=0.01):
+    spec = check_adapter(adapter)
+    seen: list[int] = []
+    cert = Certifier(spec, AuditConfig(budget=budget, seed=3), alpha_test, seen.append)
+    return cert, seen
+
+
+def test_gross_violation_stops_in_the_pilot() -> None:
+    cert, _ = _certifier(HalfLeak(1.0), budget=200_000)
+    finding = cert.run(BlackBoxAttack(), 0, BlackBoxAttack().trials(cert.spec, None)[0])
+    assert finding is not None and finding.estimate.epsilon_lower_bound > 1.0
+    assert finding.looks == 0  # the pilot look
+    assert cert.samples <= 2 * 2 * 2048  # a few thousand outputs per side
+    est = finding.estimate
+    assert est.alpha == pytest.approx(0.01 * PILOT_SHARE)
+    c = est.counts
+    assert est.epsilon_lower_bound == epsilon_lower_bound(
+        c.k0, c.n0, c.k1, c.n1, est.alpha, est.delta, est.alpha_split
+    )
+    assert finding.power is None
+
+
+def test_fixed_events_skip_the_pilot_and_use_the_looks() -> None:
+    cert, _ = _certifier(HalfLeak(1.0), budget=16_000)
+    finding = cert.run(BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
+    assert finding is not None and finding.looks == 1  # first main look (1/16 of 16,000)
+    assert finding.n_certify == 1000 and finding.n_train == 0
+    assert finding.estimate.alpha == pytest.approx(0.01 * DEFAULT_LOOKS[0][1])
+
+
+def test_no_violation_carries_power_and_alpha_accounting() -> None:
+    report = run_audit(
+        [RandomizedResponse(1.0)], [BlackBoxAttack()], AuditConfig(budget=20_000, seed=1)
+    )
+    result = report.results[0]
+    assert result.verdict.value == "no_violation"
+    power = result.power
+    assert power is not None and power["probability"] == 0.8
+    assert 1.0 < power["epsilon_detectable"] < 1.5
+    assert "no violation found" in power["statement"]
+    # the final look spends (1 - pilot) * final share of the per-test alpha
+    per_test = report.to_dict()["multiple_comparisons"]["per_test_alpha"]
+    assert result.best.estimate.alpha == pytest.approx(
+        per_test * (1 - PILOT_SHARE) * DEFAULT_LOOKS[-1][1]
+    )
+    assert report.to_dict()["results"][0]["power"] == power
+
+
+def test_point_estimate_is_from_held_out_counts_and_counts_are_reported() -> None:
+    report = run_audit([SnappedLaplace(1.0)], [BlackBoxAttack()], AuditConfig(budget=5_000, seed=2))
+    d = report.to_dict()["results"][0]
+    assert set(d["counts"]) == {"n0", "k0", "n1", "k1"}
+    assert d["counts"]["n0"] == 4_000  # certification samples only (budget minus training)
+    for f in d["findings"]:
+        assert set(f["counts"]) == {"n0", "k0", "n1", "k1"}
+        assert 0 < f["alpha_split"] < 1
+    assert 0.0 <= d["point_estimate"] < 3.0
+
+
+def test_tiny_alpha_audit_is_finite() -> None:
+    import json
+    import math
+
+    report = run_audit(
+        [RandomizedResponse(1.0)],
+        [BlackBoxAttack()],
+        AuditConfig(budget=2_000, alpha=1e-300, seed=0),
+    )
+    d = report.to_dict()
+    text = json.dumps(d)
+    assert "NaN" not in text and "Infinity" not in text
+    r = d["results"][0]
+    assert r["verdict"] == "no_violation" and math.isfinite(r["epsilon_lower_bound"])
+
+
+def test_single_look_means_fixed_n_without_pilot() -> None:
+    config = AuditConfig(budget=20_000, seed=3, looks=((1.0, 1.0),))
+    report = run_audit([HalfLeak(1.0)], [BlackBoxAttack()], config)
+    best = report.results[0].best
+    assert best.looks == 1 and best.n_certify == 16_000  # no pilot, no early look
+    assert best.estimate.alpha == pytest.approx(0.05 / report.tests)
