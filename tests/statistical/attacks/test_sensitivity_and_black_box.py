@@ -115,7 +115,7 @@ EXACT_SUMS = [
 @pytest.mark.parametrize(
     ("adapters", "budget"),
     [
-        ([EXACT_SUMS[1], EXACT_SUMS[2]], 4_000),
+        (EXACT_SUMS, BUDGET),
         pytest.param(EXACT_SUMS, 200_000, marks=pytest.mark.slow, id="all-full-budget"),
     ],
 )
@@ -169,3 +169,17 @@ def test_correct_mechanisms_are_not_flagged(seed):
     results, _ = audit(adapters, ["black-box", "sensitivity"], seed=seed)
     for result in results.values():
         assert result.verdict is Verdict.NO_VIOLATION, result.best
+
+
+@pytest.mark.slow
+def test_correct_mechanisms_at_the_default_budget():
+    """Soundness at the CLI's default budget (200,000 outputs per input per trial)."""
+    adapters = [
+        GeometricLaplace(),
+        RandomizedResponse(),
+        StabilityPTR(noisy=True),
+        PTRMedianAdapter(name="reference.ptr_median"),
+    ]
+    results, _ = audit(adapters, ["black-box", "sensitivity"], budget=200_000, seed=7)
+    for result in results.values():
+        assert result.verdict is Verdict.NO_VIOLATION, (result.adapter, result.best)

@@ -12,6 +12,7 @@ microseconds on most calls of one input and not the other.
 
 from __future__ import annotations
 
+import pytest
 from attack_fixtures import PaddedDiscreteLaplace, SlowTailDiscreteLaplace
 
 from attacks import load_attacks
@@ -53,3 +54,13 @@ def test_timing_is_not_run_by_default():
     result = report.results[0]
     assert result.verdict is Verdict.NO_VIOLATION
     assert all(f.attack != "timing" for f in result.findings)
+
+
+@pytest.mark.slow
+def test_constant_time_mechanism_is_not_flagged_at_a_larger_budget():
+    report = run_audit(
+        [PaddedDiscreteLaplace()],
+        load_attacks(["timing"]),
+        AuditConfig(budget=30_000, alpha=ALPHA, seed=4),
+    )
+    assert report.results[0].verdict is Verdict.NO_VIOLATION, report.results[0].best
