@@ -64,3 +64,22 @@ def test_constant_time_mechanism_is_not_flagged_at_a_larger_budget():
         AuditConfig(budget=30_000, alpha=ALPHA, seed=4),
     )
     assert report.results[0].verdict is Verdict.NO_VIOLATION, report.results[0].best
+
+
+@pytest.mark.slow
+def test_reference_exact_discrete_laplace_leaks_through_timing():
+    """Jin et al. 2022 on the project's own exact sampler: its loop count grows with |noise|.
+
+    Observed on the development machine: ε ≥ 3.5 (claim 1) from 20,000 timed calls per input,
+    event "output == 0 and call time < ~205 µs".  Machine-dependent, hence slow-only.
+    """
+    from auditor.adapters.reference import DiscreteLaplaceAdapter
+
+    report = run_audit(
+        [DiscreteLaplaceAdapter()],
+        load_attacks(["timing"]),
+        AuditConfig(budget=20_000, alpha=ALPHA, seed=1),
+    )
+    result = report.results[0]
+    assert result.verdict is Verdict.VIOLATION, result.best
+    assert result.best.attack == "timing"
