@@ -187,3 +187,19 @@ def test_probe_answers_are_checked_and_integers_stay_exact():
         noiseless_release(spec_with(lambda q: "three"), [0])
     with pytest.raises(AdapterOutputError):
         noiseless_release(spec_with(lambda q: np.array([1.0, 2.0])), [0])
+
+
+def test_white_box_findings_render_without_clopper_pearson_wording():
+    from attacks import load_attacks
+    from auditor.runner import AuditConfig, run_audit
+    from reports import RENDERERS
+
+    report = run_audit(
+        [NaiveFloatSumWithProbe()], load_attacks(["sensitivity"]), AuditConfig(budget=1000)
+    ).to_dict()
+    row = report["results"][0]
+    assert row["verdict"] == "violation" and row["estimator"] == WHITE_BOX_SENSITIVITY
+    md = RENDERERS["md"][1](report)
+    assert "white-box ε ≥" in md and "significance 0 " not in md
+    html = RENDERERS["html"][1](report)
+    assert "white-box bound" in html and "release_without_noise" in html
