@@ -203,3 +203,14 @@ def test_white_box_findings_render_without_clopper_pearson_wording():
     assert "white-box ε ≥" in md and "significance 0 " not in md
     html = RENDERERS["html"][1](report)
     assert "white-box bound" in html and "release_without_noise" in html
+
+
+def test_conformance_check_covers_the_probe():
+    from auditor.testing import check_adapter_conformance
+
+    check_adapter_conformance(NaiveFloatSumWithProbe())
+    check_adapter_conformance(ExactIntegerSum())
+    broken = NaiveFloatSumWithProbe()
+    broken.release_without_noise = lambda q: float("nan")
+    with pytest.raises(AdapterOutputError, match="release_without_noise"):
+        check_adapter_conformance(broken)
