@@ -15,10 +15,16 @@ from auditor.errors import InvalidArgument
 
 #: name -> "module:attr" of a zero-argument attack class
 ATTACKS: dict[str, str] = {
+    # white-box checks that need no sampling come first: a violation they find ends the
+    # adapter's audit before any expensive sampling
+    "truncated-addition": "attacks.truncated_addition:TruncatedAdditionAttack",
     "lsb-laplace": "attacks.lsb_laplace:LSBLaplaceAttack",
     "precision": "attacks.precision:PrecisionAttack",
-    "black-box": "attacks.black_box:BlackBoxAttack",
+    "zero-rounding": "attacks.zero_rounding:ZeroRoundingAttack",
+    # dataset: its white-box probe check (when offered) is free and runs first
     "sensitivity": "attacks.sensitivity:SensitivityAttack",
+    "black-box": "attacks.black_box:BlackBoxAttack",
+    "selection-search": "attacks.selection_search:SelectionSearchAttack",
     "timing": "attacks.timing:TimingAttack",
 }
 

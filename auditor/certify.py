@@ -105,6 +105,20 @@ class Certifier:
         self.on_samples(n)
         return out
 
+    def _exact(self, attack: Attack, trial: Trial) -> Finding | None:
+        """Run the trial's white-box check (no sampling, no alpha), if it has one."""
+        if trial.exact is None:
+            return None
+        evidence = trial.exact(self.spec)
+        if evidence is None:
+            return None
+        # exact evidence holds with probability 1, so at every significance; record the run's
+        # per-test alpha so that every estimate in a report carries an alpha in (0, 1)
+        estimate = replace(evidence.estimate, alpha=self.alpha_test)
+        return Finding(
+            attack.name, trial.description, evidence.x, evidence.x_prime, estimate, 0, 0, 0
+        )
+
     def _draw_pair(self, trial: Trial, n: int, *labels: object) -> list[np.ndarray]:
         """``n`` outputs on each side.
 
@@ -119,17 +133,6 @@ class Certifier:
             self.on_samples(2 * n)
             return list(out)
         return [self._draw(q, n, *labels, side) for side, q in enumerate(pair)]
-
-    def _exact(self, attack: Attack, trial: Trial) -> Finding | None:
-        """Run the trial's white-box check (no sampling, no alpha), if it has one."""
-        if trial.exact is None:
-            return None
-        evidence = trial.exact(self.spec)
-        if evidence is None:
-            return None
-        return Finding(
-            attack.name, trial.description, evidence.x, evidence.x_prime, evidence.estimate, 0, 0, 0
-        )
 
     def _splits(
         self, events: list[Event], train: list[np.ndarray], n: int, alpha: float
@@ -274,6 +277,7 @@ class Certifier:
                 consider(self._best(events, k, drawn, alpha, splits), n_train_used, drawn, look_no)
                 if violated():
                     return best
+        # a white-box finding has no counts to state power from
         if best is not None and best is not exact:
             best = self._with_power(best, n_cert, final_alpha)
         return best

@@ -237,7 +237,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         detail = (
             r["error"]
             if r["verdict"] == "error"
-            else f"epsilon >= {r['epsilon_lower_bound']:.4g} (claim {r['claim']['epsilon']:g})"
+            else f"epsilon {_bound_summary(r)} (claim {r['claim']['epsilon']:g})"
         )
         say(f"  {r['verdict']:>12}  {r['adapter']}: {detail}")
     if baseline is not None:
@@ -339,3 +339,13 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _bound_summary(r: dict) -> str:
+    """ ">= 2.3" for certified bounds; "= inf (white-box)" when a white-box event is impossible on x'."""
+    if r.get("unbounded"):
+        return "= inf (white-box)"
+    suffix = (
+        " (white-box)" if r.get("white_box") and r.get("estimator") == "white-box-exact" else ""
+    )
+    return f">= {r['epsilon_lower_bound']:.4g}{suffix}"

@@ -71,9 +71,10 @@ class EpsilonEstimate:
 
     White-box estimates (``estimator == WHITE_BOX_ESTIMATOR``) come from the adapter's own
     probability oracle, not from samples: ``probabilities = (P[S | x], P[S | x'])`` are exact
-    (no sampling error, ``alpha = 0``, all counts 0) under the assumption that the oracle
-    describes the sampler.  ``unbounded`` means P[S | x'] is exactly 0 while P[S | x] > delta,
-    i.e. epsilon is infinite; ``epsilon_lower_bound`` then holds a finite stand-in (see
+    (no sampling error, all counts 0) under the assumption that the oracle describes the
+    sampler; the bound holds at every significance, and ``alpha`` records the run's per-test
+    alpha only so that every estimate carries one in (0, 1).  ``unbounded`` means P[S | x'] is
+    exactly 0 while P[S | x] > delta, i.e. epsilon is infinite; ``epsilon_lower_bound`` then holds a finite stand-in (see
     ``auditor.estimators.exact``) so that report.json stays valid JSON.
     """
 
@@ -90,6 +91,8 @@ class EpsilonEstimate:
     #: share of ``alpha`` spent on the lower limit on x (the rest on the upper limit on x'),
     #: fixed from training data before certification
     alpha_split: float = 0.5
+    unbounded: bool = False
+    probabilities: tuple[float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,10 +104,23 @@ class EpsilonEstimate:
             "counts": self.counts.to_dict(),
             "estimator": self.estimator,
             "white_box": self.white_box,
+            "alpha_split": self.alpha_split,
             "unbounded": self.unbounded,
             "probabilities": _probabilities_dict(self.probabilities),
-            "alpha_split": self.alpha_split,
         }
+
+
+def _probabilities_dict(p: tuple[float, float] | None) -> dict[str, float] | None:
+    return None if p is None else {"p0": float(p[0]), "p1": float(p[1])}
+
+
+@dataclass(frozen=True)
+class ExactEvidence:
+    """What a white-box check (``Trial.exact``) returns: the neighbours it used and the estimate."""
+
+    x: Any
+    x_prime: Any
+    estimate: EpsilonEstimate
 
 
 @dataclass(frozen=True, eq=False)

@@ -7,13 +7,14 @@ report.json, so what a page shows is exactly what a reader can recompute.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from auditor.estimators.clopper_pearson import cp_lower, cp_upper
+from auditor.estimators.exact import WHITE_BOX_ESTIMATOR
 
 
 def as_floats(values: Sequence[Any]) -> np.ndarray:
@@ -26,6 +27,24 @@ def as_float(value: Any) -> float:
     if value is None:
         return math.nan
     return float(value)
+
+
+def is_exact_white_box(r: dict[str, Any]) -> bool:
+    """Whether the result's bound comes from the adapter's probability oracle, not from counts."""
+    return r.get("estimator") == WHITE_BOX_ESTIMATOR
+
+
+def bound_text(r: dict[str, Any], num: Callable[[Any], str]) -> str:
+    """The epsilon lower bound as people read it.
+
+    An unbounded white-box estimate (probability exactly 0 on x') is "∞ (white-box)": its
+    ``epsilon_lower_bound`` in report.json is only a finite stand-in.  Other exact white-box
+    bounds get a "(white-box)" suffix; certified bounds are ``num(value)``.
+    """
+    if r.get("unbounded"):
+        return "∞ (white-box)"
+    text = num(r.get("epsilon_lower_bound"))
+    return f"{text} (white-box)" if is_exact_white_box(r) else text
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from reports import plots
-from reports.evidence import EventEvidence, as_float
+from reports.evidence import EventEvidence, as_float, bound_text, is_exact_white_box
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1100px;
@@ -94,6 +94,8 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
     if r.get("error"):
         items.append(("error", f"<code>{escape(str(r['error']))}</code>"))
     ev = EventEvidence.from_result(r)
+    if is_exact_white_box(r) and r.get("queries"):
+        items += _white_box_items(r)
     if ev is not None:
         q0, q1 = r["queries"]
         items += [
@@ -115,8 +117,12 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
                 f"[{_num(ev.lower)}, {_num(ev.upper)}]; point estimate {_num(ev.point)}",
             ),
         ]
-    elif r.get("counts") and r.get("estimator") not in (None, "clopper-pearson"):
-        # a white-box estimate: no samples, so no Clopper-Pearson evidence to show
+    elif (
+        not is_exact_white_box(r)
+        and r.get("counts")
+        and r.get("estimator") not in (None, "clopper-pearson")
+    ):
+        # another white-box estimate (e.g. white-box-sensitivity): no counts to show
         q0, q1 = r["queries"]
         items += [
             ("attack", escape(str(r.get("attack")))),
@@ -153,6 +159,30 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
     return "\n".join(parts)
 
 
+def _white_box_items(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """Evidence of a white-box finding: exact probabilities from the adapter's oracle."""
+    q0, q1 = r["queries"]
+    p = r.get("probabilities") or {}
+    bound = (
+        "ε = ∞: the event has probability exactly 0 on x′ and more than δ on x "
+        f"(finite stand-in {_num(r.get('epsilon_lower_bound'))} in report.json)"
+        if r.get("unbounded")
+        else f"ε ≥ {_num(r.get('epsilon_lower_bound'))} exactly"
+    )
+    return [
+        ("attack", escape(str(r.get("attack")))),
+        ("inputs", f"x = <code>{escape(str(q0))}</code>, x′ = <code>{escape(str(q1))}</code>"),
+        ("event", escape(str(r.get("event"))) + " (white-box)"),
+        (
+            "WHITE-BOX evidence",
+            "exact probabilities from the adapter's own probabilities(query), no sampling: "
+            f"P[event | x] = {_num(p.get('p0'))}, P[event | x′] = {_num(p.get('p1'))}; "
+            "valid if probabilities() describes sample()",
+        ),
+        ("bound", escape(bound)),
+    ]
+
+
 def _anchor(i: int, r: dict[str, Any]) -> str:
     """A unique, inert fragment id: the position plus the name's letters and digits."""
     return f"adapter-{i}-" + "".join(ch if ch.isalnum() else "-" for ch in str(r["adapter"]))
@@ -167,7 +197,7 @@ def _summary_table(results: list[dict[str, Any]]) -> str:
         rows.append(
             f'<tr><td><a href="#{escape(_anchor(i, r))}">{escape(str(r["adapter"]))}</a></td>'
             f"<td>{_claim(r)}</td><td>{_badge(r['verdict'])}</td>"
-            f'<td class="num">{_num(r.get("epsilon_lower_bound")) if r["verdict"] != "error" else "–"}</td>'
+            f'<td class="num">{escape(bound_text(r, _num)) if r["verdict"] != "error" else "–"}</td>'
             f"<td>{escape(str(r.get('attack') or '–'))}</td>"
             f"<td>{escape(str(r.get('event') or r.get('error') or '–'))}</td></tr>"
         )

@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from reports.evidence import EventEvidence, as_float
+from reports.evidence import EventEvidence, as_float, is_exact_white_box
 
 #: characters XML 1.0 cannot carry, even escaped
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -38,6 +38,13 @@ def case_name(r: dict[str, Any]) -> str:
 def violation_message(r: dict[str, Any]) -> str:
     """One line stating the violation and the numbers it rests on."""
     claim = r["claim"]
+    if is_exact_white_box(r):
+        return (
+            f"claim violated (white-box, exact probabilities from the adapter's probabilities()): "
+            f"epsilon {'= inf' if r.get('unbounded') else '>= ' + _g(r['epsilon_lower_bound'])} "
+            f"> claimed {_g(claim['epsilon'])} (attack {r.get('attack')}, inputs "
+            f"{r.get('queries')}; probabilities {r.get('probabilities')})"
+        )
     ev = EventEvidence.from_result(r)
     counts = f"; counts {ev.k0}/{ev.n0} on x vs {ev.k1}/{ev.n1} on x'" if ev else ""
     return (

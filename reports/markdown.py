@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from reports.evidence import bound_text, is_exact_white_box
+
 
 def md_escape(text: Any) -> str:
     """Make adapter-provided text inert in Markdown (tables, HTML, code spans)."""
@@ -38,6 +40,26 @@ VERDICT_TEXT = {
 }
 
 
+def _white_box_lines(r: dict[str, Any]) -> list[str]:
+    """Evidence lines for an estimate computed from the adapter's probability oracle."""
+    q0, q1 = r["queries"]
+    p = r.get("probabilities") or {}
+    bound = (
+        "ε = ∞: the event has probability exactly 0 on x' and more than δ on x "
+        f"(finite stand-in {_num(r['epsilon_lower_bound'])} in report.json)"
+        if r.get("unbounded")
+        else f"ε ≥ {_num(r['epsilon_lower_bound'])} exactly"
+    )
+    return [
+        f"- inputs: x = {md_escape(q0)}, x' = {md_escape(q1)} (attack {md_escape(r['attack'])})",
+        f"- event: {md_escape(r['event'])} (white-box)",
+        f"- WHITE-BOX finding from the adapter's own probabilities(query), no sampling and no "
+        f"error probability: P[event | x] = {_num(p.get('p0'), 6)}, P[event | x'] = {_num(p.get('p1'), 6)}; "
+        f"valid if probabilities() describes sample()",
+        f"- {bound}",
+    ]
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     mc = report.get("multiple_comparisons", {})
     lines = [
@@ -59,7 +81,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         claim_text = f"({_num(claim.get('epsilon'))}, {_num(claim.get('delta'))})" if claim else "–"
         lines.append(
             f"| {md_escape(r['adapter'])} | {claim_text} | {VERDICT_TEXT.get(r['verdict'], r['verdict'])} | "
-            f"{_num(r.get('epsilon_lower_bound')) if r['verdict'] != 'error' else '–'} | "
+            f"{bound_text(r, _num) if r['verdict'] != 'error' else '–'} | "
             f"{md_escape(r.get('attack') or '–')} | "
             f"{md_escape(r.get('event') or r.get('error') or '–')} |"
         )
@@ -71,7 +93,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append(f"- verdict: {VERDICT_TEXT.get(r['verdict'], r['verdict'])}")
         if r.get("error"):
             lines.append(f"- error: {md_escape(r['error'])}")
-        if r.get("counts"):
+        if is_exact_white_box(r) and r.get("queries"):
+            lines += _white_box_lines(r)
+        elif r.get("counts"):
             c = r["counts"]
             q0, q1 = r["queries"]
             lines += [

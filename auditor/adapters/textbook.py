@@ -181,8 +181,18 @@ class NaiveExponential(SeededAdapter):
         return normalised, cumulative
 
     def probabilities(self, query: Any) -> np.ndarray:
-        """The implementation's own float selection probabilities ``w / Σw`` for ``query``."""
-        return self._cumulative(query)[0]
+        """The probabilities ``sample`` realises for ``query`` (the white-box oracle).
+
+        Differences of the float cumulative sums, so a weight absorbed by the running sum gets
+        probability 0 exactly as in ``sample``; mass the cumulative sums never reach goes to the
+        last index, where ``sample`` puts it.
+        """
+        _, cumulative = self._cumulative(query)
+        reached = np.minimum(np.nan_to_num(cumulative, nan=-np.inf), 1.0)
+        reached = np.maximum.accumulate(np.maximum(reached, 0.0))
+        p = np.diff(reached, prepend=0.0)
+        p[-1] += 1.0 - reached[-1]
+        return p
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         _, cumulative = self._cumulative(query)

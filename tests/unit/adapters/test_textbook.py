@@ -87,8 +87,18 @@ def test_naive_exponential_underflows_where_the_min_shift_does_not():
 def test_naive_exponential_keeps_indices_in_range_when_every_weight_underflows():
     a = _seeded(textbook.NaiveExponential(epsilon=1.0))
     x = a.sample(np.full(4, 5000.0), 100)
-    assert np.all(np.isnan(a.probabilities(np.full(4, 5000.0))))
-    assert x.min() >= 0 and x.max() < 4
+    # every weight is 0.0, the sums are NaN, no index is ever "found": all mass on the last one
+    assert np.array_equal(a.probabilities(np.full(4, 5000.0)), [0.0, 0.0, 0.0, 1.0])
+    assert np.all(x == 3)
+
+
+def test_naive_exponential_oracle_shows_absorbed_weights():
+    a = textbook.NaiveExponential(epsilon=30.0)
+    # one big weight first, then small ones below half an ulp of the running sum
+    u = np.array([-0.5] + [2.0] * 5)
+    p = a.probabilities(u)
+    assert p[0] == 1.0 and np.all(p[1:] == 0.0)
+    assert np.isclose(p.sum(), 1.0)
 
 
 def test_textbook_randomized_response_keep_rate():

@@ -1,0 +1,181 @@
+"""Shared pieces of the selection-family attacks: declared utility bounds, neighbour checks and
+events over outcome indices.
+
+Two utility conventions exist in the wild and an attack cannot know which one an adapter uses:
+``HIGHER_IS_BETTER`` (weights ``exp(+eps*u/(2*sensitivity))``, the textbook exponential
+mechanism) and ``LOSS`` (weights ``exp(-eps*u/(2*sensitivity))``, lower is better, as in
+Ilvento's code).  Attacks try both; ``sign`` below is +1 or -1 accordingly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from auditor.errors import AdapterContractError
+from auditor.estimators.event_selection import DataDrivenEvents
+from auditor.trials import CertificationPlan, Event
+from auditor.validation import AdapterSpec
+
+
+@dataclass(frozen=True)
+class Convention:
+    """A utility convention: ``sign = +1`` (higher is better) or ``-1`` (a loss)."""
+
+    name: str
+    sign: int
+
+
+HIGHER_IS_BETTER = Convention("higher-is-better", +1)
+LOSS = Convention("loss (lower is better)", -1)
+CONVENTIONS = (HIGHER_IS_BETTER, LOSS)
+
+
+def utility_bounds(spec: AdapterSpec) -> tuple[float, float] | None:
+    """The adapter's declared ``utility_bounds = (lo, hi)`` extra, or None when absent.
+
+    Utilities outside the bounds are clamped by the mechanism, so attacks keep every utility
+    inside them.
+
+    Raises:
+        AdapterContractError: the extra is present but not a pair of finite numbers lo < hi.
+    """
+    raw = getattr(spec.adapter, "utility_bounds", None)
+    if raw is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in raw)
+    except (TypeError, ValueError):
+        raise AdapterContractError(
+            f"adapter {spec.name!r}: utility_bounds={raw!r} must be a pair (lo, hi) of numbers"
+        ) from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise AdapterContractError(
+            f"adapter {spec.name!r}: utility_bounds={raw!r} must satisfy finite lo < hi"
+        )
+    return lo, hi
+
+
+def within(values: np.ndarray, bounds: tuple[float, float] | None) -> bool:
+    """Whether every utility lies inside ``bounds`` (always True without bounds)."""
+    if bounds is None:
+        return True
+    return bool(np.all(values >= bounds[0]) and np.all(values <= bounds[1]))
+
+
+def _exactly_within(a: float, b: float, limit: Fraction) -> bool:
+    return abs(Fraction(b) - Fraction(a)) <= limit
+
+
+def are_neighbours(x: np.ndarray, x_prime: np.ndarray, sensitivity: float) -> bool:
+    """Selection neighbours: same length, every utility moves by at most ``sensitivity``.
+
+    Decided exactly (rational arithmetic on the doubles), not with a rounded subtraction.
+    """
+    x, x_prime = np.asarray(x, dtype=float), np.asarray(x_prime, dtype=float)
+    if x.shape != x_prime.shape or x.ndim != 1:
+        return False
+    limit = Fraction(float(sensitivity))
+    pairs = set(zip(x.tolist(), x_prime.tolist(), strict=True))  # attack vectors repeat values
+    return all(_exactly_within(a, b, limit) for a, b in pairs)
+
+
+def pull_within(x: np.ndarray, x_prime: np.ndarray, sensitivity: float) -> np.ndarray:
+    """``x_prime`` with each entry moved (by ulps) towards ``x`` until it is at most
+    ``sensitivity`` away exactly: ``fl(u + sensitivity)`` can overshoot by rounding."""
+    limit = Fraction(float(sensitivity))
+    x = np.asarray(x, dtype=float)
+    out = np.array(x_prime, dtype=float)
+    fixed: dict[tuple[float, float], float] = {}
+    for i, key in enumerate(zip(x.tolist(), out.tolist(), strict=True)):
+        if key not in fixed:
+            a, b = key
+            while not _exactly_within(a, b, limit):
+                b = float(np.nextafter(b, a))
+            fixed[key] = b
+        out[i] = fixed[key]
+    return out
+
+
+def bounds_note(bounds: tuple[float, float] | None) -> str:
+    """Trial-description suffix stating how declared bounds were respected."""
+    if bounds is None:
+        return ""
+    return (
+        f"; all utilities inside the declared utility_bounds [{bounds[0]:g}, {bounds[1]:g}] "
+        "(the mechanism clamps utilities outside them)"
+    )
+
+
+def index_set_text(indices: np.ndarray, k: int) -> str:
+    """Readable outcome set: "output == 0", "output != 0", "output in {0, 3}", ..."""
+    indices = np.unique(np.asarray(indices, dtype=np.int64))
+    if len(indices) == 1:
+        return f"output == {int(indices[0])}"
+    if len(indices) == k - 1:
+        missing = sorted(set(range(k)) - {int(i) for i in indices})
+        return f"output != {missing[0]} (any of the other {k - 1} outcomes)"
+    if len(indices) <= 8:
+        return "output in {" + ", ".join(str(int(i)) for i in indices) + "}"
+    return f"output in a set of {len(indices)} outcomes {{{', '.join(str(int(i)) for i in indices[:6])}, ...}}"
+
+
+def index_set_event(indices: np.ndarray, k: int, white_box: bool = False) -> Event:
+    """The event "output is one of ``indices``" over outcomes ``0..k-1``."""
+    members = np.zeros(k, dtype=bool)
+    members[np.asarray(indices, dtype=np.int64)] = True
+
+    def predicate(y: np.ndarray, members: np.ndarray = members) -> np.ndarray:
+        y = np.asarray(y, dtype=np.int64)
+        hits = np.zeros(y.shape, dtype=bool)
+        inside = (y >= 0) & (y < len(members))
+        hits[inside] = members[y[inside]]
+        return hits
+
+    return Event(index_set_text(indices, k), predicate, white_box=white_box)
+
+
+@dataclass
+class FixedAndLearnedEvents:
+    """Events fixed by the attack's design, plus a few outcome sets learned on a training split.
+
+    The fixed events come first and need no training; the learned ones come from
+    :class:`DataDrivenEvents` and catch what the design did not foresee.  ``max_events`` is
+    the number of fixed events plus ``learned``, fixed before any data is seen.
+    """
+
+    fixed: list[Event]
+    learned: int = 2
+    train_fraction: float = 0.05
+    max_events: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.max_events = len(self.fixed) + self.learned
+        if self.learned == 0:
+            self.train_fraction = 0.0
+
+    def propose(
+        self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan
+    ) -> list[Event]:
+        events = list(self.fixed)
+        if self.learned and len(train_x) and len(train_x_prime):
+            names = {e.description for e in events}
+            more = DataDrivenEvents(max_events=self.learned + len(events)).propose(
+                train_x, train_x_prime, plan
+            )
+            events += [e for e in more if e.description not in names][: self.learned]
+        return events[: self.max_events]
+
+
+class NoEvents:
+    """Distinguisher of a white-box-only trial: proposes nothing and reserves no alpha."""
+
+    max_events = 0
+    train_fraction = 0.0
+
+    def propose(self, train_x: Any, train_x_prime: Any, plan: CertificationPlan) -> list[Event]:
+        return []
