@@ -86,8 +86,6 @@ class EpsilonEstimate:
     counts: EventCounts
     estimator: str = "clopper-pearson"
     white_box: bool = False
-    unbounded: bool = False
-    probabilities: tuple[float, float] | None = None
     #: share of ``alpha`` spent on the lower limit on x (the rest on the upper limit on x'),
     #: fixed from training data before certification
     alpha_split: float = 0.5
@@ -148,19 +146,6 @@ class OutputSample:
             "in_event_x": [int(b) for b in np.asarray(self.in_event_x, dtype=bool)],
             "in_event_x_prime": [int(b) for b in np.asarray(self.in_event_x_prime, dtype=bool)],
         }
-
-
-def _probabilities_dict(p: tuple[float, float] | None) -> dict[str, float] | None:
-    return None if p is None else {"p0": float(p[0]), "p1": float(p[1])}
-
-
-@dataclass(frozen=True)
-class ExactEvidence:
-    """What a white-box check (``Trial.exact``) returns: the neighbours it used and the estimate."""
-
-    x: Any
-    x_prime: Any
-    estimate: EpsilonEstimate
 
 
 @dataclass(frozen=True)

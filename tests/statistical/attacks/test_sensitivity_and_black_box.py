@@ -91,7 +91,7 @@ def test_large_offset_float_sum_is_found_white_box_with_the_probe():
     result = results["test.naive_float_sum_probe"]
     assert_named_violation(result, "sensitivity")
     est = result.best.estimate
-    assert est.white_box and est.estimator == WHITE_BOX_SENSITIVITY and est.alpha == 0.0
+    assert est.white_box and est.estimator == WHITE_BOX_SENSITIVITY  # alpha: the run's per-test
     assert result.samples == 0  # the white-box check ran first and needed no samples
 
 
