@@ -170,3 +170,12 @@ def test_narrow_query_bounds_get_a_random_offset_inside():
         for t in _trials(adapter, seed):
             if t.x != 0:
                 assert -10.5 <= t.x < t.x_prime <= -7.25 and isinstance(t.x, int), t.description
+
+
+def test_event_labels_name_large_values_exactly():
+    """Neighbouring inputs 2**33 and 2**33 + 1 must not both print as 8.58993e+09."""
+    from auditor.estimators.event_selection import outcome_set_event, threshold_event
+
+    assert outcome_set_event(np.array([2**33 + 1])).description == "output == 8589934593"
+    assert threshold_event(0.1 + 2**-40, above=True).description == f"output > {0.1 + 2**-40!r}"
+    assert threshold_event(0.5, above=False).description == "output < 0.5"
