@@ -1,6 +1,9 @@
 """Attack modules: each chooses neighbouring inputs and a way to find distinguishing events.
 
 Attacks are registered here by name as ``module:attr`` strings and imported on demand.
+Some attacks are opt-in (``OPT_IN``): they run only when asked for by name
+(``dp-audit run --attack timing``), because they measure something other than outputs or make
+assumptions the default audit should not.  ``load_attacks(None)`` returns the defaults.
 """
 
 from __future__ import annotations
@@ -18,22 +21,40 @@ ATTACKS: dict[str, str] = {
     "lsb-laplace": "attacks.lsb_laplace:LSBLaplaceAttack",
     "precision": "attacks.precision:PrecisionAttack",
     "zero-rounding": "attacks.zero_rounding:ZeroRoundingAttack",
+    # dataset: its white-box probe check (when offered) is free and runs first
+    "sensitivity": "attacks.sensitivity:SensitivityAttack",
     "black-box": "attacks.black_box:BlackBoxAttack",
     "selection-search": "attacks.selection_search:SelectionSearchAttack",
+    "timing": "attacks.timing:TimingAttack",
+}
+
+#: attacks that run only when named explicitly, with the reason shown by ``dp-audit list``
+OPT_IN: dict[str, str] = {
+    "timing": "measures call durations; noisy and machine-dependent",
 }
 
 
+def default_attacks() -> list[str]:
+    """The attacks a run uses when none are named: every registered one that is not opt-in."""
+    return [name for name in ATTACKS if name not in OPT_IN]
+
+
+#: the attack list of ``dp-audit run`` without ``--attack`` (computed at import)
+DEFAULT_ATTACKS: list[str] = default_attacks()
+
+
 def available() -> list[str]:
+    """Every registered attack name, opt-in ones included."""
     return list(ATTACKS)
 
 
 def load_attacks(names: list[str] | tuple[str, ...] | None = None) -> list[Any]:
-    """Instantiate the named attacks (all of them when ``names`` is None).
+    """Instantiate the named attacks (the defaults, i.e. all but ``OPT_IN``, when ``names`` is None).
 
     Raises:
         InvalidArgument: a name is not registered; the message lists the known ones.
     """
-    chosen = list(ATTACKS) if names is None else list(names)
+    chosen = default_attacks() if names is None else list(names)
     unknown = [n for n in chosen if n not in ATTACKS]
     if unknown:
         raise InvalidArgument(f"unknown attack {unknown[0]!r}; available: {', '.join(ATTACKS)}")

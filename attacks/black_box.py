@@ -1,27 +1,167 @@
-"""Black-box attack: standard neighbouring inputs for each family, events learned from data.
+"""Black-box attack: standard and randomised neighbouring inputs, events learned from data.
 
 Needs no model of the implementation.  It catches wrong calibration (too little noise, a
-missing 1/2 in the exponential mechanism, wrong randomized-response probabilities) and
-noiseless releases, through the model-free distinguisher in
+missing 1/2 in the exponential mechanism, wrong randomized-response probabilities), noiseless
+releases (the differencing attack: an exact count is certified at once), and leaky
+propose-test-release, through the model-free distinguisher in
 ``auditor.estimators.event_selection``.
+
+Trials per family:
+
+* additive: 0 vs Δ (the standard pair), plus two pairs at magnitudes drawn from the attack's
+  rng — a moderate offset a vs a + Δ and a large one ±2**k vs ±2**k + Δ — for mechanisms whose
+  noise or rounding depends on the magnitude of the answer;
+* binary: 0 vs 1;
+* selection: equal utilities vs one up (and the rest down) by the sensitivity;
+* dataset: the standard pairs (midpoint records, one changed to a bound), a random pair (a
+  random size up to ``MAX_RANDOM_RECORDS`` and random contents within the domain, one record
+  changed, added or removed), and a *stability chain* for
+  propose-test-release: datasets with c records at the domain's midpoint between blocks at the
+  two bounds, c = 0, 1, ..., each paired with the one that has c + 1 (see ``_stability_chain``).
+
+Budget trade-off: the run's alpha is split over 2·max_events tests per trial (Bonferroni),
+so every extra trial and event makes every test a little stricter (the bound shrinks only
+logarithmically in the number of tests), and every trial costs up to 2·budget samples, which
+is what dominates the run time of slow (per-call) adapters.  The standard pairs keep 8 events; the randomised
+pairs get ``EXTRA_MAX_EVENTS`` = 4 (a shifted distribution is caught by a threshold event,
+which needs few candidates); the chain's trials certify only the ⊥ event (1 event, 2 tests
+each) and spend only ``CHAIN_TRAIN_FRACTION`` of the budget on training, certifying nothing
+unless the training split already shows a ⊥ rate gap large enough to break the claim.
 
 Assumptions:
     None about the implementation; only the declared sensitivity / neighbouring relation.
 
 References:
     Ding et al., "Detecting Violations of Differential Privacy" (CCS 2018).
+    Dwork and Roth, "The Algorithmic Foundations of Differential Privacy", section 7.1
+    (propose-test-release: the test on the distance to instability must be noisy).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from auditor.claims import Family
-from auditor.estimators.event_selection import DataDrivenEvents
-from auditor.trials import Trial
+from auditor.estimators.clopper_pearson import predicted_lower_bound
+from auditor.estimators.event_selection import DataDrivenEvents, bottom_event
+from auditor.trials import CertificationPlan, Event, Trial
 from auditor.validation import AdapterSpec
+
+#: events per randomised trial (each event is tested in both directions)
+EXTRA_MAX_EVENTS = 4
+#: share of the per-side budget the stability chain spends on deciding whether to certify
+CHAIN_TRAIN_FRACTION = 0.01
+#: longest stability chain (number of trials)
+MAX_CHAIN = 128
+#: most records in a random dataset pair
+MAX_RANDOM_RECORDS = 50
+
+
+@dataclass(frozen=True)
+class BottomGap:
+    """Proposes the ⊥ event when the training split shows a ⊥ rate gap that could break the claim.
+
+    With ``train_fraction = 0`` (no training) the ⊥ event is always proposed.  Otherwise it is
+    proposed only if the bound predicted from the training rates at the planned certification
+    size exceeds the claimed epsilon, so trials on mechanisms that never (or always) answer ⊥
+    cost only their small training draw.
+
+    Assumptions: outputs are numbers with NaN meaning ⊥.
+    """
+
+    max_events: int = 1
+    train_fraction: float = CHAIN_TRAIN_FRACTION
+
+    def propose(
+        self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan
+    ) -> list[Event]:
+        if len(train_x) == 0:
+            return [bottom_event()]
+        p0 = float(np.isnan(np.asarray(train_x, dtype=float)).mean())
+        p1 = float(np.isnan(np.asarray(train_x_prime, dtype=float)).mean())
+        predicted = max(
+            predicted_lower_bound(p0, p1, plan.n, plan.alpha, plan.delta),
+            predicted_lower_bound(p1, p0, plan.n, plan.alpha, plan.delta),
+        )
+        return [bottom_event()] if predicted > plan.epsilon else []
+
+
+# --- additive ------------------------------------------------------------------------------
+
+
+def _shifted(a: float, step: float) -> float:
+    """The largest float <= a + step (rounding must never push a pair past the sensitivity)."""
+    y = a + step
+    while Fraction(y) - Fraction(a) > Fraction(step):
+        y = math.nextafter(y, -math.inf)
+    return y
+
+
+def _query_bounds(spec: AdapterSpec) -> tuple[float, float] | None:
+    """The optional ``query_bounds = (lo, hi)`` extra of additive adapters, if well formed."""
+    raw = getattr(spec.adapter, "query_bounds", None)
+    try:
+        lo, hi = (float(v) for v in raw)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        return None
+    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo < hi else None
+
+
+def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
+    assert spec.sensitivity is not None
+    step = math.floor(spec.sensitivity) if spec.integer_queries else spec.sensitivity
+    if step <= 0:
+        return []
+    trials = []
+    standard = int(step) if spec.integer_queries else float(step)
+    trials.append(
+        Trial(0, standard, DataDrivenEvents(), f"inputs 0 and {standard!r} (one sensitivity apart)")
+    )
+    moderate = float(rng.integers(-100, 101)) * step
+    # ulp(2**k) = 2**(k - 52) must stay below the step, or x + step rounds back to x
+    k_max = 50 if spec.integer_queries else min(50, math.floor(math.log2(step)) + 50)
+    k = int(rng.integers(min(20, k_max), k_max + 1))
+    large = float(rng.choice([-1.0, 1.0])) * 2.0**k
+    offsets = [(moderate, "a moderate offset"), (large, f"a large magnitude (±2**{k})")]
+    bounds = _query_bounds(spec)
+    if bounds is not None:  # keep both inputs inside the range the mechanism accepts
+        lo, hi = bounds
+        offsets = [(a, t) for a, t in offsets if lo <= a and a + step <= hi]
+        if not offsets and spec.integer_queries:
+            first, last = math.ceil(lo), math.floor(hi - step)
+            if first <= last:
+                offsets = [(float(rng.integers(first, last + 1)), "a random offset")]
+        elif not offsets and hi - lo >= step:
+            offsets = [(lo + rng.random() * (hi - lo - step), "a random offset")]
+    for a, text in offsets:
+        if spec.integer_queries:
+            x, x_prime = int(a), int(a) + int(step)
+        else:
+            x, x_prime = float(a), _shifted(float(a), float(step))
+            if x_prime == x:  # the step vanishes at this magnitude
+                continue
+        trials.append(
+            Trial(
+                x,
+                x_prime,
+                DataDrivenEvents(max_events=EXTRA_MAX_EVENTS),
+                f"inputs {x!r} and {x_prime!r} (one sensitivity apart at {text})",
+            )
+        )
+    return trials
+
+
+# --- dataset -------------------------------------------------------------------------------
+
+
+def _integer_domain(spec: AdapterSpec) -> bool:
+    lo, hi = spec.adapter.domain
+    return all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in (lo, hi))
 
 
 def _dataset_pairs(spec: AdapterSpec) -> list[tuple[np.ndarray, np.ndarray, str]]:
@@ -51,28 +191,114 @@ def _dataset_pairs(spec: AdapterSpec) -> list[tuple[np.ndarray, np.ndarray, str]
     ]
 
 
+def _random_pair(spec: AdapterSpec, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, str]:
+    """A random dataset of random size within the domain and a random neighbour of it."""
+    assert spec.domain is not None
+    lo, hi = spec.domain
+    n = int(rng.integers(1, MAX_RANDOM_RECORDS + 1))
+    raw_lo, raw_hi = spec.adapter.domain
+    if _integer_domain(spec) and int(raw_lo) >= -(2**62) and int(raw_hi) <= 2**62:
+        ilo, ihi = int(raw_lo), int(raw_hi)  # exact: float copies of wide ints may round out
+        x = rng.integers(ilo, ihi, size=n, endpoint=True, dtype=np.int64)
+        bound = np.int64(ilo if rng.random() < 0.5 else ihi)
+    else:
+        x = np.clip(lo + rng.random(n) * (hi - lo), lo, hi)
+        bound = float(rng.choice([lo, hi]))
+    i = int(rng.integers(0, n))
+    if spec.neighbours == "replace":
+        y = x.copy()
+        y[i] = bound
+        return x, y, f"{n} random records; record {i} replaced by {bound!r}"
+    if n > 1 and rng.random() < 0.5:
+        return x, np.delete(x, i), f"{n} random records; record {i} removed"
+    return x, np.append(x, bound), f"{n} random records; one record {bound!r} added"
+
+
+def _chain_length(spec: AdapterSpec) -> int:
+    """How many stability levels to try: ~4x the PTR threshold ln(1/δ)/ε, plus slack."""
+    claim = spec.claim
+    if claim.delta <= 0:
+        return 0
+    threshold = math.log(1 / claim.delta) / claim.epsilon
+    return min(MAX_CHAIN, math.ceil(4 * threshold) + 8)
+
+
+def _stability_chain(spec: AdapterSpec) -> list[Trial]:
+    """Pairs of datasets one record apart whose "distance to instability" differs by one.
+
+    D_c holds c records at the domain midpoint between blocks at the two bounds, so any
+    statistic of the middle (a median, a mode, a trimmed mean) is stable up to about c/2 changed
+    records.  Consecutive D_c, D_{c+1} are neighbours, so for whatever threshold an
+    implementation compares its distance with, some pair in the chain straddles it: a PTR whose
+    test is not noisy answers ⊥ on one and not the other.
+    """
+    assert spec.domain is not None
+    length = _chain_length(spec)
+    if length == 0:
+        return []
+    lo, hi = spec.domain
+    if _integer_domain(spec):
+        lo_v, hi_v = int(spec.adapter.domain[0]), int(spec.adapter.domain[1])
+        if hi_v - lo_v < 2 or lo_v < -(2**62) or hi_v > 2**62:
+            return []
+        mid: Any = (lo_v + hi_v) // 2
+        lo, hi, dtype = lo_v, hi_v, np.int64
+    else:
+        mid, dtype = (lo + hi) / 2.0, np.float64
+    side = length // 2 + 2
+    total = 2 * side + length  # replace: every dataset in the chain has this size
+    trials = []
+    for c in range(length):
+        if spec.neighbours == "replace":
+            a, b = -(-(total - c) // 2), (total - c) // 2
+            x = np.array([lo] * a + [mid] * c + [hi] * b, dtype=dtype)
+            y = x.copy()
+            i = len(x) - 1 if a == b else 0  # keep the blocks at the bounds balanced
+            y[i] = mid
+            change = f"record {i} replaced by the midpoint"
+        else:
+            x = np.array([lo] * side + [mid] * c + [hi] * side, dtype=dtype)
+            y = np.append(x, np.array([mid], dtype=dtype))
+            change = "one midpoint record added"
+        trials.append(
+            Trial(
+                x,
+                y,
+                BottomGap(),
+                f"stability chain c={c}: {len(x)} records, {c} at the midpoint {mid!r} between "
+                f"blocks at {lo!r} and {hi!r}; {change} (propose-test-release ⊥ event)",
+            )
+        )
+    return trials
+
+
+def _dataset_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
+    trials = [Trial(x, xp, DataDrivenEvents(), text) for x, xp, text in _dataset_pairs(spec)]
+    x, y, text = _random_pair(spec, rng)
+    trials.append(Trial(x, y, DataDrivenEvents(max_events=EXTRA_MAX_EVENTS), text))
+    return trials + _stability_chain(spec)
+
+
 class BlackBoxAttack:
-    """Standard neighbours per family, events chosen on a training split."""
+    """Standard and randomised neighbours per family, events chosen on a training split."""
 
     name = "black-box"
-    description = "model-free: standard neighbouring inputs, threshold/outcome events learned on a training split"
+    description = (
+        "model-free: standard and randomised neighbouring inputs, threshold/outcome/⊥ events "
+        "learned on a training split; PTR stability chain for dataset mechanisms with delta > 0"
+    )
 
     def applies_to(self, spec: AdapterSpec) -> bool:
         return True
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
-        d = DataDrivenEvents()
         family = spec.family
         if family is Family.ADDITIVE:
-            assert spec.sensitivity is not None
-            step = math.floor(spec.sensitivity) if spec.integer_queries else spec.sensitivity
-            if step <= 0:
-                return []
-            x_prime = int(step) if spec.integer_queries else float(step)
-            return [Trial(0, x_prime, d, f"inputs 0 and {x_prime!r} (one sensitivity apart)")]
+            return _additive_trials(spec, rng)
         if family is Family.BINARY:
-            return [Trial(0, 1, d, "bits 0 and 1")]
+            return [Trial(0, 1, DataDrivenEvents(), "bits 0 and 1")]
         if family is Family.SELECTION:
+            d = DataDrivenEvents()
             assert spec.sensitivity is not None
             s, k = spec.sensitivity, 4
             zeros = np.zeros(k)
@@ -91,4 +317,4 @@ class BlackBoxAttack:
                     f"{k} equal utilities vs the first up by the sensitivity",
                 ),
             ]
-        return [Trial(x, xp, d, text) for x, xp, text in _dataset_pairs(spec)]
+        return _dataset_trials(spec, rng)

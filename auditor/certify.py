@@ -47,6 +47,7 @@ from auditor.results import (
 )
 from auditor.sampling import InProcessSampler, Sampler, count_events
 from auditor.seeding import entropy
+from auditor.timed_sampling import draw_timed_pair, is_timed
 from auditor.trials import CertificationPlan, Event, Trial
 from auditor.validation import AdapterSpec
 
@@ -132,7 +133,19 @@ class Certifier:
         )
 
     def _draw_pair(self, trial: Trial, n: int, *labels: object) -> list[np.ndarray]:
-        return [self._draw(q, n, *labels, side) for side, q in enumerate((trial.x, trial.x_prime))]
+        """``n`` outputs on each side.
+
+        Distinguishers that opt in to timing (``timed = True``) get interleaved single-output
+        calls with their durations instead: (n, 2) arrays (see ``auditor.timed_sampling``).
+        """
+        pair = (trial.x, trial.x_prime)
+        if is_timed(trial.distinguisher):
+            seed = entropy(self.config.seed, self.spec.name, *labels, "timed")
+            out = draw_timed_pair(self.spec, pair[0], pair[1], n, seed)
+            self.samples += 2 * n
+            self.on_samples(2 * n)
+            return list(out)
+        return [self._draw(q, n, *labels, side) for side, q in enumerate(pair)]
 
     def _splits(
         self, events: list[Event], train: list[np.ndarray], n: int, alpha: float
@@ -183,8 +196,8 @@ class Certifier:
         self._kept: tuple[list[np.ndarray], str] | None = None
         self._proposed: list[Event] = []
         best = self._run(attack, index, trial)
-        if best is None or self._kept is None:
-            return best
+        if best is None or self._kept is None or is_timed(trial.distinguisher):
+            return best  # timed rows (output, ns) are not plotted
         kept, source = self._kept
         return replace(
             best, output_sample=_output_sample(best, trial, self._proposed, kept, source)

@@ -123,7 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="module:attr, path/to/file.py:attr, or an entry-point name (repeatable); default: every built-in",
     )
     run.add_argument(
-        "--attack", action="append", metavar="NAME", help="run only these attacks (repeatable)"
+        "--attack",
+        action="append",
+        metavar="NAME",
+        help="run only these attacks (repeatable); default: every attack except the opt-in ones (timing)",
     )
     run.add_argument(
         "--budget",
@@ -370,7 +373,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from attacks import load_attacks
+    from attacks import OPT_IN, available, load_attacks
     from auditor.loading import load_builtins, load_entry_point_adapters
 
     print("Built-in adapters:")
@@ -396,8 +399,13 @@ def _cmd_list(args: argparse.Namespace) -> int:
             for a in found:
                 print(f"  {a.name:<40} {a.family:<10} eps={a.epsilon:g}  (entry point {name})")
     print("Attacks:")
-    for attack in load_attacks():
-        print(f"  {attack.name:<20} {attack.description}")
+    for attack in load_attacks(available()):
+        opt_in = (
+            f" [opt-in: --attack {attack.name}; {OPT_IN[attack.name]}]"
+            if attack.name in OPT_IN
+            else ""
+        )
+        print(f"  {attack.name:<20} {attack.description}{opt_in}")
     return EXIT_OK
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from auditor.claims import Family
 from auditor.errors import AdapterContractError
+from auditor.probes import declared_sensitivity, has_noiseless_probe, noiseless_release
 from auditor.sampling import draw
 from auditor.validation import AdapterSpec, check_adapter
 
@@ -41,7 +42,7 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
     Raises:
         AdapterContractError: bad claim or attributes, or a seed that does not replay.
         AdapterOutputError: ``sample`` returns the wrong shape, dtype or values.
-        AdapterRaised: ``sample`` raises.
+        AdapterRaised: ``sample`` (or the ``release_without_noise`` extra) raises.
     """
     spec = check_adapter(adapter)
     query = typical_query(spec) if query is None else query
@@ -57,4 +58,7 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
             raise AdapterContractError(
                 f"adapter {spec.name!r}: seed(entropy) does not replay: two draws with the same seed differ"
             )
+    if spec.family is Family.DATASET and has_noiseless_probe(spec):
+        declared_sensitivity(spec)  # a declared sensitivity must be a finite number > 0
+        noiseless_release(spec, query)  # one finite number, integers kept exact
     return spec

@@ -93,7 +93,9 @@ def check_adapter(adapter: Any) -> AdapterSpec:
             lo, hi = (float(v) for v in domain)  # type: ignore[union-attr]
         except (TypeError, ValueError):
             raise fail("domain", f"={domain!r} must be a pair (lo, hi) of numbers") from None
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        # compare the adapter's own values: float copies of wide integers may collapse
+        raw_lo, raw_hi = domain  # type: ignore[misc]
+        if not (math.isfinite(lo) and math.isfinite(hi) and raw_lo < raw_hi):
             raise fail("domain", f"={domain!r} must satisfy finite lo < hi")
         domain = (lo, hi)
         neighbours = getattr(adapter, "neighbours", "add_remove")

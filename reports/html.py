@@ -117,6 +117,24 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
                 f"[{_num(ev.lower)}, {_num(ev.upper)}]; point estimate {_num(ev.point)}",
             ),
         ]
+    elif (
+        not is_exact_white_box(r)
+        and r.get("counts")
+        and r.get("estimator") not in (None, "clopper-pearson")
+    ):
+        # another white-box estimate (e.g. white-box-sensitivity): no counts to show
+        q0, q1 = r["queries"]
+        items += [
+            ("attack", escape(str(r.get("attack")))),
+            ("inputs", f"x = <code>{escape(str(q0))}</code>, x′ = <code>{escape(str(q1))}</code>"),
+            ("event", escape(str(r.get("event"))) + " (white-box)"),
+            (
+                "white-box bound",
+                f"ε ≥ <b>{_num(r.get('epsilon_lower_bound'))}</b> (estimator "
+                f"{escape(str(r.get('estimator')))}: no sampling error; the event states its "
+                "assumption)",
+            ),
+        ]
     power = r.get("power") or {}
     if power.get("statement"):
         items.append(("power", escape(str(power["statement"]))))

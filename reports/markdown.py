@@ -102,11 +102,20 @@ def render_markdown(report: dict[str, Any]) -> str:
                 f"- inputs: x = {md_escape(q0)}, x' = {md_escape(q1)} (attack {md_escape(r['attack'])})",
                 f"- event: {md_escape(r['event'])}"
                 + (" (white-box)" if r.get("white_box") else ""),
-                f"- counts: {c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x'",
-                f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
-                f"(Clopper-Pearson, share {_num(r.get('alpha_split') or 0.5)} of it on the limit for x, "
-                f"the rest on x'); point estimate {_num(r.get('point_estimate'))}",
             ]
+            if r.get("estimator") not in (None, "clopper-pearson"):
+                # a white-box estimate: no samples, no significance level (see its event)
+                lines.append(
+                    f"- white-box ε ≥ {_num(r['epsilon_lower_bound'])} (estimator "
+                    f"{md_escape(r['estimator'])}: no sampling error; the event states its assumption)"
+                )
+            else:
+                lines += [
+                    f"- counts: {c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x'",
+                    f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
+                    f"(Clopper-Pearson, share {_num(r.get('alpha_split') or 0.5)} of it on the limit for x, "
+                    f"the rest on x'); point estimate {_num(r.get('point_estimate'))}",
+                ]
         power = r.get("power")
         if power and power.get("statement"):
             lines.append(f"- power: {md_escape(power['statement'])}")

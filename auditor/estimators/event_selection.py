@@ -36,7 +36,12 @@ MAX_DISCRETE_VALUES = 512
 
 
 def _fmt(value: float) -> str:
-    return f"{value:.6g}"
+    """Six significant digits, or as many as it takes to name the value exactly (2**33 + 1)."""
+    short = f"{value:.6g}"
+    if float(short) == value:
+        return short
+    as_float = float(value)
+    return str(int(as_float)) if as_float.is_integer() else repr(as_float)
 
 
 def _is_discrete(values: np.ndarray) -> bool:

@@ -44,7 +44,7 @@ def _certifier(adapter, budget=20_000, alpha_test=0.01):
 
 def test_gross_violation_stops_in_the_pilot() -> None:
     cert, _ = _certifier(HalfLeak(1.0), budget=200_000)
-    finding = cert.run(BlackBoxAttack(), 0, BlackBoxAttack().trials(cert.spec, None)[0])
+    finding = cert.run(BlackBoxAttack(), 0, BlackBoxAttack().trials(cert.spec, np.random.default_rng(0))[0])
     assert finding is not None and finding.estimate.epsilon_lower_bound > 1.0
     assert finding.looks == 0  # the pilot look
     assert cert.samples <= 2 * 2 * 2048  # a few thousand outputs per side
