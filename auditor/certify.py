@@ -280,7 +280,8 @@ class Certifier:
             for look_no, (target, share) in enumerate(looks, start=1):
                 while drawn < target:
                     size = min(config.batch_size, target - drawn)
-                    if self._kept is None:  # outputs wanted for the report's plots
+                    # outputs wanted for the report's plots, or timed rows (drawn in-process)
+                    if self._kept is None or is_timed(d):
                         outs = self._draw_pair(trial, size, *label, "certify", batch_no)
                         self._keep(outs, "certification")
                         for side, out in enumerate(outs):

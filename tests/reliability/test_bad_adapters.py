@@ -47,7 +47,7 @@ def test_each_broken_adapter_is_an_error_with_its_message(report, name):
 
 def test_the_good_adapter_is_audited_and_the_run_exits_2(report):
     (good,) = [r for r in report.results if r.adapter == "good.geometric"]
-    assert good.verdict is Verdict.NO_VIOLATION and good.samples == 2 * CONFIG.budget
+    assert good.verdict is Verdict.NO_VIOLATION and good.samples >= 2 * CONFIG.budget
     assert report.exit_code == 2
     assert [r.adapter for r in report.results] == [a.name for a in bad_adapters.everything()]
 
