@@ -20,7 +20,7 @@ ONE_LOOK = ((1.0, 1.0),)
 
 
 def audit(adapter, attack: str, budget: int):
-    config = AuditConfig(budget=budget, seed=21, looks=ONE_LOOK)
+    config = AuditConfig(budget=budget, loop_budget=budget, seed=21, looks=ONE_LOOK)
     return run_audit([adapter], load_attacks([attack]), config).results[0]
 
 
