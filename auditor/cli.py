@@ -159,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=Path("dp-audit-report"),
         help="output folder (default dp-audit-report/)",
     )
+    run.add_argument(
+        "--no-early-stop",
+        action="store_true",
+        help="certify once on the whole budget instead of in looks that stop at the first "
+        "certified violation: slower, but reports the strongest bound the budget allows",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress output")
     _add_engine_options(run)
     run.add_argument(
@@ -307,6 +313,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         seed=args.seed,
         attacks=tuple(args.attack) if args.attack else None,
+        **({"looks": ((1.0, 1.0),)} if args.no_early_stop else {}),
     )
     engine = _engine(args)
     _check_out(args.out)

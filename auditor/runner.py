@@ -25,14 +25,14 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from auditor.backends import EngineConfig, open_sampler
 from auditor.certify import Certifier
-from auditor.errors import DPAuditError, InvalidArgument
+from auditor.errors import AdapterCrashed, AdapterTimeout, DPAuditError, InvalidArgument
 from auditor.interfaces import Attack
 from auditor.provenance import platform_info, versions
 from auditor.results import (
@@ -254,18 +254,33 @@ def _audit_adapter(
         p.spec, config, alpha_test, lambda n, name=p.name: on_samples(n, name), sampler
     )
     findings: list[Finding] = []
-    try:
-        for index, (attack, trial) in enumerate(p.trials):
+    errors: list[str] = []
+    for index, (attack, trial) in enumerate(p.trials):
+        try:
             finding = certifier.run(attack, index, trial)
-            if finding is not None:
-                findings.append(finding)
-                if finding.estimate.epsilon_lower_bound > p.spec.claim.epsilon:
-                    break
-    except DPAuditError as exc:
-        p.notes += _sampler_notes(sampler, p.name)
-        return _error_result(p, str(exc), certifier.samples, time.perf_counter() - t_start)
+        except DPAuditError as exc:
+            # one trial's failure (an input the adapter rejects, a malformed batch) does not
+            # erase what other trials certified; a hang or a crash ends the adapter's audit
+            errors.append(str(exc) if not errors else f"{attack.name}: {exc}")
+            if isinstance(exc, AdapterTimeout | AdapterCrashed):
+                break
+            continue
+        if finding is not None:
+            findings.append(finding)
+            if finding.estimate.epsilon_lower_bound > p.spec.claim.epsilon:
+                break
     best = max(findings, key=lambda f: f.estimate.epsilon_lower_bound, default=None)
     violated = best is not None and best.estimate.epsilon_lower_bound > p.spec.claim.epsilon
+    notes = p.notes + _sampler_notes(sampler, p.name)
+    if errors and not violated:
+        p.notes = notes + tuple(f"also failed: {e}" for e in errors[1:])
+        return replace(
+            _error_result(p, errors[0], certifier.samples, time.perf_counter() - t_start),
+            best=best,
+            findings=tuple(findings),
+        )
+    if errors:
+        notes += tuple(f"a trial failed (the violation stands): {e}" for e in errors)
     return AdapterResult(
         adapter=p.name,
         family=p.spec.family.value,
@@ -277,7 +292,7 @@ def _audit_adapter(
         library_version=p.spec.library_version,
         samples=certifier.samples,
         seconds=time.perf_counter() - t_start,
-        notes=p.notes + _sampler_notes(sampler, p.name),
+        notes=notes,
         power=best.power if best is not None and not violated else None,
     )
 

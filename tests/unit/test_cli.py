@@ -151,3 +151,24 @@ def test_report_command_renders_markdown(tmp_path, write):
         == 0
     )
     assert "dp-audit report" in target.read_text()
+
+
+def test_no_early_stop_spends_the_budget_for_a_stronger_bound(tmp_path, write):
+    f = write("textbook.py", TEXTBOOK)
+    _, early = run(
+        tmp_path, "--adapter", f"{f}:laplace", "--attack", "lsb-laplace", "--budget", "100000"
+    )
+    _, full = run(
+        tmp_path,
+        "--adapter",
+        f"{f}:laplace",
+        "--attack",
+        "lsb-laplace",
+        "--budget",
+        "100000",
+        "--no-early-stop",
+    )
+    assert full["results"][0]["samples"] > early["results"][0]["samples"]
+    assert (
+        full["results"][0]["epsilon_lower_bound"] > early["results"][0]["epsilon_lower_bound"] + 2
+    )

@@ -103,3 +103,30 @@ def test_lsb_event_certified_on_fresh_samples_only():
     assert r.best.n_train + r.best.estimate.counts.n0 <= 20_000
     assert r.best.estimate.counts.k1 == 0  # the event is impossible on x'
     assert np.isfinite(r.epsilon_lower_bound)
+
+
+def test_one_failing_trial_does_not_erase_a_certified_violation():
+    class RejectsLargeQueries(GeometricLaplace):
+        def sample(self, query, n):
+            if abs(query) > 10:
+                raise ValueError("query out of range")
+            return super().sample(query, n)
+
+    broken = RejectsLargeQueries(1.0, name="bad.rejects", true_epsilon=3.0)
+    report = run_audit([broken], load_attacks(["black-box"]), AuditConfig(budget=20_000, seed=2))
+    (r,) = report.results
+    assert r.verdict is Verdict.VIOLATION
+
+
+def test_failing_trials_without_a_violation_are_an_error_with_the_evidence_kept():
+    class RejectsLargeQueries(GeometricLaplace):
+        def sample(self, query, n):
+            if abs(query) > 10:
+                raise ValueError("query out of range")
+            return super().sample(query, n)
+
+    good = RejectsLargeQueries(1.0, name="good.rejects")
+    report = run_audit([good], load_attacks(["black-box"]), AuditConfig(budget=20_000, seed=2))
+    (r,) = report.results
+    assert r.verdict is Verdict.ERROR and "query out of range" in r.error
+    assert r.findings, "the trials that ran keep their findings"
