@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from auditor.arguments import probability, whole_number
 from auditor.errors import DPAuditError, InvalidArgument
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
@@ -34,29 +35,6 @@ usage; 0 otherwise.
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise InvalidArgument(f"{message} (see '{self.prog} --help')")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = _integral_float(text)
-        if value is None:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
-def _integral_float(text: str) -> int | None:
-    """``1e8`` and ``2.5e6`` as whole numbers; None for anything else."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    if not math.isfinite(value) or value != int(value):
-        return None
-    return int(value)
 
 
 def _workers(text: str) -> int:
@@ -84,16 +62,6 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"expected a number of seconds in (0, {MAX_TIMEOUT:g}], got {text!r}"
         )
-    return value
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not (0.0 < value < 1.0):
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
     return value
 
 
@@ -130,26 +98,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--budget",
-        type=_positive_int,
+        type=whole_number,
         default=DEFAULT_BUDGET,
         help=f"outputs drawn per neighbouring input per trial (default {DEFAULT_BUDGET:,})",
     )
     run.add_argument(
         "--loop-budget",
-        type=_positive_int,
+        type=whole_number,
         default=DEFAULT_LOOP_BUDGET,
         help="budget for adapters that call their library once per output "
         f"(vectorised = False; default {DEFAULT_LOOP_BUDGET:,})",
     )
     run.add_argument(
         "--alpha",
-        type=_probability,
+        type=probability,
         default=0.05,
         help="family-wise significance of the whole run (default 0.05)",
     )
     run.add_argument(
         "--seed",
-        type=_positive_int,
+        type=whole_number,
         default=0,
         help="seed for every draw the harness makes (default 0)",
     )

@@ -16,9 +16,10 @@ win.  The seed is printed in the report header, so a failing run can be replayed
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from typing import Any
+
+from auditor.arguments import budget, probability, whole_number
 
 SEED_OPTION, BUDGET_OPTION, ALPHA_OPTION = (
     "--dp-audit-seed",
@@ -31,50 +32,23 @@ DEFAULT_SEED, DEFAULT_BUDGET, DEFAULT_ALPHA = 0, 50_000, 0.05
 _configs: list[Any] = []  # the pytest configs in force, innermost last (pytester nests runs)
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
-    return value
-
-
-def _budget(text: str) -> int:
-    value = _seed(text)
-    if value < 100:
-        raise argparse.ArgumentTypeError(f"expected a budget >= 100, got {text!r}")
-    return value
-
-
-def _alpha(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not (0.0 < value < 1.0):
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
-
-
 def pytest_addoption(parser: Any) -> None:
     group = parser.getgroup("dp-audit", "dp-audit: differential-privacy audits")
     group.addoption(
         SEED_OPTION,
-        type=_seed,
+        type=whole_number,
         default=DEFAULT_SEED,
         help=f"seed of every draw assert_private makes (default {DEFAULT_SEED})",
     )
     group.addoption(
         BUDGET_OPTION,
-        type=_budget,
+        type=budget,
         default=DEFAULT_BUDGET,
         help=f"outputs per neighbouring input per trial in assert_private (default {DEFAULT_BUDGET:,})",
     )
     group.addoption(
         ALPHA_OPTION,
-        type=_alpha,
+        type=probability,
         default=DEFAULT_ALPHA,
         help=f"family-wise significance of each assert_private audit (default {DEFAULT_ALPHA})",
     )
