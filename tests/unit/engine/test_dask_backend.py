@@ -12,7 +12,9 @@ from auditor import AuditConfig, run_audit
 from auditor.adapters.textbook import TextbookLaplace
 from auditor.backends import EngineConfig
 
-pytest.importorskip("distributed")
+# every test here is slow; importing distributed inside them keeps the default run free of a
+# "skipped" line when the dask extra is not installed
+pytestmark = pytest.mark.slow
 
 ADAPTERS = [
     GeometricLaplace(1.0, name="good.dlap"),
@@ -29,8 +31,8 @@ def strip_timing(value):
     return value
 
 
-@pytest.mark.slow
 def test_local_cluster_of_two_processes_matches_the_local_backend():
+    pytest.importorskip("distributed")
     config = AuditConfig(budget=150_000, seed=3)
     local = run_audit(
         copy.deepcopy(ADAPTERS),
@@ -49,8 +51,8 @@ def test_local_cluster_of_two_processes_matches_the_local_backend():
     assert all(not r["notes"] for r in dask["results"])  # all sampled on the cluster
 
 
-@pytest.mark.slow
 def test_dask_reports_adapter_errors():
+    pytest.importorskip("distributed")
     import sys
     from pathlib import Path
 
