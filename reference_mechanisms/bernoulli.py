@@ -178,23 +178,28 @@ def _bernoulli_exp_vec(arr: np.ndarray, den: int, rng: IntegerSource) -> np.ndar
 
 
 def _bernoulli_exp1_vec(a: np.ndarray, den: int, rng: IntegerSource) -> np.ndarray:
-    """Bernoulli(exp(-a[i]/den)) for 0 <= a[i] <= den, vectorised over rounds of k."""
+    """Bernoulli(exp(-a[i]/den)) for 0 <= a[i] <= den, vectorised over rounds of k.
+
+    CKS20: k = 1; while Bernoulli(a/(den k)): k += 1; return k odd.  Every sample still active
+    in round k has the same k, so each round is one draw of uniform integers below ``den * k``.
+    """
     size = a.shape[0]
-    k = np.ones(size, dtype=np.int64)
+    result = np.empty(size, dtype=bool)
     active = np.arange(size)
+    k = 1
     while active.size:
-        kk = k[active]
-        if den * int(kk.max()) > INT64_SAFE:  # astronomically rare: finish exactly on Python ints
+        if den * k > INT64_SAFE:  # astronomically rare: finish exactly on Python ints
             for i in active:
-                ki = int(k[i])
+                ki = k
                 while randbelow(rng, den * ki) < int(a[i]):
                     ki += 1
-                k[i] = ki
+                result[i] = ki % 2 == 1
             break
-        hit = np.asarray(rng.integers(0, den * kk)) < a[active]
-        k[active[hit]] += 1
+        hit = np.asarray(rng.integers(0, den * k, size=active.size)) < a[active]
+        result[active[~hit]] = k % 2 == 1
         active = active[hit]
-    return (k & 1) == 1
+        k += 1
+    return result
 
 
 def _bernoulli_exp_scalar(gamma: Fraction, rng: IntegerSource) -> bool:
