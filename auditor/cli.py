@@ -304,6 +304,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
     for note in skipped:
         say(f"  skipped: {note}")
+    # on a terminal: a progress bar, then the summary; in a log (CI): one line per adapter as it
+    # finishes, so a long run shows signs of life
+    live = not args.quiet and not sys.stderr.isatty()
+
+    def on_result(result: Any) -> None:
+        say(_verdict_line(result.to_dict()))
+
     with TerminalProgress(enabled=not args.quiet and sys.stderr.isatty()) as progress:
         report = run_audit(
             adapters,
@@ -313,6 +320,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             progress=progress,
             engine=engine,
             targets=origins,
+            on_result=on_result if live else None,
         )
     data = report.to_dict()
     exit_code = report.exit_code
@@ -321,13 +329,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             data, baseline, margin=args.baseline_margin, path=str(args.baseline)
         )
         exit_code = exit_code_with_baseline(data)
-    for r in data["results"]:
-        detail = (
-            r["error"]
-            if r["verdict"] == "error"
-            else f"epsilon {_bound_summary(r)} (claim {r['claim']['epsilon']:g})"
-        )
-        say(f"  {r['verdict']:>12}  {r['adapter']}: {detail}")
+    if not live:
+        for r in data["results"]:
+            say(_verdict_line(r))
     if baseline is not None:
         section = data["baseline"]
         for g in section["regressions"]:
@@ -432,6 +436,16 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _verdict_line(r: dict) -> str:
+    """One line per adapter: verdict, name, the bound against the claim (or the error)."""
+    detail = (
+        r["error"]
+        if r["verdict"] == "error"
+        else f"epsilon {_bound_summary(r)} (claim {r['claim']['epsilon']:g})"
+    )
+    return f"  {r['verdict']:>12}  {r['adapter']}: {detail}"
 
 
 def _bound_summary(r: dict) -> str:

@@ -167,6 +167,7 @@ def run_audit(
     progress: ProgressCallback | None = None,
     engine: EngineConfig | None = None,
     targets: Mapping[str, str] | None = None,
+    on_result: Callable[[AdapterResult], None] | None = None,
 ) -> AuditReport:
     """Audit every adapter with every applicable attack; never raises for an adapter's fault.
 
@@ -174,7 +175,8 @@ def run_audit(
     (``EngineConfig.in_process()``); ``EngineConfig()`` uses isolated worker processes, which
     ``dp-audit run`` does.  ``targets`` maps adapter names to the target each was loaded from,
     so that workers can load their own copy; adapters without one are pickled, or sampled in
-    this process when they cannot be (a note in the result says so).
+    this process when they cannot be (a note in the result says so).  ``on_result`` is called
+    with each adapter's result as soon as it is known (for live output on long runs).
 
     Raises:
         InvalidArgument: two adapters share a name (reports are keyed on names), or the engine
@@ -211,7 +213,10 @@ def run_audit(
 
         def audit(p: _PlannedAdapter) -> AdapterResult:
             with lock:
-                return _audit_adapter(p, config, alpha_test, sampler, on_samples)
+                result = _audit_adapter(p, config, alpha_test, sampler, on_samples)
+                if on_result is not None:
+                    on_result(result)
+                return result
 
         threads = 1 if engine.backend == "inline" else min(len(planned), 2 * engine.n_workers)
         if threads <= 1:

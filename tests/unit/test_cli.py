@@ -172,3 +172,10 @@ def test_no_early_stop_spends_the_budget_for_a_stronger_bound(tmp_path, write):
     assert (
         full["results"][0]["epsilon_lower_bound"] > early["results"][0]["epsilon_lower_bound"] + 2
     )
+
+
+def test_log_output_has_one_verdict_line_per_adapter(tmp_path, write, capsys):
+    f = write("textbook.py", TEXTBOOK)
+    main(["run", "--out", str(tmp_path / "o"), "--adapter", f"{f}:laplace", "--budget", "5000"])
+    err = capsys.readouterr().err
+    assert err.count("user.textbook_laplace: epsilon") == 1
