@@ -112,3 +112,24 @@ def _log_ratio(numerator: float, denominator: float) -> float:
     if denominator <= 0:
         return math.inf
     return math.log(numerator / denominator)
+
+
+#: a query longer than this many runs of equal values is shortened on the page
+QUERY_RUNS_SHOWN = 12
+
+
+def query_text(query: Any) -> str:
+    """A neighbouring input as a reader wants it on a page: runs of equal values folded
+    (``0.5 ×9``) and long datasets cut, pointing to report.json for the full list."""
+    if not isinstance(query, list):
+        return str(query)
+    runs: list[tuple[Any, int]] = []
+    for value in query:
+        if runs and runs[-1][0] == value:
+            runs[-1] = (value, runs[-1][1] + 1)
+        else:
+            runs.append((value, 1))
+    parts = [f"{v} ×{c}" if c > 1 else str(v) for v, c in runs[:QUERY_RUNS_SHOWN]]
+    if len(runs) > QUERY_RUNS_SHOWN:
+        parts.append(f"… ({len(query)} values in all; the full list is in report.json)")
+    return "[" + ", ".join(parts) + "]"

@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from reports import plots
-from reports.evidence import EventEvidence, as_float, bound_text, is_exact_white_box
+from reports.evidence import EventEvidence, as_float, bound_text, is_exact_white_box, query_text
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1100px;
@@ -100,7 +100,10 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
         q0, q1 = r["queries"]
         items += [
             ("attack", escape(str(r.get("attack")))),
-            ("inputs", f"x = <code>{escape(str(q0))}</code>, x′ = <code>{escape(str(q1))}</code>"),
+            (
+                "inputs",
+                f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
+            ),
             ("event", escape(str(r.get("event"))) + (" (white-box)" if r.get("white_box") else "")),
             (
                 "counts",
@@ -126,7 +129,10 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
         q0, q1 = r["queries"]
         items += [
             ("attack", escape(str(r.get("attack")))),
-            ("inputs", f"x = <code>{escape(str(q0))}</code>, x′ = <code>{escape(str(q1))}</code>"),
+            (
+                "inputs",
+                f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
+            ),
             ("event", escape(str(r.get("event"))) + " (white-box)"),
             (
                 "white-box bound",
@@ -171,7 +177,10 @@ def _white_box_items(r: dict[str, Any]) -> list[tuple[str, str]]:
     )
     return [
         ("attack", escape(str(r.get("attack")))),
-        ("inputs", f"x = <code>{escape(str(q0))}</code>, x′ = <code>{escape(str(q1))}</code>"),
+        (
+            "inputs",
+            f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
+        ),
         ("event", escape(str(r.get("event"))) + " (white-box)"),
         (
             "WHITE-BOX evidence",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.evidence import bound_text, is_exact_white_box
+from reports.evidence import bound_text, is_exact_white_box, query_text
 
 
 def md_escape(text: Any) -> str:
@@ -51,7 +51,7 @@ def _white_box_lines(r: dict[str, Any]) -> list[str]:
         else f"ε ≥ {_num(r['epsilon_lower_bound'])} exactly"
     )
     return [
-        f"- inputs: x = {md_escape(q0)}, x' = {md_escape(q1)} (attack {md_escape(r['attack'])})",
+        f"- inputs: x = {md_escape(query_text(q0))}, x' = {md_escape(query_text(q1))} (attack {md_escape(r['attack'])})",
         f"- event: {md_escape(r['event'])} (white-box)",
         f"- WHITE-BOX finding from the adapter's own probabilities(query), no sampling and no "
         f"error probability: P[event | x] = {_num(p.get('p0'), 6)}, P[event | x'] = {_num(p.get('p1'), 6)}; "
@@ -99,7 +99,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             c = r["counts"]
             q0, q1 = r["queries"]
             lines += [
-                f"- inputs: x = {md_escape(q0)}, x' = {md_escape(q1)} (attack {md_escape(r['attack'])})",
+                f"- inputs: x = {md_escape(query_text(q0))}, x' = {md_escape(query_text(q1))} (attack {md_escape(r['attack'])})",
                 f"- event: {md_escape(r['event'])}"
                 + (" (white-box)" if r.get("white_box") else ""),
             ]
