@@ -153,6 +153,48 @@ class ChunkedSampler:
             return self._inline.count(spec, query, n, entropy, events)
         return total
 
+    def count_many(
+        self,
+        spec: AdapterSpec,
+        requests: Sequence[tuple[Any, int, int]],
+        events: Sequence[Event],
+    ) -> list[np.ndarray]:
+        """Counts for several ``(query, n, entropy)`` requests, all sent before the first wait.
+
+        The same chunks and seeds as calling :meth:`count` for each request in turn, so the
+        same numbers; sending them together lets the workers run one request's chunks while
+        the other's are still queued, instead of idling at every request's end.
+        """
+        if spec.name not in self._sources:
+            self.prepare(spec)
+        try:
+            import cloudpickle
+
+            blob = cloudpickle.dumps(list(events))
+        except Exception:  # noqa: BLE001 - count() notes and handles it, request by request
+            blob = None
+        if self._sources[spec.name] is None or blob is None:
+            return [self.count(spec, q, n, e, events) for q, n, e in requests]
+        key = hashlib.sha1(blob).hexdigest()
+        started = [self._start(spec, "count", q, n, e, key, blob) for q, n, e in requests]
+        totals = [np.zeros(len(events), dtype=np.int64) for _ in requests]
+        for i, futures in enumerate(started):
+
+            def add(part: np.ndarray, total: np.ndarray = totals[i]) -> None:
+                total[:] += part
+
+            try:
+                finished = self._finish(spec, futures, consume=add)
+            except BaseException:
+                for later in started[i + 1 :]:
+                    self._cancel(later)
+                raise
+            if not finished:  # the adapter fell back to this process: redo everything here
+                for later in started[i + 1 :]:
+                    self._cancel(later)
+                return [self._inline.count(spec, q, n, e, events) for q, n, e in requests]
+        return totals
+
     def _run(
         self,
         spec: AdapterSpec,
@@ -167,6 +209,20 @@ class ChunkedSampler:
     ) -> bool:
         """Run the request's chunks, handing each result to ``consume`` in chunk order;
         False when the adapter fell back to this process (nothing was consumed)."""
+        futures = self._start(spec, kind, query, n, entropy, events_key, events_blob)
+        return self._finish(spec, futures, consume=consume)
+
+    def _start(
+        self,
+        spec: AdapterSpec,
+        kind: str,
+        query: Any,
+        n: int,
+        entropy: int,
+        events_key: str | None = None,
+        events_blob: bytes | None = None,
+    ) -> list[Any]:
+        """Submit the request's chunks (the same cut and seeds for every backend)."""
         source = self._sources[spec.name]
         pin = None if spec.seedable else spec.name
         futures = []
@@ -184,6 +240,14 @@ class ChunkedSampler:
             futures.append(
                 self._submit(task, f"adapter {spec.name!r}: sample(query, n={size})", pin)
             )
+        return futures
+
+    def _finish(
+        self, spec: AdapterSpec, futures: list[Any], *, consume: Callable[[Any], None]
+    ) -> bool:
+        """Wait for submitted chunks in order; False when the adapter fell back in-process."""
+        source = self._sources[spec.name]
+        i = 0
         try:
             with released(self.lock):
                 for i, future in enumerate(futures):
