@@ -57,6 +57,18 @@ def as_fraction(x: Any, name: str) -> Fraction:
     raise ValueError(f"{name}={x!r} must be an int, Fraction, gmpy2 mpq or finite float")
 
 
+def positive_fraction(x: Any, name: str) -> Fraction:
+    """:func:`as_fraction` of a parameter that must be > 0 (a scale, a variance, a sensitivity).
+
+    Raises:
+        ValueError: ``x`` is not > 0, NaN or infinite; the message names ``name``.
+    """
+    f = as_fraction(x, name)
+    if f <= 0:
+        raise ValueError(f"{name}={x!r} must be > 0")
+    return f
+
+
 def _check_size(size: int) -> int:
     if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)) or size < 0:
         raise ValueError(f"size={size!r} must be a non-negative int")

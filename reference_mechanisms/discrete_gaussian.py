@@ -34,6 +34,7 @@ from reference_mechanisms.bernoulli import (
     _check_size,
     as_fraction,
     bernoulli_exp_many,
+    positive_fraction,
 )
 from reference_mechanisms.discrete_laplace import _discrete_laplace
 from reference_mechanisms.params import check_delta, check_epsilon
@@ -44,13 +45,6 @@ __all__ = ["discrete_gaussian_delta", "discrete_gaussian_pmf", "sample_discrete_
 #: Tail cut for the high-precision sums: the mass beyond it is < e^-190, far below the 2^-100
 #: margin added to delta.
 _TAIL_SIGMAS = 20
-
-
-def _positive(x: Any, name: str) -> Fraction:
-    f = as_fraction(x, name)
-    if f <= 0:
-        raise ValueError(f"{name}={x!r} must be > 0")
-    return f
 
 
 def sample_discrete_gaussian(
@@ -66,7 +60,7 @@ def sample_discrete_gaussian(
     Raises:
         ValueError: ``sigma2`` not > 0, NaN or infinite; ``size`` negative.
     """
-    sigma2 = _positive(sigma2, "sigma2")
+    sigma2 = positive_fraction(sigma2, "sigma2")
     size = _check_size(size)
     rng = resolve_rng(rng)
     t = _proposal_t(sigma2)
@@ -135,7 +129,7 @@ def _tail_sum(start: int, stop: int, s2: gmpy2.mpfr) -> gmpy2.mpfr:
 
 def discrete_gaussian_pmf(x: int, sigma2: Any, precision: int = 128) -> gmpy2.mpfr:
     """P[X = x] for the discrete Gaussian with variance parameter ``sigma2`` (mpfr, for tests)."""
-    sigma2 = _positive(sigma2, "sigma2")
+    sigma2 = positive_fraction(sigma2, "sigma2")
     z = _log_weights_norm(sigma2, precision)
     with gmpy2.context(gmpy2.get_context(), precision=precision):
         s2 = gmpy2.mpfr(gmpy2.mpq(sigma2.numerator, sigma2.denominator))
@@ -157,7 +151,7 @@ def discrete_gaussian_delta(
     eps = as_fraction(epsilon, "epsilon")
     if eps < 0:
         raise ValueError(f"epsilon={epsilon!r} must be >= 0")
-    sigma2 = _positive(sigma2, "sigma2")
+    sigma2 = positive_fraction(sigma2, "sigma2")
     if isinstance(sensitivity, bool) or int(sensitivity) != sensitivity or sensitivity < 1:
         raise ValueError(f"sensitivity={sensitivity!r} must be a positive integer")
     d = int(sensitivity)

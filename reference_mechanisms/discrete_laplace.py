@@ -32,6 +32,7 @@ from reference_mechanisms.bernoulli import (
     _check_size,
     as_fraction,
     bernoulli_exp_many,
+    positive_fraction,
     sample_bernoulli,
 )
 from reference_mechanisms.randomness import INT64_SAFE, IntegerSource, randbelow, resolve_rng
@@ -47,13 +48,6 @@ __all__ = [
 _INT64_MAX = (1 << 63) - 1
 
 
-def _positive_fraction(x: Any, name: str) -> Fraction:
-    f = as_fraction(x, name)
-    if f <= 0:
-        raise ValueError(f"{name}={x!r} must be > 0")
-    return f
-
-
 def sample_geometric_exp(x: Any, size: int, rng: IntegerSource | None = None) -> np.ndarray:
     """``size`` exact draws with P[k] = (1 - e^{-x}) e^{-x k}, k = 0, 1, ... (int64 array).
 
@@ -61,7 +55,7 @@ def sample_geometric_exp(x: Any, size: int, rng: IntegerSource | None = None) ->
         ValueError: ``x`` not > 0 or not finite; ``size`` negative.
         OverflowError: a draw does not fit int64 (only for absurdly small ``x``).
     """
-    x = _positive_fraction(x, "x")
+    x = positive_fraction(x, "x")
     size = _check_size(size)
     rng = resolve_rng(rng)
     return _geometric_exp(x, size, rng)
@@ -124,7 +118,7 @@ def sample_discrete_laplace(scale: Any, size: int, rng: IntegerSource | None = N
     Raises:
         ValueError: ``scale`` not > 0, NaN or infinite; ``size`` negative.
     """
-    scale = _positive_fraction(scale, "scale")
+    scale = positive_fraction(scale, "scale")
     size = _check_size(size)
     rng = resolve_rng(rng)
     return _discrete_laplace(scale, size, rng)
@@ -177,7 +171,7 @@ def discrete_laplace_pmf(x: int, scale: Any, precision: int = 256) -> gmpy2.mpfr
 
     P[x] = (e^{1/scale} - 1)/(e^{1/scale} + 1) * e^{-|x|/scale} = tanh(1/(2 scale)) e^{-|x|/scale}.
     """
-    scale = _positive_fraction(scale, "scale")
+    scale = positive_fraction(scale, "scale")
     with gmpy2.context(gmpy2.get_context(), precision=precision):
         a = _mpfr(1 / scale)
         return gmpy2.tanh(a / 2) * gmpy2.exp(-a * abs(int(x)))
@@ -185,7 +179,7 @@ def discrete_laplace_pmf(x: int, scale: Any, precision: int = 256) -> gmpy2.mpfr
 
 def geometric_exp_pmf(k: int, x: Any, precision: int = 256) -> gmpy2.mpfr:
     """P[K = k] = (1 - e^{-x}) e^{-x k} for :func:`sample_geometric_exp`, as mpfr (for tests)."""
-    x = _positive_fraction(x, "x")
+    x = positive_fraction(x, "x")
     if k < 0:
         return gmpy2.mpfr(0)
     with gmpy2.context(gmpy2.get_context(), precision=precision):

@@ -29,7 +29,7 @@ from typing import Any
 import gmpy2
 import numpy as np
 
-from reference_mechanisms.bernoulli import _check_size, as_fraction
+from reference_mechanisms.bernoulli import _check_size, as_fraction, positive_fraction
 from reference_mechanisms.discrete_gaussian import (
     _analytic_gaussian_ratio,
     calibrate_discrete_gaussian,
@@ -65,9 +65,7 @@ def round_to_grid(x: Any, k: int) -> int:
 
 def grid_sensitivity(sensitivity: Any, k: int) -> int:
     """``ceil(Delta 2^-k)``: the sensitivity, in grid units, of a query rounded to the 2^k grid."""
-    d = as_fraction(sensitivity, "sensitivity")
-    if d <= 0:
-        raise ValueError(f"sensitivity={sensitivity!r} must be > 0")
+    d = positive_fraction(sensitivity, "sensitivity")
     return math.ceil(d / Fraction(2) ** k)
 
 
@@ -107,9 +105,7 @@ def sample_laplace_float(
     Raises:
         ValueError: x or scale not finite, scale <= 0, size negative.
     """
-    scale = as_fraction(scale, "scale")
-    if scale <= 0:
-        raise ValueError(f"scale={scale} must be > 0")
+    scale = positive_fraction(scale, "scale")
     size = _check_size(size)
     x_int = round_to_grid(x, k)
     noise = sample_discrete_laplace(scale / Fraction(2) ** k, size, resolve_rng(rng))
@@ -118,9 +114,7 @@ def sample_laplace_float(
 
 def laplace_float_epsilon(scale: Any, sensitivity: Any, k: int) -> Fraction:
     """Exact pure-DP epsilon of :func:`sample_laplace_float`: ``ceil(Delta 2^-k) 2^k / scale``."""
-    scale = as_fraction(scale, "scale")
-    if scale <= 0:
-        raise ValueError(f"scale={scale} must be > 0")
+    scale = positive_fraction(scale, "scale")
     return grid_sensitivity(sensitivity, k) * Fraction(2) ** k / scale
 
 
@@ -135,9 +129,7 @@ def sample_gaussian_float(
     Raises:
         ValueError: x or sigma2 not finite, sigma2 <= 0, size negative.
     """
-    sigma2 = as_fraction(sigma2, "sigma2")
-    if sigma2 <= 0:
-        raise ValueError(f"sigma2={sigma2} must be > 0")
+    sigma2 = positive_fraction(sigma2, "sigma2")
     size = _check_size(size)
     x_int = round_to_grid(x, k)
     noise = sample_discrete_gaussian(sigma2 / Fraction(4) ** k, size, resolve_rng(rng))
@@ -166,9 +158,7 @@ def calibrate_gaussian_float(
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, positive=True)
-    sens = as_fraction(sensitivity, "sensitivity")
-    if sens <= 0:
-        raise ValueError(f"sensitivity={sensitivity!r} must be > 0")
+    sens = positive_fraction(sensitivity, "sensitivity")
     ratio = _analytic_gaussian_ratio(epsilon, delta)
     k = math.floor(math.log2(ratio * float(sens))) - sigma_bits
     s2_grid = calibrate_discrete_gaussian(float(epsilon), float(delta), grid_sensitivity(sens, k))
