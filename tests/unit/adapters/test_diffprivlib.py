@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from adapter_checks import assert_additive
 
 pytest.importorskip("diffprivlib")
 
@@ -25,9 +26,7 @@ def _seeded(adapter, entropy=2024):
 
 def _check_additive(adapter, query, sd, dtype=np.float64, n=N):
     x = _seeded(adapter).sample(query, n)
-    assert isinstance(x, np.ndarray) and x.shape == (n,) and x.dtype == dtype
-    assert abs(x.mean() - query) < 6 * sd / math.sqrt(n)
-    assert 0.8 < x.std() / sd < 1.2
+    assert_additive(x, n, query, sd, dtype=dtype)
     return x
 
 

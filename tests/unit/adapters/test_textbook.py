@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from adapter_checks import assert_additive
 
 from auditor.adapters import textbook
 
@@ -22,9 +23,7 @@ def _seeded(adapter, entropy=12345):
 
 
 def _assert_additive(x, n, centre, sd):
-    assert isinstance(x, np.ndarray) and x.shape == (n,) and x.dtype == np.float64
-    assert abs(x.mean() - centre) < 6 * sd / math.sqrt(n)
-    assert 0.9 < x.std() / sd < 1.1
+    assert_additive(x, n, centre, sd, sd_tolerance=0.1)
 
 
 def test_inverse_cdf_laplace_is_calibrated_and_seedable():
