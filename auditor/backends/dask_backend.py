@@ -14,8 +14,10 @@ allowing for the tasks queued ahead of it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import pickle
 import threading
 import time
 from collections.abc import Sequence
@@ -23,8 +25,28 @@ from typing import Any
 
 from auditor.backends.chunked import ChunkedSampler
 from auditor.backends.local import MIN_LOAD_TIMEOUT
-from auditor.backends.worker import Task, run_tasks_remote
+from auditor.backends.worker import Task, installed_version, run_tasks_remote
 from auditor.errors import AdapterCrashed, AdapterTimeout, InvalidArgument
+
+#: the most outputs one Dask task samples (32 of the largest chunks)
+GROUP_OUTPUTS = 1 << 23
+#: each Dask task takes this share, per worker thread, of the chunks not yet sent
+GROUPS_PER_THREAD = 2
+
+
+def worker_environment() -> dict[str, Any]:
+    """Dask's worker environment without ``MALLOC_TRIM_THRESHOLD_``.
+
+    Dask sets it (to 65536) to hand freed memory back to the system; setting it also turns off
+    glibc's adaptive mmap threshold, so every chunk-sized numpy array is mapped and unmapped
+    afresh: measured 45 % slower sampling for numpy Laplace (bench/bench_engine.py).
+    A worker holds one chunk at a time, so there is little memory to hand back.
+    """
+    import dask
+
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
+    environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+    return environ
 
 
 class _Group:
@@ -66,6 +88,7 @@ class DaskSampler(ChunkedSampler):
                     "distributed.scheduler.allowed-failures": 0,
                     # the statistical profiler samples stacks every 10 ms and competes for the GIL
                     "distributed.worker.profile.enabled": False,
+                    "distributed.nanny.pre-spawn-environ": worker_environment(),
                 }
                 with dask.config.set(settings):
                     self._cluster = LocalCluster(
@@ -84,9 +107,28 @@ class DaskSampler(ChunkedSampler):
             raise InvalidArgument(
                 f"scheduler={scheduler!r}: cannot connect to the Dask scheduler: {exc}"
             ) from None
+        self._check_workers()
         self._threads = max(1, sum(self._client.nthreads().values()))
         self._warm: set[str] = set()
         self._local = threading.local()
+
+    def _check_workers(self) -> None:
+        """Import dp-audit on every worker now, and refuse a cluster that runs another version."""
+        try:
+            found = self._client.run(installed_version)
+        except Exception as exc:  # noqa: BLE001 - e.g. ModuleNotFoundError on a worker
+            self.close()
+            raise InvalidArgument(
+                f"the Dask workers cannot run dp-audit: {type(exc).__name__}: {exc}"
+            ) from None
+        mine = installed_version()
+        other = sorted({v for v in found.values() if v != mine})
+        if other:
+            self.close()
+            raise InvalidArgument(
+                f"the Dask workers run dp-audit {', '.join(other)}, this process {mine}; "
+                "install the same version on every worker"
+            )
 
     def _submit(self, task: Task, label: str, pin: str | None) -> Any:
         # collected per thread and sent in groups at the first wait (see _flush)
@@ -108,26 +150,35 @@ class DaskSampler(ChunkedSampler):
         super().prepare(spec, target)
 
     def _flush(self) -> None:
-        """Send this thread's pending chunks as about 2 groups per worker thread."""
+        """Send this thread's pending chunks as Dask tasks of several chunks each.
+
+        Guided sizes: each group takes ``1 / (GROUPS_PER_THREAD * threads)`` of the chunks still
+        unsent (at most ``GROUP_OUTPUTS`` outputs), so the first tasks are large (few round
+        trips, Dask costs a few ms per task) and the last ones small (the workers finish
+        together, instead of one idling while another runs a large last group).
+        """
         batch: list[_Handle] = getattr(self._local, "batch", None) or []
         self._local.batch = []
         if not batch:
             return
-        size = max(1, math.ceil(len(batch) / (2 * self._threads)))
-        groups = [batch[i : i + size] for i in range(0, len(batch), size)]
+        largest = max(1, GROUP_OUTPUTS // max(h.task.n for h in batch))
         limit = math.inf if self.timeout is None else self.timeout
         now = time.monotonic()
-        for rank, group in enumerate(groups):
-            future = self._client.submit(run_tasks_remote, [h.task for h in group], pure=False)
-            allowance = limit * size * math.ceil((rank + 1) / self._threads)
-            if group[0].task.key not in self._warm:
+        ahead = 0
+        while ahead < len(batch):
+            left = len(batch) - ahead
+            size = min(largest, math.ceil(left / (GROUPS_PER_THREAD * self._threads)))
+            handles = batch[ahead : ahead + size]
+            tasks = [h.task for h in handles]
+            future = self._client.submit(run_tasks_remote, tasks, pure=False)
+            # the chunks queued ahead of this group share the workers, then it runs its own
+            allowance = limit * (math.ceil(ahead / self._threads) + size)
+            if tasks[0].key not in self._warm:
                 allowance += MIN_LOAD_TIMEOUT
-            for position, handle in enumerate(group):
-                handle.group = _Group(future, [h.task for h in group], now + allowance)
-                handle.position = position
-            shared = group[0].group
-            for handle in group:
-                handle.group = shared
+            group = _Group(future, tasks, now + allowance)
+            for position, handle in enumerate(handles):
+                handle.group, handle.position = group, position
+            ahead += size
 
     def _result(self, handle: Any) -> Any:
         from distributed import KilledWorker
@@ -137,9 +188,8 @@ class DaskSampler(ChunkedSampler):
         group = handle.group
         if group.results is None:
             try:
-                group.results = group.future.result(
-                    timeout=max(0.0, group.deadline - time.monotonic())
-                )
+                packed = group.future.result(timeout=max(0.0, group.deadline - time.monotonic()))
+                group.results = pickle.loads(packed)  # noqa: S301 - our workers' own pickle
             except KilledWorker:
                 # every task queued on a worker that died is "killed"; only a task that kills
                 # a second worker is the culprit
@@ -178,6 +228,11 @@ class DaskSampler(ChunkedSampler):
 
     def _cancel(self, handles: Sequence[Any]) -> None:
         self._abandon(handles)
+
+    def _discard(self, handles: Sequence[Any]) -> None:
+        futures = {id(h.group.future): h.group.future for h in handles if h.group is not None}
+        with contextlib.suppress(Exception):  # best effort: the results are not needed
+            self._client.cancel(list(futures.values()))
 
     def close(self) -> None:
         try:

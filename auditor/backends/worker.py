@@ -207,15 +207,23 @@ def worker_main(conn: Any) -> None:
             conn.send(("ok", result))
 
 
-def run_task_remote(task: Task) -> np.ndarray:
-    """Entry point for Dask: one task on whichever worker the scheduler picked."""
-    return run_task(task)
+def installed_version() -> str:
+    """dp-audit's version here; run on every Dask worker at start, which also imports this
+    module (numpy, the samplers) on all of them at once rather than in the first tasks."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dp-audit")
+    except PackageNotFoundError:  # run from a source tree that was not installed
+        return "unknown"
 
 
-def run_tasks_remote(tasks: list[Task]) -> list[np.ndarray]:
+def run_tasks_remote(tasks: list[Task]) -> bytes:
     """Entry point for Dask: several consecutive chunks in one task (fewer round trips).
 
     Chunks run in order and the first failure is raised, so the reported error is the one of
-    the first failing chunk, as with one task per chunk.
+    the first failing chunk, as with one task per chunk.  The results travel as one pickle:
+    Dask would otherwise frame every small array separately, which costs the main process
+    (where a LocalCluster's scheduler runs) more than the counting itself.
     """
-    return [run_task(task) for task in tasks]
+    return pickle.dumps([run_task(task) for task in tasks], protocol=pickle.HIGHEST_PROTOCOL)
