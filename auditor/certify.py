@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from auditor.errors import DPAuditError
 from auditor.estimators.clopper_pearson import (
     best_splits,
     epsilon_lower_bound,
@@ -45,7 +46,7 @@ from auditor.results import (
     Finding,
     OutputSample,
 )
-from auditor.sampling import InProcessSampler, Sampler, count_events
+from auditor.sampling import Counts, InProcessSampler, Sampler, count_events, start_counts
 from auditor.seeding import entropy
 from auditor.timed_sampling import draw_timed_pair, is_timed
 from auditor.trials import CertificationPlan, Event, Trial
@@ -62,6 +63,24 @@ PILOT_SIZE = 2048
 MIN_PILOT_TRAIN = 400
 #: a look is kept only if it sees at least this many certification outputs per side
 MIN_LOOK = 500
+
+
+def batch_schedule(
+    looks: Sequence[tuple[int, float]], batch_size: int
+) -> list[list[tuple[int, int]]]:
+    """For each planned look, the ``(batch_no, size)`` certification batches that bring the
+    per-side count from the previous look's to this one's (batches never exceed
+    ``batch_size``, and are numbered across looks: the number is part of their seed)."""
+    schedule, drawn, batch_no = [], 0, 0
+    for target, _ in looks:
+        batches = []
+        while drawn < target:
+            size = min(batch_size, target - drawn)
+            batches.append((batch_no, size))
+            drawn += size
+            batch_no += 1
+        schedule.append(batches)
+    return schedule
 
 
 def plan_looks(looks: Sequence[tuple[float, float]], n_cert: int) -> list[tuple[int, float]]:
@@ -109,30 +128,38 @@ class Certifier:
         self.on_samples(n)
         return out
 
-    def _count(self, query: Any, n: int, events: list[Event], *labels: object) -> np.ndarray:
-        """Event counts on ``n`` fresh outputs: what ``_draw`` then counting would give (same
-        seeds), but a backend may count where it samples and send back only the counts."""
-        seed = entropy(self.config.seed, self.spec.name, *labels)
-        counts = self.sampler.count(self.spec, query, n, seed, events)
-        self.samples += n
-        self.on_samples(n)
-        return counts
-
-    def _count_pair(self, trial: Trial, n: int, events: list[Event], *labels: object) -> np.ndarray:
-        """``_count`` on x and on x' (rows 0 and 1), sent together when the backend can."""
-        queries = (trial.x, trial.x_prime)
-        if not hasattr(self.sampler, "count_many"):
-            return np.array(
-                [self._count(q, n, events, *labels, side) for side, q in enumerate(queries)]
-            )
+    def _send(
+        self, trial: Trial, batches: list[tuple[int, int]], events: list[Event], *labels: object
+    ) -> Counts:
+        """Start counting ``events`` on fresh outputs of x and x' for each ``(batch_no, size)``
+        batch; a backend may count where it samples and send back only the counts."""
         requests = [
-            (q, n, entropy(self.config.seed, self.spec.name, *labels, side))
-            for side, q in enumerate(queries)
+            (q, size, entropy(self.config.seed, self.spec.name, *labels, b, side))
+            for b, size in batches
+            for side, q in enumerate((trial.x, trial.x_prime))
         ]
-        counts = self.sampler.count_many(self.spec, requests, events)
-        self.samples += 2 * n
-        self.on_samples(2 * n)
-        return np.array(counts)
+        return start_counts(self.sampler, self.spec, requests, events)
+
+    def _collect(self, counts: Counts, events: list[Event]) -> np.ndarray:
+        """Rows 0 and 1: the counts on x and on x', summed over the batches."""
+
+        def done(n: int) -> None:
+            self.samples += n
+            self.on_samples(n)
+
+        found = np.array(counts.wait(done), dtype=np.int64)
+        return found.reshape(-1, 2, len(events)).sum(axis=0)
+
+    def _draw_counts(
+        self, trial: Trial, batches: list[tuple[int, int]], events: list[Event], *labels: object
+    ) -> np.ndarray:
+        """``_collect(_send(...))`` for timed distinguishers, whose rows are drawn here."""
+        k = np.zeros((2, len(events)), dtype=np.int64)
+        for b, size in batches:
+            outs = self._draw_pair(trial, size, *labels, b)
+            for side, out in enumerate(outs):
+                k[side] += count_events(events, out)
+        return k
 
     def _exact(self, attack: Attack, trial: Trial) -> Finding | None:
         """Run the trial's white-box check (no sampling, no alpha), if it has one."""
@@ -212,8 +239,18 @@ class Certifier:
         self._kept: tuple[list[np.ndarray], str] | None = None
         self._proposed: list[Event] = []
         best = self._run(attack, index, trial)
-        if best is None or self._kept is None or is_timed(trial.distinguisher):
-            return best  # timed rows (output, ns) are not plotted
+        # timed rows (output, ns) are not plotted; a white-box finding has no outputs
+        if best is None or is_timed(trial.distinguisher) or best.n_certify == 0:
+            return best
+        if self._kept is None:
+            # no training split: a few fresh outputs, drawn for the plot alone
+            try:
+                self._keep(
+                    self._draw_pair(trial, OUTPUT_SAMPLE_SIZE, attack.name, index, "plot"), "plot"
+                )
+            except DPAuditError:
+                return best  # a plot never costs a finding
+        assert self._kept is not None
         kept, source = self._kept
         return replace(
             best, output_sample=_output_sample(best, trial, self._proposed, kept, source)
@@ -292,24 +329,34 @@ class Certifier:
         if events:
             splits = self._splits(events, train, n_cert, final_alpha)
             k = np.zeros((2, len(events)), dtype=np.int64)
-            drawn, batch_no = 0, 0
-            for look_no, (target, share) in enumerate(looks, start=1):
-                while drawn < target:
-                    size = min(config.batch_size, target - drawn)
-                    # outputs wanted for the report's plots, or timed rows (drawn in-process)
-                    if self._kept is None or is_timed(d):
-                        outs = self._draw_pair(trial, size, *label, "certify", batch_no)
-                        self._keep(outs, "certification")
-                        for side, out in enumerate(outs):
-                            k[side] += count_events(events, out)
+            schedule = batch_schedule(looks, config.batch_size)
+            where = (*label, "certify")
+            ahead: Counts | None = None
+            try:
+                for look_no, ((drawn, share), batches) in enumerate(
+                    zip(looks, schedule, strict=True), 1
+                ):
+                    current = ahead
+                    if is_timed(d):  # timed rows are drawn in this process
+                        k += self._draw_counts(trial, batches, events, *where)
                     else:
-                        k += self._count_pair(trial, size, events, *label, "certify", batch_no)
-                    drawn += size
-                    batch_no += 1
-                alpha = self.alpha_test * main_share * share
-                consider(self._best(events, k, drawn, alpha, splits), n_train_used, drawn, look_no)
-                if violated():
-                    return best
+                        if current is None:
+                            current = self._send(trial, batches, events, *where)
+                        # the next look goes out before this one is waited on and decided, so
+                        # the workers never idle at a look; if this look stops the trial, the
+                        # next is discarded unread (its seeds are its own: no count changes)
+                        later = schedule[look_no] if look_no < len(schedule) else None
+                        ahead = self._send(trial, later, events, *where) if later else None
+                        k += self._collect(current, events)
+                    alpha = self.alpha_test * main_share * share
+                    consider(
+                        self._best(events, k, drawn, alpha, splits), n_train_used, drawn, look_no
+                    )
+                    if violated():
+                        return best
+            finally:
+                if ahead is not None:
+                    ahead.discard()
         # a white-box finding has no counts to state power from
         if best is not None and best is not exact:
             best = self._with_power(best, n_cert, final_alpha)

@@ -127,8 +127,8 @@ class OutputSample:
 
     ``x`` and ``x_prime`` follow the finding's bound order; ``in_event_x`` and
     ``in_event_x_prime`` say which of them lie in the finding's event.  ``source`` is
-    ``"training"`` (the outputs the event was chosen on) or ``"certification"`` (the first
-    certification batch, for distinguishers without a training split).  No bound is computed
+    ``"training"`` (the outputs the event was chosen on) or ``"plot"`` (fresh outputs drawn for
+    the plot alone, for distinguishers without a training split).  No bound is computed
     from these outputs.
     """
 

@@ -54,6 +54,59 @@ class Sampler(Protocol):
         ...
 
 
+class Counts(Protocol):
+    """Event counts of several requests, possibly still being sampled (see :func:`start_counts`)."""
+
+    def wait(self, on_done: Callable[[int], None]) -> list[np.ndarray]:
+        """The counts of each request; ``on_done(n)`` as each request completes (progress)."""
+        ...
+
+    def discard(self) -> None:
+        """Not needed after all: drop the chunks not yet started (none of them is counted)."""
+        ...
+
+
+class LazyCounts:
+    """Counts sampled only when waited on: what a sampler that cannot work ahead gives."""
+
+    def __init__(
+        self,
+        sampler: Sampler,
+        spec: AdapterSpec,
+        requests: Sequence[tuple[Any, int, int]],
+        events: Sequence[Event],
+    ) -> None:
+        self.sampler, self.spec, self.requests, self.events = sampler, spec, requests, events
+
+    def wait(self, on_done: Callable[[int], None]) -> list[np.ndarray]:
+        out = []
+        for query, n, entropy in self.requests:
+            out.append(self.sampler.count(self.spec, query, n, entropy, self.events))
+            on_done(n)
+        return out
+
+    def discard(self) -> None:
+        pass
+
+
+def start_counts(
+    sampler: Sampler,
+    spec: AdapterSpec,
+    requests: Sequence[tuple[Any, int, int]],
+    events: Sequence[Event],
+) -> Counts:
+    """Start counting ``events`` on each ``(query, n, entropy)`` request; wait on it later.
+
+    A backend with workers sends every chunk at once, so that the workers run this work while
+    the caller decides about earlier counts; the counts are what :meth:`Sampler.count` gives
+    for each request (same chunks, same seeds), whichever way they are computed.
+    """
+    start = getattr(sampler, "start_counts", None)
+    if start is None:
+        return LazyCounts(sampler, spec, requests, events)
+    return start(spec, requests, events)
+
+
 def is_vectorised(spec: AdapterSpec) -> bool:
     return bool(getattr(spec.adapter, "vectorised", True))
 

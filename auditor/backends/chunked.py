@@ -22,7 +22,9 @@ import numpy as np
 from auditor.backends.worker import AdapterSource, Task, fingerprint
 from auditor.errors import AdapterLoadError
 from auditor.sampling import (
+    Counts,
     InProcessSampler,
+    LazyCounts,
     OutputBuffer,
     chunk_entropy,
     chunk_sizes,
@@ -57,6 +59,47 @@ def released(lock: Any) -> Iterator[None]:
         yield
     finally:
         lock.acquire()
+
+
+class _SentCounts:
+    """Counts of requests whose chunks are on their way (:meth:`ChunkedSampler.start_counts`)."""
+
+    def __init__(
+        self,
+        sampler: ChunkedSampler,
+        spec: AdapterSpec,
+        requests: Sequence[tuple[Any, int, int]],
+        events: Sequence[Event],
+        started: list[list[Any]],
+    ) -> None:
+        self.sampler, self.spec, self.requests, self.events = sampler, spec, requests, events
+        self.started = started
+
+    def wait(self, on_done: Callable[[int], None]) -> list[np.ndarray]:
+        sampler, spec, started = self.sampler, self.spec, self.started
+        totals = [np.zeros(len(self.events), dtype=np.int64) for _ in self.requests]
+        for i, futures in enumerate(started):
+
+            def add(part: np.ndarray, total: np.ndarray = totals[i]) -> None:
+                total[:] += part
+
+            try:
+                finished = sampler._finish(spec, futures, consume=add)
+            except BaseException:
+                for later in started[i + 1 :]:
+                    sampler._cancel(later)
+                raise
+            if not finished:  # the adapter fell back to this process: do the rest here
+                for later in started[i + 1 :]:
+                    sampler._cancel(later)
+                rest = LazyCounts(sampler, spec, self.requests[i:], self.events)
+                return totals[:i] + rest.wait(on_done)
+            on_done(self.requests[i][1])
+        return totals
+
+    def discard(self) -> None:
+        for futures in self.started:
+            self.sampler._discard([f for f in futures if f is not None])
 
 
 class ChunkedSampler:
@@ -112,7 +155,15 @@ class ChunkedSampler:
         raise NotImplementedError
 
     def _cancel(self, futures: Sequence[Any]) -> None:
+        """Stop these chunks, even running ones: their request has failed."""
         raise NotImplementedError
+
+    def _discard(self, futures: Sequence[Any]) -> None:
+        """Drop these chunks if not started; running ones finish and are ignored."""
+        raise NotImplementedError
+
+    def _flush(self) -> None:
+        """Send chunks a backend holds back to group them (Dask); the rest send at once."""
 
     # --- the Sampler protocol ---------------------------------------------------------------
 
@@ -153,17 +204,17 @@ class ChunkedSampler:
             return self._inline.count(spec, query, n, entropy, events)
         return total
 
-    def count_many(
+    def start_counts(
         self,
         spec: AdapterSpec,
         requests: Sequence[tuple[Any, int, int]],
         events: Sequence[Event],
-    ) -> list[np.ndarray]:
-        """Counts for several ``(query, n, entropy)`` requests, all sent before the first wait.
+    ) -> Counts:
+        """Send the chunks of several ``(query, n, entropy)`` requests now; wait on them later.
 
-        The same chunks and seeds as calling :meth:`count` for each request in turn, so the
-        same numbers; sending them together lets the workers run one request's chunks while
-        the other's are still queued, instead of idling at every request's end.
+        The same chunks and seeds as :meth:`count` for each request, so the same numbers;
+        sending them ahead lets the workers run them while the caller is still busy (waiting
+        for earlier requests, or deciding about their counts) instead of idling.
         """
         if spec.name not in self._sources:
             self.prepare(spec)
@@ -174,26 +225,11 @@ class ChunkedSampler:
         except Exception:  # noqa: BLE001 - count() notes and handles it, request by request
             blob = None
         if self._sources[spec.name] is None or blob is None:
-            return [self.count(spec, q, n, e, events) for q, n, e in requests]
+            return LazyCounts(self, spec, requests, events)
         key = hashlib.sha1(blob).hexdigest()
         started = [self._start(spec, "count", q, n, e, key, blob) for q, n, e in requests]
-        totals = [np.zeros(len(events), dtype=np.int64) for _ in requests]
-        for i, futures in enumerate(started):
-
-            def add(part: np.ndarray, total: np.ndarray = totals[i]) -> None:
-                total[:] += part
-
-            try:
-                finished = self._finish(spec, futures, consume=add)
-            except BaseException:
-                for later in started[i + 1 :]:
-                    self._cancel(later)
-                raise
-            if not finished:  # the adapter fell back to this process: redo everything here
-                for later in started[i + 1 :]:
-                    self._cancel(later)
-                return [self._inline.count(spec, q, n, e, events) for q, n, e in requests]
-        return totals
+        self._flush()
+        return _SentCounts(self, spec, requests, events, started)
 
     def _run(
         self,

@@ -45,5 +45,8 @@ class LocalProcessSampler(ChunkedSampler):
         for future in futures:
             self._pool.cancel(future)
 
+    def _discard(self, futures: Sequence[Any]) -> None:
+        self._pool.discard(list(futures))
+
     def close(self) -> None:
         self._pool.close()

@@ -128,6 +128,17 @@ class ProcessPool:
             self._cancels.append(future)
         self._wake()
 
+    def discard(self, futures: list[Future]) -> None:
+        """Drop tasks that have not started; running ones finish and their results are ignored
+        (stopping them would cost their workers, and an unseedable adapter its only copy)."""
+        drop = {id(f) for f in futures}
+        with self._lock:
+            keep = deque(job for job in self._queue if id(job.future) not in drop)
+            dropped = [job for job in self._queue if id(job.future) in drop]
+            self._queue = keep
+        for job in dropped:
+            job.future.cancel()
+
     def close(self) -> None:
         with self._lock:
             self._closing = True

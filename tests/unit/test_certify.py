@@ -44,7 +44,9 @@ def _certifier(adapter, budget=20_000, alpha_test=0.01):
 
 def test_gross_violation_stops_in_the_pilot() -> None:
     cert, _ = _certifier(HalfLeak(1.0), budget=200_000)
-    finding = cert.run(BlackBoxAttack(), 0, BlackBoxAttack().trials(cert.spec, np.random.default_rng(0))[0])
+    finding = cert.run(
+        BlackBoxAttack(), 0, BlackBoxAttack().trials(cert.spec, np.random.default_rng(0))[0]
+    )
     assert finding is not None and finding.estimate.epsilon_lower_bound > 1.0
     assert finding.looks == 0  # the pilot look
     assert cert.samples <= 2 * 2 * 2048  # a few thousand outputs per side
@@ -63,6 +65,12 @@ def test_fixed_events_skip_the_pilot_and_use_the_looks() -> None:
     assert finding is not None and finding.looks == 1  # first main look (1/16 of 16,000)
     assert finding.n_certify == 1000 and finding.n_train == 0
     assert finding.estimate.alpha == pytest.approx(0.01 * DEFAULT_LOOKS[0][1])
+    # no training outputs to plot: 2,000 fresh ones per side, drawn after the stop for the plot
+    # alone; the next look (sent ahead) was discarded unread, so nothing else was sampled
+    sample = finding.output_sample
+    assert sample is not None and sample.source == "plot"
+    assert len(sample.x) == len(sample.x_prime) == 2000
+    assert cert.samples == 2 * 1000 + 2 * 2000
 
 
 def test_no_violation_carries_power_and_alpha_accounting() -> None:
