@@ -43,6 +43,7 @@ def worker_environment() -> dict[str, Any]:
     A worker holds one chunk at a time, so there is little memory to hand back.
     """
     import dask
+    import distributed  # noqa: F401 - loads distributed's defaults into dask.config
 
     environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
     environ.pop("MALLOC_TRIM_THRESHOLD_", None)
