@@ -34,22 +34,6 @@ GROUP_OUTPUTS = 1 << 23
 GROUPS_PER_THREAD = 2
 
 
-def worker_environment() -> dict[str, Any]:
-    """Dask's worker environment without ``MALLOC_TRIM_THRESHOLD_``.
-
-    Dask sets it (to 65536) to hand freed memory back to the system; setting it also turns off
-    glibc's adaptive mmap threshold, so every chunk-sized numpy array is mapped and unmapped
-    afresh: measured 45 % slower sampling for numpy Laplace (bench/bench_engine.py).
-    A worker holds one chunk at a time, so there is little memory to hand back.
-    """
-    import dask
-    import distributed  # noqa: F401 - loads distributed's defaults into dask.config
-
-    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
-    environ.pop("MALLOC_TRIM_THRESHOLD_", None)
-    return environ
-
-
 class _Group:
     """One Dask task running several consecutive chunks."""
 
@@ -89,7 +73,10 @@ class DaskSampler(ChunkedSampler):
                     "distributed.scheduler.allowed-failures": 0,
                     # the statistical profiler samples stacks every 10 ms and competes for the GIL
                     "distributed.worker.profile.enabled": False,
-                    "distributed.nanny.pre-spawn-environ": worker_environment(),
+                    # Dask sets it (65536) to return freed memory to the system; setting it
+                    # also turns off glibc's adaptive mmap threshold, so every chunk-sized
+                    # array is mapped afresh: 45 % slower numpy sampling (docs/performance.md)
+                    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
                 }
                 with dask.config.set(settings):
                     self._cluster = LocalCluster(

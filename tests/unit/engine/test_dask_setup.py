@@ -1,23 +1,12 @@
-"""Setting up the Dask backend, without starting a cluster: worker environment, version check."""
+"""Setting up the Dask backend: the workers' environment and dp-audit version."""
 
 from __future__ import annotations
 
 import pytest
 
 from auditor import InvalidArgument
-from auditor.backends.dask_backend import DaskSampler, worker_environment
+from auditor.backends.dask_backend import DaskSampler
 from auditor.backends.worker import installed_version
-
-
-@pytest.mark.slow  # with the other Dask tests: the dask extra is not part of CI's install
-def test_workers_keep_dasks_environment_except_the_malloc_trim_threshold():
-    pytest.importorskip("distributed")
-    import dask
-
-    default = dask.config.get("distributed.nanny.pre-spawn-environ")
-    environ = worker_environment()
-    assert "MALLOC_TRIM_THRESHOLD_" not in environ
-    assert environ == {k: v for k, v in default.items() if k != "MALLOC_TRIM_THRESHOLD_"}
 
 
 class FakeClient:
