@@ -46,7 +46,14 @@ from auditor.results import (
     Finding,
     OutputSample,
 )
-from auditor.sampling import Counts, InProcessSampler, Sampler, count_events, start_counts
+from auditor.sampling import (
+    Counts,
+    InProcessSampler,
+    Sampler,
+    call_with_timeout,
+    count_events,
+    start_counts,
+)
 from auditor.seeding import entropy
 from auditor.timed_sampling import draw_timed_pair, is_timed
 from auditor.trials import CertificationPlan, Event, Trial
@@ -165,7 +172,13 @@ class Certifier:
         """Run the trial's white-box check (no sampling, no alpha), if it has one."""
         if trial.exact is None:
             return None
-        evidence = trial.exact(self.spec)
+        # white-box extras (probabilities, release_without_noise) run here, not in a worker:
+        # a hang gets the engine's timeout rather than stopping the whole audit
+        evidence = call_with_timeout(
+            lambda: trial.exact(self.spec),
+            getattr(self.sampler, "timeout", None),
+            f"adapter {self.spec.name!r}: the white-box check of attack {attack.name!r}",
+        )
         if evidence is None:
             return None
         # exact evidence holds with probability 1, so at every significance; record the run's

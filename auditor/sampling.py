@@ -259,6 +259,24 @@ class _CallThread:
         return True, value
 
 
+def call_with_timeout(fn: Callable[[], Any], timeout: float | None, where: str) -> Any:
+    """``fn()`` given ``timeout`` seconds, for adapter code that must run in this process.
+
+    Raises:
+        AdapterTimeout: ``fn`` did not return in time; it is abandoned (a thread cannot be
+            stopped) and keeps running in the background.
+    """
+    if timeout is None:
+        return fn()
+    finished, value = _CallThread().call(fn, timeout)
+    if not finished:
+        raise AdapterTimeout(
+            f"{where} did not return within {timeout:g} s (it ran in this process: the call "
+            "was abandoned, not stopped)"
+        )
+    return value
+
+
 class InProcessSampler:
     """Samples in this process, chunk by chunk; the fallback and the Python API's default.
 
