@@ -8,8 +8,9 @@ scheduler; its workers need dp-audit installed and the adapters' targets importa
 Tasks are the same seeded chunks as the local backend's, so results are identical.  Isolation
 is weaker than locally: a crashed worker is reported (the scheduler is told to give up at once,
 not to retry the task elsewhere, for the LocalCluster it starts), but a hung task can only be
-abandoned and its worker asked to restart; the deadline of a task counts from its submission,
-allowing for the tasks queued ahead of it.
+abandoned and its worker asked to restart.  A task is timed out only after it has been seen
+running for its whole allowance (``timeout`` per chunk), so a task queued behind another
+adapter's hung task is not blamed for it.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ import pickle
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import CancelledError
 from typing import Any
 
 from auditor.backends.chunked import ChunkedSampler
 from auditor.backends.local import MIN_LOAD_TIMEOUT
-from auditor.backends.worker import Task, installed_version, run_tasks_remote
+from auditor.backends.worker import Task, executing_keys, installed_version, run_tasks_remote
 from auditor.errors import AdapterCrashed, AdapterTimeout, InvalidArgument
 
 #: the most outputs one Dask task samples (32 of the largest chunks)
@@ -35,12 +37,16 @@ GROUPS_PER_THREAD = 2
 
 
 class _Group:
-    """One Dask task running several consecutive chunks."""
+    """One Dask task running several consecutive chunks; ``allowance``: the seconds it may run."""
 
-    def __init__(self, future: Any, tasks: list[Task], deadline: float) -> None:
-        self.future, self.tasks, self.deadline = future, tasks, deadline
+    def __init__(self, future: Any, tasks: list[Task], allowance: float) -> None:
+        self.future, self.tasks, self.allowance = future, tasks, allowance
+        self.deadline = time.monotonic() + allowance
         self.results: list[Any] | None = None
+        self.seen_running = False
         self.retried = False
+        #: the sampler's count of worker restarts when the task was (re)submitted
+        self.restarts = 0
 
 
 class _Handle:
@@ -99,6 +105,8 @@ class DaskSampler(ChunkedSampler):
         self._threads = max(1, sum(self._client.nthreads().values()))
         self._warm: set[str] = set()
         self._local = threading.local()
+        self._restarts = 0
+        self._restart_lock = threading.Lock()
 
     def _check_workers(self) -> None:
         """Import dp-audit on every worker now, and refuse a cluster that runs another version."""
@@ -151,22 +159,20 @@ class DaskSampler(ChunkedSampler):
             return
         largest = max(1, GROUP_OUTPUTS // max(h.task.n for h in batch))
         limit = math.inf if self.timeout is None else self.timeout
-        now = time.monotonic()
-        ahead = 0
-        while ahead < len(batch):
-            left = len(batch) - ahead
-            size = min(largest, math.ceil(left / (GROUPS_PER_THREAD * self._threads)))
-            handles = batch[ahead : ahead + size]
+        start = 0
+        while start < len(batch):
+            size = min(
+                largest, math.ceil((len(batch) - start) / (GROUPS_PER_THREAD * self._threads))
+            )
+            handles = batch[start : start + size]
             tasks = [h.task for h in handles]
             future = self._client.submit(run_tasks_remote, tasks, pure=False)
-            # the chunks queued ahead of this group share the workers, then it runs its own
-            allowance = limit * (math.ceil(ahead / self._threads) + size)
-            if tasks[0].key not in self._warm:
-                allowance += MIN_LOAD_TIMEOUT
-            group = _Group(future, tasks, now + allowance)
+            allowance = limit * size + (0.0 if tasks[0].key in self._warm else MIN_LOAD_TIMEOUT)
+            group = _Group(future, tasks, allowance)
+            group.restarts = self._restarts
             for position, handle in enumerate(handles):
                 handle.group, handle.position = group, position
-            ahead += size
+            start += size
 
     def _result(self, handle: Any) -> Any:
         from distributed import KilledWorker
@@ -176,18 +182,27 @@ class DaskSampler(ChunkedSampler):
         group = handle.group
         if group.results is None:
             try:
-                packed = group.future.result(timeout=max(0.0, group.deadline - time.monotonic()))
+                packed = self._wait(group)
                 group.results = pickle.loads(packed)  # noqa: S301 - our workers' own pickle
             except KilledWorker:
-                # every task queued on a worker that died is "killed"; only a task that kills
-                # a second worker is the culprit
-                if group.retried:
-                    raise AdapterCrashed(
-                        f"{handle.label} crashed its Dask worker process (twice)"
-                    ) from None
-                group.retried = True
+                # every task queued on a worker that died is "killed": a worker this run
+                # restarted (to stop another adapter's hung task) costs nothing, and of the
+                # others only a task that kills a second worker is the culprit
+                if self._restarts == group.restarts:
+                    if group.retried:
+                        raise AdapterCrashed(
+                            f"{handle.label} crashed its Dask worker process (twice)"
+                        ) from None
+                    group.retried = True
+                group.restarts = self._restarts
                 group.future = self._client.submit(run_tasks_remote, group.tasks, pure=False)
+                group.deadline = time.monotonic() + group.allowance
+                group.seen_running = False
                 return self._result(handle)
+            except CancelledError:
+                raise AdapterCrashed(
+                    f"{handle.label}: its task was cancelled on the Dask cluster"
+                ) from None
             except TimeoutError:
                 self._abandon([handle])
                 raise AdapterTimeout(
@@ -197,7 +212,35 @@ class DaskSampler(ChunkedSampler):
             self._warm.add(handle.task.key)
         return group.results[handle.position]
 
+    def _wait(self, group: _Group) -> Any:
+        """The group's result; TimeoutError only once it has run for its whole allowance.
+
+        A deadline that passes while the task still waits for a worker (behind another
+        adapter's chunks, or a hung task it must not be blamed for) is moved on; a task found
+        running gets its allowance once more, since when it started is not known.
+        """
+        while True:
+            try:
+                # never 0: Dask then times out even on a finished future
+                return group.future.result(timeout=max(0.05, group.deadline - time.monotonic()))
+            except TimeoutError:
+                if group.future.done():
+                    return group.future.result()  # it finished as the wait ended
+                try:
+                    running = {
+                        key for keys in self._client.run(executing_keys).values() for key in keys
+                    }
+                except Exception:  # noqa: BLE001 - cannot tell: count it as running
+                    running = {str(group.future.key)}
+                if str(group.future.key) in running:
+                    if group.seen_running:
+                        raise
+                    group.seen_running = True
+                group.deadline = time.monotonic() + group.allowance
+
     def _abandon(self, handles: Sequence[Any]) -> None:
+        """Cancel these chunks' tasks, and restart the workers still running one of them (a
+        thread cannot be stopped, and a hung one would hold its worker for the whole run)."""
         self._local.batch = []
         futures = list(
             {id(h.group.future): h.group.future for h in handles if h.group is not None}.values()
@@ -205,11 +248,14 @@ class DaskSampler(ChunkedSampler):
         futures = [f for f in futures if not f.done()]
         if not futures:
             return
-        keys = {f.key for f in futures}
+        keys = {str(f.key) for f in futures}
         try:
-            busy = [w for w, tasks in self._client.processing().items() if keys & set(tasks)]
+            running = self._client.run(executing_keys)
             self._client.cancel(futures)
+            busy = [w for w, executing in running.items() if keys & set(executing)]
             if busy:
+                with self._restart_lock:
+                    self._restarts += 1
                 self._client.restart_workers(busy, timeout=60)
         except Exception:  # noqa: BLE001 - best effort; the verdict is already decided
             pass

@@ -218,6 +218,11 @@ def installed_version() -> str:
         return "unknown"
 
 
+def executing_keys(dask_worker: Any) -> list[str]:
+    """The keys of the tasks a Dask worker is running now (run through ``Client.run``)."""
+    return [str(ts.key) for ts in dask_worker.state.executing]
+
+
 def run_tasks_remote(tasks: list[Task]) -> bytes:
     """Entry point for Dask: several consecutive chunks in one task (fewer round trips).
 

@@ -36,6 +36,15 @@ class Hangs(_Base):
         return np.zeros(n)
 
 
+class HangsOnLargeCalls(_Base):
+    """Answers small calls (its load check, a pilot), then hangs: a hang on a warm worker."""
+
+    def sample(self, query, n):
+        if n >= 4096:
+            time.sleep(3600)
+        return np.zeros(n)
+
+
 class Exits(_Base):
     def sample(self, query, n):
         os._exit(3)

@@ -71,3 +71,30 @@ def test_dask_reports_adapter_errors():
     for r in report.results:
         assert r.verdict.value == "error"
         assert bad_adapters.EXPECTED[r.adapter] in r.error
+
+
+def test_a_hung_task_on_dask_is_an_error_after_the_timeout_and_the_audit_goes_on():
+    pytest.importorskip("distributed")
+    import sys
+    import time
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reliability"))
+    import bad_adapters
+
+    # it answers the pilot's small calls first, so the hang is on a worker that has loaded it
+    # (a first call would get the 60 s allowance for loading an adapter)
+    hangs = bad_adapters.HangsOnLargeCalls("bad.hangs")
+    hangs.seed = lambda entropy: None  # seedable, so that it runs on the cluster
+    start = time.monotonic()
+    report = run_audit(
+        [hangs, GeometricLaplace(1.0, name="good.dlap")],
+        load_attacks(["black-box"]),
+        AuditConfig(budget=100_000, seed=4),
+        engine=EngineConfig(backend="dask", workers=2, timeout=2.0),
+    )
+    assert time.monotonic() - start < 50
+    hung, good = report.results
+    assert hung.verdict.value == "error"
+    assert "did not return within 2 s on the Dask cluster" in hung.error
+    assert good.verdict.value == "no_violation"
