@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--adapter",
         action="append",
         metavar="TARGET",
-        help="module:attr, path/to/file.py:attr, or an entry-point name (repeatable); default: every built-in",
+        help="module:attr, path/to/file.py:attr, an entry-point name, or built-in adapters by "
+        "the names `dp-audit list` shows ('*' matches any text: 'opendp.*') (repeatable); "
+        "default: every built-in",
     )
     run.add_argument(
         "--attack",
@@ -246,15 +248,18 @@ def _collect_adapters(
     targets: list[str] | None,
 ) -> tuple[list[Any], list[str], dict[str, str]]:
     """Adapters, skip notes, and the target each adapter came from (workers load their own)."""
-    from auditor.loading import load_builtins, load_target
+    from auditor.loading import load_builtins, load_named
 
     origins: dict[str, str] = {}
     if targets:
         adapters: list[Any] = []
         for target in targets:
-            found = load_target(target)
-            adapters += found
-            origins.update({str(getattr(a, "name", "")): target for a in found})
+            for adapter, origin in load_named(target):
+                name = str(getattr(adapter, "name", ""))
+                if origins.get(name) == origin:
+                    continue  # named twice, e.g. by 'textbook.*' and by its own name
+                adapters.append(adapter)
+                origins[name] = origin
         return adapters, [], origins
     adapters, skipped = [], []
     for group in load_builtins():

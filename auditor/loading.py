@@ -1,16 +1,19 @@
 """Turning adapter targets into adapter objects.
 
 A target is ``module:attr``, ``path/to/file.py:attr``, or the name of an entry point in the
-group ``dp_audit.adapters``.  ``attr`` may be an adapter, a list of adapters, or a
+group ``dp_audit.adapters``; on the command line, built-in adapters can also be named as
+``dp-audit list`` shows them (``load_named``).  ``attr`` may be an adapter, a list of adapters, or a
 zero-argument callable returning either.  Built-ins are listed as strings in
 ``auditor.adapters.builtin`` and imported only when asked for.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
+import re
 import sys
 from dataclasses import dataclass
 from importlib import metadata
@@ -149,6 +152,40 @@ def load_builtins() -> list[BuiltinGroup]:
                 )
             )
     return groups
+
+
+def select_builtins(pattern: str) -> list[tuple[Any, str]]:
+    """Built-in adapters named ``pattern`` exactly, or matching it when it holds ``*`` (a
+    shell-style wildcard, e.g. ``'opendp.*'``), each with the target it is loaded from.
+
+    Raises:
+        AdapterLoadError: nothing matches; names the closest built-ins.
+    """
+    groups = load_builtins()
+    named = [(a, g.target) for g in groups for a in g.adapters]
+    found = [(a, t) for a, t in named if a.name == pattern]
+    if not found and "*" in pattern:
+        # only '*' is a wildcard: built-in names hold '[' and '?' literally
+        regex = re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+        found = [(a, t) for a, t in named if regex.fullmatch(a.name)]
+    if not found:
+        close = difflib.get_close_matches(pattern, [a.name for a, _ in named], n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        hint += "".join(f"; {g.skipped}" for g in groups if g.skipped)
+        raise AdapterLoadError(
+            f"no built-in adapter or entry point is named {pattern!r}{hint} (an adapter target "
+            "is 'module:attr', 'file.py:attr', an entry-point name, or built-in names as "
+            "`dp-audit list` shows them, where '*' matches any text: 'textbook.*')"
+        )
+    return found
+
+
+def load_named(target: str) -> list[tuple[Any, str]]:
+    """The adapters ``--adapter TARGET`` names, each with the target a worker loads it from:
+    a target for :func:`load_target`, else built-ins by name (:func:`select_builtins`)."""
+    if ":" in target or target in _entry_points():
+        return [(a, target) for a in load_target(target)]
+    return select_builtins(target)
 
 
 def load_entry_point_adapters() -> list[tuple[str, list[Any] | str]]:

@@ -110,6 +110,11 @@ def test_same_seed_same_report_apart_from_timings(tmp_path, write):
         (["run", "--attack", "nope"], "unknown attack 'nope'"),
         (["frobnicate"], "invalid choice"),
         (["report", "no/such/report.json"], "cannot read"),
+        (
+            ["run", "--adapter", "textbook.laplace"],
+            "did you mean 'textbook.laplace(eps=1)', 'textbook.laplace_inverse_cdf(eps=1)'",
+        ),
+        (["run", "--adapter", "nosuch.*"], "no built-in adapter or entry point is named"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(capsys, args, message):
@@ -125,6 +130,31 @@ def test_negative_epsilon_adapter_is_an_error_verdict(tmp_path, write, capsys):
     assert code == 2
     (result,) = report["results"]
     assert result["verdict"] == "error" and "epsilon" in result["error"]
+
+
+def test_builtins_are_chosen_by_name_or_wildcard_and_loaded_by_their_group(tmp_path):
+    code, report = run(
+        tmp_path,
+        "--adapter",
+        "textbook.laplace(eps=1)",
+        "--adapter",
+        "reference.discrete_laplace*",
+        "--adapter",
+        "textbook.laplace*",  # names textbook.laplace(eps=1) again: audited once
+        "--attack",
+        "lsb-laplace",
+        "--budget",
+        "5000",
+    )
+    names = [r["adapter"] for r in report["results"]]
+    assert names == [
+        "textbook.laplace(eps=1)",
+        "reference.discrete_laplace",
+        "textbook.laplace_inverse_cdf(eps=1)",
+    ]
+    verdicts = {r["adapter"]: r["verdict"] for r in report["results"]}
+    assert verdicts["textbook.laplace(eps=1)"] == "violation" and code == 1
+    assert all(not r["notes"] for r in report["results"])  # sampled in workers, by target
 
 
 def test_list_shows_builtins_and_attacks(capsys):
