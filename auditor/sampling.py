@@ -155,9 +155,12 @@ def check_outputs(spec: AdapterSpec, query: Any, n: int, raw: Any) -> np.ndarray
         raise AdapterOutputError(f"{where} returned {bad} (outputs must be finite)")
     if family is Family.ADDITIVE:
         return out if not np.issubdtype(out.dtype, np.bool_) else out.astype(np.int64)
-    as_int = out.astype(np.int64)
+    with np.errstate(invalid="ignore"):  # floats beyond int64 are caught just below
+        as_int = out.astype(np.int64)
     if np.issubdtype(out.dtype, np.floating) and not np.array_equal(as_int, out):
-        raise AdapterOutputError(f"{where} returned non-integer values for a {family} mechanism")
+        raise AdapterOutputError(
+            f"{where} returned non-integer (or beyond 64-bit) values for a {family} mechanism"
+        )
     if family is Family.SELECTION:
         k = len(query)
         if as_int.min(initial=0) < 0 or as_int.max(initial=0) >= k:
