@@ -56,12 +56,32 @@ def describe_exit(code: int | None) -> str:
     return f"exit code {code}"
 
 
+#: tasks a worker holds at once: the one it runs and the next, already in its pipe, so that it
+#: never waits for the dispatcher between two chunks
+DEPTH = 2
+
+
 @dataclass
 class _Job:
     task: Task
     future: Future
     label: str  # "adapter 'x': sample(query, n=...)" for messages
     pin: str | None  # run only on the worker that owns this key (unseedable adapters)
+    #: its future is marked running: it was sent to a worker, and may be back in the queue
+    #: because that worker was stopped before it started
+    started: bool = False
+
+    def start(self) -> bool:
+        """Mark the future running; False if it was cancelled while queued."""
+        self.started = self.started or self.future.set_running_or_notify_cancel()
+        return self.started
+
+    def drop(self, error: Exception) -> None:
+        """Resolve a job that will not run: cancelled, or ``error`` once it has started."""
+        if not self.started:
+            self.future.cancel()
+        elif not self.future.done():
+            self.future.set_exception(error)
 
 
 class _Slot:
@@ -74,9 +94,25 @@ class _Slot:
         child.close()
         self.conn: Connection = parent
         self.loaded: set[str] = set()
-        self.job: _Job | None = None
+        #: sent to the worker, in order; the first is running, the others wait in its pipe
+        self.jobs: deque[_Job] = deque()
         self.deadline = float("inf")
         self.loading = False
+
+    @property
+    def job(self) -> _Job | None:
+        """The job the worker is running."""
+        return self.jobs[0] if self.jobs else None
+
+    def start_clock(self, timeout: float, load_timeout: float) -> None:
+        """The running job's deadline, from now: longer while its adapter is not loaded."""
+        job = self.job
+        if job is None:
+            self.loading, self.deadline = False, float("inf")
+        elif job.task.key in self.loaded:
+            self.loading, self.deadline = False, time.monotonic() + timeout
+        else:
+            self.loading, self.deadline = True, time.monotonic() + load_timeout
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -137,7 +173,7 @@ class ProcessPool:
             dropped = [job for job in self._queue if id(job.future) in drop]
             self._queue = keep
         for job in dropped:
-            job.future.cancel()
+            job.drop(AdapterCrashed(f"{job.label}: discarded"))
 
     def close(self) -> None:
         with self._lock:
@@ -173,7 +209,7 @@ class ProcessPool:
         with self._lock:
             self._closing = True
             jobs, self._queue = list(self._queue), deque()
-        jobs += [s.job for s in self._slots if s.job is not None]
+        jobs += [job for s in self._slots for job in s.jobs]
         for job in jobs:
             if not job.future.done():
                 job.future.set_exception(
@@ -188,14 +224,13 @@ class ProcessPool:
                 for job in list(self._queue):
                     if job.future is future:
                         self._queue.remove(job)
-                        future.cancel()
+                        job.drop(AdapterCrashed(f"{job.label}: cancelled"))
             for slot in list(self._slots):
                 if slot.job is not None and slot.job.future is future:
-                    label = slot.job.label
-                    slot.job = None
-                    self._drop(slot)
-                    if not future.done():
-                        future.set_exception(AdapterCrashed(f"{label}: cancelled"))
+                    self._fail(slot, AdapterCrashed(f"{slot.job.label}: cancelled"))
+                elif any(job.future is future for job in slot.jobs) and not future.done():
+                    # still in the worker's pipe: it will run, and its result is ignored
+                    future.set_exception(AdapterCrashed("cancelled"))
 
     def _assign(self) -> None:
         with self._lock:
@@ -206,7 +241,7 @@ class ProcessPool:
             except Exception as exc:  # noqa: BLE001 - e.g. spawn refused; fail the job, not the pool
                 with self._lock:
                     self._queue.remove(job)
-                if job.future.set_running_or_notify_cancel():
+                if job.start() and not job.future.done():
                     why = " ".join(str(exc).split())[:300]
                     job.future.set_exception(
                         AdapterCrashed(f"{job.label}: {why}")
@@ -221,15 +256,14 @@ class ProcessPool:
                 continue
             with self._lock:
                 self._queue.remove(job)
-            if not job.future.set_running_or_notify_cancel():
+            if not job.start() or job.future.done():
                 continue
             task = job.task
             if task.key in slot.loaded:
                 task = replace(task, source=None)
-                slot.loading, slot.deadline = False, time.monotonic() + self.timeout
-            else:
-                slot.loading, slot.deadline = True, time.monotonic() + self.load_timeout
-            slot.job = job
+            slot.jobs.append(job)
+            if len(slot.jobs) == 1:
+                slot.start_clock(self.timeout, self.load_timeout)
             if job.pin is not None:
                 self._owner[job.pin] = slot
             try:
@@ -248,14 +282,21 @@ class ProcessPool:
             )
         if job.pin is not None and job.pin in self._owner:
             owner = self._owner[job.pin]
-            return owner if owner in self._slots and owner.job is None else None
+            return owner if owner in self._slots and len(owner.jobs) < DEPTH else None
         for slot in self._slots:
-            if slot.job is None:
+            if not slot.jobs:
                 return slot
         if len(self._slots) < self.workers:
             slot = self._start_slot()
             self._slots.append(slot)
             return slot
+        if job.pin is not None:
+            # an unseedable adapter's first job picks its worker for the whole run: never one
+            # whose running job might still hang or crash it
+            return None
+        for slot in self._slots:
+            if len(slot.jobs) < DEPTH:
+                return slot
         return None
 
     def _start_slot(self) -> _Slot:
@@ -312,13 +353,17 @@ class ProcessPool:
             if kind == "loaded":
                 slot.loaded.add(job.task.key)
                 slot.loading, slot.deadline = False, time.monotonic() + self.timeout
-            elif kind == "ok":
-                slot.loaded.add(job.task.key)
-                slot.job, slot.deadline = None, float("inf")
-                job.future.set_result(message[1])
-            elif kind == "err":
-                slot.job, slot.deadline = None, float("inf")
-                job.future.set_exception(error_from(message[1], message[2]))
+            elif kind in ("ok", "err"):
+                slot.jobs.popleft()
+                if kind == "ok":
+                    slot.loaded.add(job.task.key)
+                slot.start_clock(self.timeout, self.load_timeout)  # the next one has started
+                if job.future.done():  # cancelled while it waited in the pipe
+                    continue
+                if kind == "ok":
+                    job.future.set_result(message[1])
+                else:
+                    job.future.set_exception(error_from(message[1], message[2]))
         if slot in self._slots and not slot.process.is_alive():
             slot.process.join(1)
             code = slot.process.exitcode
@@ -334,11 +379,16 @@ class ProcessPool:
                 self._drop(slot)
 
     def _fail(self, slot: _Slot, error: Exception) -> None:
+        """Stop ``slot``'s worker; its running job gets ``error``, the jobs still waiting in
+        its pipe go back to the front of the queue (they never started)."""
         job = slot.job
-        slot.job = None
+        waiting = [j for j in list(slot.jobs)[1:] if not j.future.done()]
+        slot.jobs.clear()
         self._drop(slot)
         if job is not None and not job.future.done():
             job.future.set_exception(error)
+        with self._lock:
+            self._queue.extendleft(reversed(waiting))
 
     def _drop(self, slot: _Slot) -> None:
         if slot in self._slots:
@@ -352,7 +402,7 @@ class ProcessPool:
         with self._lock:
             jobs, self._queue = list(self._queue), deque()
         for job in jobs:
-            job.future.cancel()
+            job.drop(AdapterCrashed(f"{job.label}: the audit stopped before it ran"))
         for slot in self._slots:
             if slot.job is None:
                 with contextlib.suppress(OSError, ValueError):
@@ -361,10 +411,11 @@ class ProcessPool:
         for slot in list(self._slots):
             if slot.job is None:
                 slot.process.join(max(0.0, deadline - time.monotonic()))
-            if slot.job is not None and not slot.job.future.done():
-                # a running future cannot be cancelled; its waiter must still wake up
-                slot.job.future.set_exception(
-                    AdapterCrashed(f"{slot.job.label}: the audit stopped before it returned")
-                )
+            for job in slot.jobs:
+                if not job.future.done():
+                    # a running future cannot be cancelled; its waiter must still wake up
+                    job.future.set_exception(
+                        AdapterCrashed(f"{job.label}: the audit stopped before it returned")
+                    )
             slot.kill()
         self._slots = []

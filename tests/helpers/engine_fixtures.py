@@ -28,6 +28,17 @@ def cli_adapters() -> list:
     ]
 
 
+class SleepsOnLargeCalls(GeometricLaplace):
+    """Answers its load check (16 outputs), then hangs on larger calls."""
+
+    def sample(self, query, n):
+        if n > 16:
+            import time
+
+            time.sleep(3600)
+        return super().sample(query, n)
+
+
 class Counter:
     """Unseedable and deterministic: each copy replays 0, 1, 2, ... from where it is."""
 
