@@ -2,8 +2,10 @@
 
 ``concurrent.futures.ProcessPoolExecutor`` breaks as a whole when one worker dies and cannot
 stop one running task, so this small pool manages its processes itself: one dispatcher thread
-hands tasks to idle workers, watches each worker's pipe and process sentinel, kills a worker
-whose task passes its deadline, and starts a fresh worker when one is gone.
+hands tasks to workers (each holds the task it runs and the next, so it never waits for the
+dispatcher), watches each worker's pipe and process sentinel, kills a worker whose task passes
+its deadline, and starts a fresh worker when one is gone; tasks waiting in a stopped worker's
+pipe go back to the queue.
 
 Deadlines: a task gets ``timeout`` seconds for its ``sample`` call; while the worker is still
 starting or loading the adapter (the first task of an adapter on that worker) it gets
