@@ -33,7 +33,7 @@ from auditor.errors import AdapterCrashed, AdapterTimeout, InvalidArgument
 #: the most outputs one Dask task samples (32 of the largest chunks)
 GROUP_OUTPUTS = 1 << 23
 #: each Dask task takes this share, per worker thread, of the chunks not yet sent
-GROUPS_PER_THREAD = 2
+GROUPS_PER_THREAD = 1
 
 
 class _Group:
