@@ -173,7 +173,7 @@ class ChunkedSampler:
         if self._sources[spec.name] is None:
             return self._inline.draw(spec, query, n, entropy)
         buffer = OutputBuffer(n)
-        if not self._run(spec, "draw", query, n, entropy, consume=buffer.add):
+        if not self._finish(spec, self._start(spec, "draw", query, n, entropy), consume=buffer.add):
             return self._inline.draw(spec, query, n, entropy)
         return buffer.result(spec, query)
 
@@ -200,7 +200,8 @@ class ChunkedSampler:
         def add(part: np.ndarray) -> None:
             total[:] += part
 
-        if not self._run(spec, "count", query, n, entropy, key, blob, consume=add):
+        futures = self._start(spec, "count", query, n, entropy, key, blob)
+        if not self._finish(spec, futures, consume=add):
             return self._inline.count(spec, query, n, entropy, events)
         return total
 
@@ -230,23 +231,6 @@ class ChunkedSampler:
         started = [self._start(spec, "count", q, n, e, key, blob) for q, n, e in requests]
         self._flush()
         return _SentCounts(self, spec, requests, events, started)
-
-    def _run(
-        self,
-        spec: AdapterSpec,
-        kind: str,
-        query: Any,
-        n: int,
-        entropy: int,
-        events_key: str | None = None,
-        events_blob: bytes | None = None,
-        *,
-        consume: Callable[[Any], None],
-    ) -> bool:
-        """Run the request's chunks, handing each result to ``consume`` in chunk order;
-        False when the adapter fell back to this process (nothing was consumed)."""
-        futures = self._start(spec, kind, query, n, entropy, events_key, events_blob)
-        return self._finish(spec, futures, consume=consume)
 
     def _start(
         self,

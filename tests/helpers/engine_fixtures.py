@@ -58,3 +58,12 @@ class Exits:
 
     def sample(self, query, n):
         os._exit(3)
+
+
+def strip_timing(value):
+    """A report dict without its ``timing`` keys: what must match between equal runs."""
+    if isinstance(value, dict):
+        return {k: strip_timing(v) for k, v in value.items() if k != "timing"}
+    if isinstance(value, list):
+        return [strip_timing(v) for v in value]
+    return value

@@ -4,6 +4,7 @@ import json
 import textwrap
 
 import pytest
+from engine_fixtures import strip_timing
 
 from auditor.cli import main
 
@@ -73,13 +74,6 @@ def test_exact_mechanism_passes(tmp_path, write):
 def test_same_seed_same_report_apart_from_timings(tmp_path, write):
     f = write("textbook.py", TEXTBOOK)
 
-    def strip(d):
-        if isinstance(d, dict):
-            return {k: strip(v) for k, v in d.items() if k != "timing"}
-        if isinstance(d, list):
-            return [strip(v) for v in d]
-        return d
-
     reports = []
     for i in range(2):
         out = tmp_path / f"o{i}"
@@ -97,7 +91,7 @@ def test_same_seed_same_report_apart_from_timings(tmp_path, write):
                 "20000",
             ]
         )
-        reports.append(strip(json.loads((out / "report.json").read_text())))
+        reports.append(strip_timing(json.loads((out / "report.json").read_text())))
     assert reports[0] == reports[1]
 
 

@@ -6,6 +6,7 @@ import copy
 
 import pytest
 from audit_fixtures import GeometricLaplace, RandomizedResponse
+from engine_fixtures import strip_timing
 
 from attacks import load_attacks
 from auditor import AuditConfig, run_audit
@@ -21,14 +22,6 @@ ADAPTERS = [
     RandomizedResponse(1.0, name="bad.rr", p_true=0.9),
     TextbookLaplace(1.0),
 ]
-
-
-def strip_timing(value):
-    if isinstance(value, dict):
-        return {k: strip_timing(v) for k, v in value.items() if k != "timing"}
-    if isinstance(value, list):
-        return [strip_timing(v) for v in value]
-    return value
 
 
 def test_local_cluster_of_two_processes_matches_the_local_backend():

@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 from audit_fixtures import GeometricLaplace, RandomizedResponse
-from engine_fixtures import Counter, Exits, SeedIgnored
+from engine_fixtures import Counter, Exits, SeedIgnored, strip_timing
 
 from attacks import load_attacks
 from auditor import AuditConfig, InvalidArgument, run_audit
@@ -18,14 +18,6 @@ from auditor.backends.local import LocalProcessSampler
 from auditor.errors import AdapterCrashed
 from auditor.sampling import InProcessSampler, chunk_sizes, draw
 from auditor.validation import check_adapter
-
-
-def strip_timing(value):
-    if isinstance(value, dict):
-        return {k: strip_timing(v) for k, v in value.items() if k != "timing"}
-    if isinstance(value, list):
-        return [strip_timing(v) for v in value]
-    return value
 
 
 @pytest.mark.parametrize("n", [0, 1, 4095, 4096, 4097, 100_000, 1 << 20, 3_000_001])

@@ -8,17 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from engine_fixtures import strip_timing
+
 ROOT = Path(__file__).resolve().parents[3]
 HELPERS = ROOT / "tests" / "helpers"
 TARGET = f"{HELPERS / 'engine_fixtures.py'}:cli_adapters"
-
-
-def strip_timing(value):
-    if isinstance(value, dict):
-        return {k: strip_timing(v) for k, v in value.items() if k != "timing"}
-    if isinstance(value, list):
-        return [strip_timing(v) for v in value]
-    return value
 
 
 def start(out: Path, *args: str) -> subprocess.Popen:
