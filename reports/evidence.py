@@ -47,6 +47,16 @@ def bound_text(r: dict[str, Any], num: Callable[[Any], str]) -> str:
     return f"{text} (white-box)" if is_exact_white_box(r) else text
 
 
+def white_box_bound_sentence(r: dict[str, Any], num: Callable[[Any], str], prime: str) -> str:
+    """The bound line of a white-box finding's evidence; ``prime`` marks x' (′ or ')."""
+    if r.get("unbounded"):
+        return (
+            f"ε = ∞: the event has probability exactly 0 on x{prime} and more than δ on x "
+            f"(finite stand-in {num(r.get('epsilon_lower_bound'))} in report.json)"
+        )
+    return f"ε ≥ {num(r.get('epsilon_lower_bound'))} exactly"
+
+
 @dataclass(frozen=True)
 class EventEvidence:
     """The best event's two probabilities and the interval of its privacy loss.

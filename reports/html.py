@@ -14,7 +14,14 @@ from html import escape
 from typing import Any
 
 from reports import plots
-from reports.evidence import EventEvidence, as_float, bound_text, is_exact_white_box, query_text
+from reports.evidence import (
+    EventEvidence,
+    as_float,
+    bound_text,
+    is_exact_white_box,
+    query_text,
+    white_box_bound_sentence,
+)
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1100px;
@@ -169,12 +176,7 @@ def _white_box_items(r: dict[str, Any]) -> list[tuple[str, str]]:
     """Evidence of a white-box finding: exact probabilities from the adapter's oracle."""
     q0, q1 = r["queries"]
     p = r.get("probabilities") or {}
-    bound = (
-        "ε = ∞: the event has probability exactly 0 on x′ and more than δ on x "
-        f"(finite stand-in {_num(r.get('epsilon_lower_bound'))} in report.json)"
-        if r.get("unbounded")
-        else f"ε ≥ {_num(r.get('epsilon_lower_bound'))} exactly"
-    )
+    bound = white_box_bound_sentence(r, _num, "′")
     return [
         ("attack", escape(str(r.get("attack")))),
         (

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.evidence import bound_text, is_exact_white_box, query_text
+from reports.evidence import (
+    bound_text,
+    is_exact_white_box,
+    query_text,
+    white_box_bound_sentence,
+)
 
 
 def md_escape(text: Any) -> str:
@@ -44,12 +49,7 @@ def _white_box_lines(r: dict[str, Any]) -> list[str]:
     """Evidence lines for an estimate computed from the adapter's probability oracle."""
     q0, q1 = r["queries"]
     p = r.get("probabilities") or {}
-    bound = (
-        "ε = ∞: the event has probability exactly 0 on x' and more than δ on x "
-        f"(finite stand-in {_num(r['epsilon_lower_bound'])} in report.json)"
-        if r.get("unbounded")
-        else f"ε ≥ {_num(r['epsilon_lower_bound'])} exactly"
-    )
+    bound = white_box_bound_sentence(r, _num, "'")
     return [
         f"- inputs: x = {md_escape(query_text(q0))}, x' = {md_escape(query_text(q1))} (attack {md_escape(r['attack'])})",
         f"- event: {md_escape(r['event'])} (white-box)",
