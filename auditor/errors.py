@@ -42,3 +42,8 @@ class AdapterCrashed(DPAuditError, RuntimeError):
 
 class EventError(DPAuditError, RuntimeError):
     """An attack's event predicate failed on the outputs; the adapter is not to blame."""
+
+
+class BackendUnavailable(DPAuditError, RuntimeError):
+    """The sampling backend cannot run any task (a Dask cluster that lost every worker); the
+    adapter is not to blame."""

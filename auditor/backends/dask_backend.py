@@ -8,9 +8,10 @@ scheduler; its workers need dp-audit installed and the adapters' targets importa
 Tasks are the same seeded chunks as the local backend's, so results are identical.  Isolation
 is weaker than locally: a crashed worker is reported (the scheduler is told to give up at once,
 not to retry the task elsewhere, for the LocalCluster it starts), but a hung task can only be
-abandoned and its worker asked to restart.  A task is timed out only after it has been seen
-running for its whole allowance (``timeout`` per chunk), so a task queued behind another
-adapter's hung task is not blamed for it.
+abandoned and its worker asked to restart.  While it waits, the main process asks the workers
+every second how long the awaited task's current chunk has run (``running_chunks``): a chunk
+is timed out after ``timeout`` seconds as locally, and a task queued behind another adapter's
+hung task is never blamed for it.  A cluster left without workers ends the wait with an error.
 """
 
 from __future__ import annotations
@@ -27,23 +28,23 @@ from typing import Any
 
 from auditor.backends.chunked import ChunkedSampler
 from auditor.backends.local import MIN_LOAD_TIMEOUT
-from auditor.backends.worker import Task, executing_keys, installed_version, run_tasks_remote
-from auditor.errors import AdapterCrashed, AdapterTimeout, InvalidArgument
+from auditor.backends.worker import Task, installed_version, run_tasks_remote, running_chunks
+from auditor.errors import AdapterCrashed, AdapterTimeout, BackendUnavailable, InvalidArgument
 
 #: the most outputs one Dask task samples (32 of the largest chunks)
 GROUP_OUTPUTS = 1 << 23
 #: each Dask task takes this share, per worker thread, of the chunks not yet sent
 GROUPS_PER_THREAD = 1
+#: the most seconds a wait goes without asking the workers how long the task's chunk has run
+PROBE_INTERVAL = 1.0
 
 
 class _Group:
-    """One Dask task running several consecutive chunks; ``allowance``: the seconds it may run."""
+    """One Dask task running several consecutive chunks."""
 
-    def __init__(self, future: Any, tasks: list[Task], allowance: float) -> None:
-        self.future, self.tasks, self.allowance = future, tasks, allowance
-        self.deadline = time.monotonic() + allowance
+    def __init__(self, future: Any, tasks: list[Task]) -> None:
+        self.future, self.tasks = future, tasks
         self.results: list[Any] | None = None
-        self.seen_running = False
         self.retried = False
         #: the sampler's count of worker restarts when the task was (re)submitted
         self.restarts = 0
@@ -103,7 +104,6 @@ class DaskSampler(ChunkedSampler):
             ) from None
         self._check_workers()
         self._threads = max(1, sum(self._client.nthreads().values()))
-        self._warm: set[str] = set()
         self._local = threading.local()
         self._restarts = 0
         self._restart_lock = threading.Lock()
@@ -158,7 +158,6 @@ class DaskSampler(ChunkedSampler):
         if not batch:
             return
         largest = max(1, GROUP_OUTPUTS // max(h.task.n for h in batch))
-        limit = math.inf if self.timeout is None else self.timeout
         start = 0
         while start < len(batch):
             size = min(
@@ -166,9 +165,7 @@ class DaskSampler(ChunkedSampler):
             )
             handles = batch[start : start + size]
             tasks = [h.task for h in handles]
-            future = self._client.submit(run_tasks_remote, tasks, pure=False)
-            allowance = limit * size + (0.0 if tasks[0].key in self._warm else MIN_LOAD_TIMEOUT)
-            group = _Group(future, tasks, allowance)
+            group = _Group(self._client.submit(run_tasks_remote, tasks, pure=False), tasks)
             group.restarts = self._restarts
             for position, handle in enumerate(handles):
                 handle.group, handle.position = group, position
@@ -182,7 +179,7 @@ class DaskSampler(ChunkedSampler):
         group = handle.group
         if group.results is None:
             try:
-                packed = self._wait(group)
+                packed = self._wait(group, handle.label)
                 group.results = pickle.loads(packed)  # noqa: S301 - our workers' own pickle
             except KilledWorker:
                 # every task queued on a worker that died is "killed": a worker this run
@@ -196,8 +193,6 @@ class DaskSampler(ChunkedSampler):
                     group.retried = True
                 group.restarts = self._restarts
                 group.future = self._client.submit(run_tasks_remote, group.tasks, pure=False)
-                group.deadline = time.monotonic() + group.allowance
-                group.seen_running = False
                 return self._result(handle)
             except CancelledError:
                 raise AdapterCrashed(
@@ -209,34 +204,51 @@ class DaskSampler(ChunkedSampler):
                     f"{handle.label} did not return within {self.timeout:g} s on the Dask "
                     "cluster; the task was cancelled and its worker asked to restart"
                 ) from None
-            self._warm.add(handle.task.key)
         return group.results[handle.position]
 
-    def _wait(self, group: _Group) -> Any:
-        """The group's result; TimeoutError only once it has run for its whole allowance.
+    def _wait(self, group: _Group, label: str) -> Any:
+        """The group's result, asking the workers every ``PROBE_INTERVAL`` how long its current
+        chunk has run (only if a timeout is set).
 
-        A deadline that passes while the task still waits for a worker (behind another
-        adapter's chunks, or a hung task it must not be blamed for) is moved on; a task found
-        running gets its allowance once more, since when it started is not known.
+        Raises:
+            TimeoutError: a chunk of the group has run longer than ``timeout`` (plus
+                ``MIN_LOAD_TIMEOUT`` for a chunk that loads its adapter).  A task still waiting
+                for a worker is never timed out: what holds it up is another task.
+            BackendUnavailable: the cluster has had no worker for ``max(timeout,
+                MIN_LOAD_TIMEOUT)`` seconds.
         """
+        probe = PROBE_INTERVAL if self.timeout is None else min(PROBE_INTERVAL, self.timeout / 4)
+        key = str(group.future.key)
+        workerless_since = None
         while True:
             try:
                 # never 0: Dask then times out even on a finished future
-                return group.future.result(timeout=max(0.05, group.deadline - time.monotonic()))
+                return group.future.result(timeout=max(0.05, probe))
             except TimeoutError:
                 if group.future.done():
                     return group.future.result()  # it finished as the wait ended
-                try:
-                    running = {
-                        key for keys in self._client.run(executing_keys).values() for key in keys
-                    }
-                except Exception:  # noqa: BLE001 - cannot tell: count it as running
-                    running = {str(group.future.key)}
-                if str(group.future.key) in running:
-                    if group.seen_running:
-                        raise
-                    group.seen_running = True
-                group.deadline = time.monotonic() + group.allowance
+            if self.timeout is None:
+                continue
+            try:
+                found = self._client.run(running_chunks)
+            except Exception:  # noqa: BLE001 - a worker restarting, say: ask again later
+                continue
+            now = time.monotonic()
+            if not found:
+                if workerless_since is None:
+                    workerless_since = now
+                waited = max(self.timeout, MIN_LOAD_TIMEOUT)
+                if now - workerless_since >= waited:
+                    raise BackendUnavailable(
+                        f"{label}: the Dask cluster has had no workers for {waited:g} s"
+                    )
+                continue
+            workerless_since = None
+            for chunks in found.values():
+                if key in chunks:
+                    age, loading = chunks[key]
+                    if age > self.timeout + (MIN_LOAD_TIMEOUT if loading else 0.0):
+                        raise TimeoutError
 
     def _abandon(self, handles: Sequence[Any]) -> None:
         """Cancel these chunks' tasks, and restart the workers still running one of them (a
@@ -250,7 +262,7 @@ class DaskSampler(ChunkedSampler):
             return
         keys = {str(f.key) for f in futures}
         try:
-            running = self._client.run(executing_keys)
+            running = self._client.run(running_chunks)
             self._client.cancel(futures)
             busy = [w for w, executing in running.items() if keys & set(executing)]
             if busy:

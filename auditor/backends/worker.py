@@ -14,6 +14,7 @@ import pickle
 import signal
 import sys
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -218,17 +219,37 @@ def installed_version() -> str:
         return "unknown"
 
 
-def executing_keys(dask_worker: Any) -> list[str]:
-    """The keys of the tasks a Dask worker is running now (run through ``Client.run``)."""
-    return [str(ts.key) for ts in dask_worker.state.executing]
+#: the Dask tasks running in this worker process: task key -> (when its current chunk
+#: started, on this process's monotonic clock; whether that chunk loads its adapter first)
+_RUNNING: dict[str, tuple[float, bool]] = {}
+
+
+def running_chunks(dask_worker: Any) -> dict[str, tuple[float, bool]]:
+    """For each Dask task running here: how long its current chunk has run (s), and whether
+    that chunk loads its adapter first.  Run through ``Client.run``: ages are measured on the
+    worker's own clock, so they need no clock agreement between machines."""
+    now = time.monotonic()
+    return {key: (now - start, loading) for key, (start, loading) in dict(_RUNNING).items()}
 
 
 def run_tasks_remote(tasks: list[Task]) -> bytes:
     """Entry point for Dask: several consecutive chunks in one task (fewer round trips).
 
     Chunks run in order and the first failure is raised, so the reported error is the one of
-    the first failing chunk, as with one task per chunk.  The results travel as one pickle:
-    Dask would otherwise frame every small array separately, which costs the main process
-    (where a LocalCluster's scheduler runs) more than the counting itself.
+    the first failing chunk, as with one task per chunk.  Each chunk's start is recorded for
+    ``running_chunks``, so that the main process can time out a hung chunk after ``timeout``
+    seconds however many chunks the task holds.  The results travel as one pickle: Dask would
+    otherwise frame every small array separately, which costs the main process (where a
+    LocalCluster's scheduler runs) more than the counting itself.
     """
-    return pickle.dumps([run_task(task) for task in tasks], protocol=pickle.HIGHEST_PROTOCOL)
+    from distributed import get_worker
+
+    key = str(get_worker().get_current_task())
+    results = []
+    try:
+        for task in tasks:
+            _RUNNING[key] = (time.monotonic(), task.key not in _SPECS)
+            results.append(run_task(task))
+    finally:
+        _RUNNING.pop(key, None)
+    return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)

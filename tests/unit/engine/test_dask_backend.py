@@ -91,3 +91,28 @@ def test_a_hung_task_on_dask_is_an_error_after_the_timeout_and_the_audit_goes_on
     assert hung.verdict.value == "error"
     assert "did not return within 2 s on the Dask cluster" in hung.error
     assert good.verdict.value == "no_violation"
+
+
+def test_a_cluster_that_lost_every_worker_ends_the_request_with_an_error(monkeypatch):
+    pytest.importorskip("distributed")
+    import time
+
+    from auditor.backends import dask_backend
+    from auditor.errors import BackendUnavailable
+    from auditor.validation import check_adapter
+
+    monkeypatch.setattr(dask_backend, "MIN_LOAD_TIMEOUT", 2.0)
+    spec = check_adapter(GeometricLaplace(1.0, name="good.dlap"))
+    sampler = dask_backend.DaskSampler(workers=1, timeout=1.0)
+    try:
+        sampler.prepare(spec)
+        assert len(sampler.draw(spec, 0, 1000, 1)) == 1000
+        sampler._cluster.scale(0)
+        while sampler._client.nthreads():
+            time.sleep(0.1)
+        start = time.monotonic()
+        with pytest.raises(BackendUnavailable, match="no workers for 2 s"):
+            sampler.draw(spec, 0, 1000, 2)
+        assert time.monotonic() - start < 10
+    finally:
+        sampler.close()
