@@ -33,7 +33,7 @@ Assumptions:
 
 References:
     Ding et al., "Detecting Violations of Differential Privacy" (CCS 2018).
-    Dwork and Roth, "The Algorithmic Foundations of Differential Privacy", section 7.1
+    Dwork and Roth, "The Algorithmic Foundations of Differential Privacy", sections 7.2-7.3
     (propose-test-release: the test on the distance to instability must be noisy).
 """
 

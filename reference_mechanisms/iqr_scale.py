@@ -1,6 +1,6 @@
 """The Scale algorithm (Dwork–Roth Alg. 12): releasing the interquartile range by PTR, exactly.
 
-Book statement implemented (Dwork–Roth §7.1, after Dwork–Lei 2009): for each of two
+Book statement implemented (Dwork–Roth §7.2, after Dwork–Lei 2009): for each of two
 discretisations of the positive reals into bins of constant width in ``log2`` — (1) ``[2^k,
 2^(k+1))`` and (2) ``[2^(k+1/2), 2^(k+3/2))`` — compute ``A_j(x)``, the number of records that must
 change to move ``IQR(x)`` into another bin of discretisation j; if ``A_j(x) + z_j <= 1 +
@@ -26,7 +26,7 @@ Exact version (no float decides anything):
   G - 1 (G even), so this is epsilon-DP; the float conversion is post-processing of an integer.
 
 References:
-    Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.1, Algorithm 12.
+    Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.2, Algorithm 12.
     Dwork, Lei, "Differential Privacy and Robust Statistics", STOC 2009.
 
 Assumptions:

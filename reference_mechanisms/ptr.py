@@ -14,7 +14,7 @@ input (d <= 0) at most ``delta r / (1 + r) < delta / 2`` with ``r = exp(-epsilon
 bound the continuous Laplace gives (``delta/2``).  A shift of d by 1 shifts D by G grid points, so
 the test is epsilon-DP exactly as with continuous noise.
 
-**A_dist** (Dwork–Roth §7.2, "stability and privacy": propose-test-release for a function g
+**A_dist** (Dwork–Roth §7.3, "stability and privacy": propose-test-release for a function g
 with its distance to instability): ``d <- dist(g, x); d^ <- d + Lap(1/epsilon); if d^ <=
 ln(1/delta)/epsilon output ⊥ else output g(x)``; claim **(epsilon, delta)-DP** under add/remove neighbours.  Here g is the lower median
 ``x_(ceil(n/2))`` and d is the lower bound ``min(p - s, e - p)`` on its distance to instability,
@@ -26,7 +26,7 @@ neighbour has the same median — the two facts the proof of A_dist uses.  (It n
 true distance, so it only makes ⊥ more likely.)  ⊥ is returned as NaN.
 
 References:
-    Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.2 (A_dist,
+    Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.3 (A_dist,
     Propositions on its privacy and utility).  Dwork, Lei, "Differential Privacy and Robust
     Statistics", STOC 2009.  Canonne, Kamath, Steinke, NeurIPS 2020 (discrete Laplace).
 

@@ -1,6 +1,6 @@
-"""Subsample-and-aggregate A_samp (Dwork–Roth §7.2) with an exact mode/PTR step.
+"""Subsample-and-aggregate A_samp (Dwork–Roth §7.3) with an exact mode/PTR step.
 
-Statement implemented (Dwork–Roth §7.2, "Sample and Aggregate" A_samp, mode aggregation through
+Statement implemented (Dwork–Roth §7.3, "Stability and privacy" A_samp, mode aggregation through
 A_dist), for a dataset ``x`` of n records and a function f with a finite range:
 
 1. ``q <- epsilon / (64 ln(1/delta))``, ``m <- log(n/delta) / q^2``.
@@ -30,7 +30,7 @@ Cost per release: ``m * n`` membership draws (vectorised in chunks).  Keep ``eps
 ``delta`` not tiny in audits: ``m`` grows like ``ln(n/delta) (64 ln(1/delta) / epsilon)^2``.
 
 References:
-    Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.2.
+    Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.3.
     Nissim, Raskhodnikova, Smith, "Smooth Sensitivity and Sampling in Private Data Analysis",
     STOC 2007 (sample-and-aggregate).  Smith, "Privacy-preserving statistical estimation with
     optimal convergence rates", STOC 2011.

@@ -57,7 +57,7 @@ class PTRMedianAdapter(_DatasetAdapter):
     """A_dist (propose-test-release) releasing the median, exact test; NaN for ⊥.
 
     References:
-        Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.2 (A_dist).
+        Dwork, Roth, "The Algorithmic Foundations of Differential Privacy", 2014, §7.3 (A_dist).
 
     Assumptions:
         Neighbouring datasets differ by adding or removing one record in ``domain``.
@@ -84,7 +84,7 @@ class IQRScaleAdapter(_DatasetAdapter):
     """Dwork–Roth Scale algorithm (Alg. 12) releasing the IQR; claim (4 eps_step, delta).
 
     References:
-        Dwork, Roth, 2014, §7.1, Algorithm 12; Dwork, Lei, STOC 2009.
+        Dwork, Roth, 2014, §7.2, Algorithm 12; Dwork, Lei, STOC 2009.
 
     Assumptions:
         Neighbouring datasets differ by adding or removing one record in ``domain``.
@@ -112,7 +112,7 @@ class SubsampleAggregateAdapter(_DatasetAdapter):
     """A_samp (subsample-and-aggregate, mode via PTR) with f = floor(mean); NaN for ⊥.
 
     References:
-        Dwork, Roth, 2014, §7.2; Nissim, Raskhodnikova, Smith, STOC 2007.
+        Dwork, Roth, 2014, §7.3; Nissim, Raskhodnikova, Smith, STOC 2007.
 
     Assumptions:
         Neighbouring datasets have the same size and differ in one record in ``domain``.

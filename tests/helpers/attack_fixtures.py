@@ -262,7 +262,7 @@ class StabilityPTR(_Seeded):
 
     d = the number of records that must be replaced to change the median (1-Lipschitz under
     replace).  With ``noisy`` the test is d + Z > ln(1/δ)/ε + 1 with Z exact discrete Laplace
-    of parameter e^-ε, which is (ε, δ)-DP (Dwork-Roth section 7.1; the +1 covers the neighbour
+    of parameter e^-ε, which is (ε, δ)-DP (Dwork-Roth section 7.3; the +1 covers the neighbour
     whose median differs).  Without noise the ⊥ decision is a deterministic function of d and
     leaks on neighbours that straddle the threshold.
     """
