@@ -80,6 +80,12 @@ class DaskSampler(ChunkedSampler):
                     "distributed.scheduler.allowed-failures": 0,
                     # the statistical profiler samples stacks every 10 ms and competes for the GIL
                     "distributed.worker.profile.enabled": False,
+                    # event-loop ticks (20 ms), memory checks (100 ms) and dashboard metrics
+                    # (500 ms) cost an idle 2-worker cluster 86 ms of CPU per second in all,
+                    # 10 ms with these: CPU the chunks can use (docs/performance.md)
+                    "distributed.admin.tick.interval": "1s",
+                    "distributed.worker.memory.monitor-interval": "1s",
+                    "distributed.admin.system-monitor.interval": "5s",
                     # Dask sets it (65536) to return freed memory to the system; setting it
                     # also turns off glibc's adaptive mmap threshold, so every chunk-sized
                     # array is mapped afresh: 45 % slower numpy sampling (docs/performance.md)
