@@ -217,9 +217,10 @@ class DaskSampler(ChunkedSampler):
         chunk has run (only if a timeout is set).
 
         Raises:
-            TimeoutError: a chunk of the group has run longer than ``timeout`` (plus
-                ``MIN_LOAD_TIMEOUT`` for a chunk that loads its adapter).  A task still waiting
-                for a worker is never timed out: what holds it up is another task.
+            TimeoutError: a chunk of the group has sampled for longer than ``timeout``, or
+                loaded its adapter for longer than ``max(timeout, MIN_LOAD_TIMEOUT)``, as in
+                the local pool.  A task still waiting for a worker is never timed out: what
+                holds it up is another task.
             BackendUnavailable: the cluster has had no worker for ``max(timeout,
                 MIN_LOAD_TIMEOUT)`` seconds.
         """
@@ -253,7 +254,7 @@ class DaskSampler(ChunkedSampler):
             for chunks in found.values():
                 if key in chunks:
                     age, loading = chunks[key]
-                    if age > self.timeout + (MIN_LOAD_TIMEOUT if loading else 0.0):
+                    if age > (max(self.timeout, MIN_LOAD_TIMEOUT) if loading else self.timeout):
                         raise TimeoutError
 
     def _abandon(self, handles: Sequence[Any]) -> None:

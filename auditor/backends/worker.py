@@ -219,14 +219,14 @@ def installed_version() -> str:
         return "unknown"
 
 
-#: the Dask tasks running in this worker process: task key -> (when its current chunk
-#: started, on this process's monotonic clock; whether that chunk loads its adapter first)
+#: the Dask tasks running in this worker process: task key -> (when its current chunk started,
+#: or finished loading its adapter, on this process's monotonic clock; whether it is loading)
 _RUNNING: dict[str, tuple[float, bool]] = {}
 
 
 def running_chunks(dask_worker: Any) -> dict[str, tuple[float, bool]]:
-    """For each Dask task running here: how long its current chunk has run (s), and whether
-    that chunk loads its adapter first.  Run through ``Client.run``: ages are measured on the
+    """For each Dask task running here: how long its current chunk has run (s; since its
+    adapter was loaded, if it loaded it), and whether it is still loading its adapter.  Run through ``Client.run``: ages are measured on the
     worker's own clock, so they need no clock agreement between machines."""
     now = time.monotonic()
     return {key: (now - start, loading) for key, (start, loading) in dict(_RUNNING).items()}
@@ -236,20 +236,25 @@ def run_tasks_remote(tasks: list[Task]) -> bytes:
     """Entry point for Dask: several consecutive chunks in one task (fewer round trips).
 
     Chunks run in order and the first failure is raised, so the reported error is the one of
-    the first failing chunk, as with one task per chunk.  Each chunk's start is recorded for
-    ``running_chunks``, so that the main process can time out a hung chunk after ``timeout``
-    seconds however many chunks the task holds.  The results travel as one pickle: Dask would
+    the first failing chunk, as with one task per chunk.  Each chunk's start (and the end of its
+    adapter's load) is recorded for ``running_chunks``, so that the main process can time out a
+    hung chunk after ``timeout`` seconds however many chunks the task holds.  The results travel as one pickle: Dask would
     otherwise frame every small array separately, which costs the main process (where a
     LocalCluster's scheduler runs) more than the counting itself.
     """
     from distributed import get_worker
 
     key = str(get_worker().get_current_task())
+
+    def started(loading: bool) -> None:
+        _RUNNING[key] = (time.monotonic(), loading)
+
     results = []
     try:
         for task in tasks:
-            _RUNNING[key] = (time.monotonic(), task.key not in _SPECS)
-            results.append(run_task(task))
+            started(task.key not in _SPECS)
+            # once loaded, the sampling gets its own clock (as in the local pool)
+            results.append(run_task(task, on_loaded=lambda: started(False)))
     finally:
         _RUNNING.pop(key, None)
     return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)

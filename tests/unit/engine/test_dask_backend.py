@@ -75,8 +75,8 @@ def test_a_hung_task_on_dask_is_an_error_after_the_timeout_and_the_audit_goes_on
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reliability"))
     import bad_adapters
 
-    # it answers the pilot's small calls first, so the hang is on a worker that has loaded it
-    # (a first call would get the 60 s allowance for loading an adapter)
+    # it answers its load check's small calls, then hangs sampling: the sampling gets the 2 s,
+    # also on a worker that loads the adapter for that very chunk (the load has its own clock)
     hangs = bad_adapters.HangsOnLargeCalls("bad.hangs")
     hangs.seed = lambda entropy: None  # seedable, so that it runs on the cluster
     start = time.monotonic()
