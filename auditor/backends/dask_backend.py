@@ -83,6 +83,10 @@ class DaskSampler(ChunkedSampler):
                     # event-loop ticks (20 ms), memory checks (100 ms) and dashboard metrics
                     # (500 ms) cost an idle 2-worker cluster 86 ms of CPU per second in all,
                     # 10 ms with these: CPU the chunks can use (docs/performance.md)
+                    # a worker holds only the task it runs (the others wait at the scheduler):
+                    # when an adapter crashes or hangs a worker, no other adapter's task dies
+                    # with it and is blamed (~2 % throughput, docs/performance.md)
+                    "distributed.scheduler.worker-saturation": 1.0,
                     "distributed.admin.tick.interval": "1s",
                     "distributed.worker.memory.monitor-interval": "1s",
                     "distributed.admin.system-monitor.interval": "5s",
@@ -91,6 +95,13 @@ class DaskSampler(ChunkedSampler):
                     # array is mapped afresh: 45 % slower numpy sampling (docs/performance.md)
                     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
                 }
+                if timeout is not None:
+                    # a call that never releases the GIL (a C extension's loop) silences its
+                    # worker, which cannot report its age: the scheduler restarts a worker
+                    # silent this long (Dask's default is 5 minutes, checked as often)
+                    settings["distributed.scheduler.worker-ttl"] = (
+                        f"{max(timeout, MIN_LOAD_TIMEOUT):g}s"
+                    )
                 with dask.config.set(settings):
                     self._cluster = LocalCluster(
                         n_workers=workers,
@@ -194,7 +205,8 @@ class DaskSampler(ChunkedSampler):
                 if self._restarts == group.restarts:
                     if group.retried:
                         raise AdapterCrashed(
-                            f"{handle.label} crashed its Dask worker process (twice)"
+                            f"{handle.label} crashed its Dask worker process, or held it "
+                            "silent past the cluster's worker-ttl (twice)"
                         ) from None
                     group.retried = True
                 group.restarts = self._restarts

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import re
 import time
 
 import numpy as np
@@ -42,6 +43,16 @@ class HangsOnLargeCalls(_Base):
     def sample(self, query, n):
         if n >= 4096:
             time.sleep(3600)
+        return np.zeros(n)
+
+
+class HoldsTheGILOnLargeCalls(_Base):
+    """Like HangsOnLargeCalls, but in C code that never releases the GIL (a catastrophic regex),
+    as a hung pybind11 call would: the worker's own event loop cannot run, nor answer."""
+
+    def sample(self, query, n):
+        if n >= 4096:
+            re.match(r"(a+)+$", "a" * 64 + "b")
         return np.zeros(n)
 
 

@@ -116,3 +116,35 @@ def test_a_cluster_that_lost_every_worker_ends_the_request_with_an_error(monkeyp
         assert time.monotonic() - start < 10
     finally:
         sampler.close()
+
+
+def test_a_call_that_holds_the_gil_is_an_error_once_the_scheduler_restarts_its_worker(
+    monkeypatch,
+):
+    """Its worker cannot answer how long its chunk has run; the worker TTL catches it."""
+    pytest.importorskip("distributed")
+    import sys
+    import time
+    from pathlib import Path
+
+    from auditor.backends import dask_backend
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reliability"))
+    import bad_adapters
+
+    monkeypatch.setattr(dask_backend, "MIN_LOAD_TIMEOUT", 3.0)  # the worker TTL: max(2, 3) s
+    holds = bad_adapters.HoldsTheGILOnLargeCalls("bad.holds_gil")
+    holds.seed = lambda entropy: None  # seedable, so that it runs on the cluster
+    start = time.monotonic()
+    report = run_audit(
+        [holds, GeometricLaplace(1.0, name="good.dlap")],
+        load_attacks(["black-box"]),
+        AuditConfig(budget=100_000, seed=4),
+        engine=EngineConfig(backend="dask", workers=2, timeout=2.0),
+    )
+    assert time.monotonic() - start < 120
+    stuck, good = report.results
+    assert stuck.verdict.value == "error"
+    assert "held it silent past the cluster's worker-ttl (twice)" in stuck.error
+    # its chunks waited at the scheduler, not in the silenced worker: never killed with it
+    assert good.verdict.value == "no_violation", good.error
