@@ -85,7 +85,7 @@ class DaskSampler(ChunkedSampler):
                     # 10 ms with these: CPU the chunks can use (docs/performance.md)
                     # a worker holds only the task it runs (the others wait at the scheduler):
                     # when an adapter crashes or hangs a worker, no other adapter's task dies
-                    # with it and is blamed (~2 % throughput, docs/performance.md)
+                    # with it and is blamed (~4 % throughput at 1 worker, docs/performance.md)
                     "distributed.scheduler.worker-saturation": 1.0,
                     "distributed.admin.tick.interval": "1s",
                     "distributed.worker.memory.monitor-interval": "1s",
