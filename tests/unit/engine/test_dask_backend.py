@@ -24,6 +24,33 @@ ADAPTERS = [
 ]
 
 
+def _bad_adapters():
+    """tests/reliability/bad_adapters.py, importable by name (also in the workers)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reliability"))
+    import bad_adapters
+
+    return bad_adapters
+
+
+def _beside_a_good_adapter(bad) -> tuple:
+    """Audit ``bad`` and a good adapter on a 2-worker LocalCluster with a 2 s timeout; ``bad``
+    is made seedable, so that it runs on the cluster.  (bad's result, good's, seconds)."""
+    import time
+
+    bad.seed = lambda entropy: None
+    start = time.monotonic()
+    report = run_audit(
+        [bad, GeometricLaplace(1.0, name="good.dlap")],
+        load_attacks(["black-box"]),
+        AuditConfig(budget=100_000, seed=4),
+        engine=EngineConfig(backend="dask", workers=2, timeout=2.0),
+    )
+    return (*report.results, time.monotonic() - start)
+
+
 def test_local_cluster_of_two_processes_matches_the_local_backend():
     pytest.importorskip("distributed")
     config = AuditConfig(budget=150_000, seed=3)
@@ -46,12 +73,7 @@ def test_local_cluster_of_two_processes_matches_the_local_backend():
 
 def test_dask_reports_adapter_errors():
     pytest.importorskip("distributed")
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reliability"))
-    import bad_adapters
-
+    bad_adapters = _bad_adapters()
     adapters = [bad_adapters.Raises("bad.raises"), bad_adapters.ReturnsNaN("bad.nan")]
     for a in adapters:  # make them seedable so that they run on the cluster
         a.seed = lambda entropy: None
@@ -68,26 +90,10 @@ def test_dask_reports_adapter_errors():
 
 def test_a_hung_task_on_dask_is_an_error_after_the_timeout_and_the_audit_goes_on():
     pytest.importorskip("distributed")
-    import sys
-    import time
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reliability"))
-    import bad_adapters
-
     # it answers its load check's small calls, then hangs sampling: the sampling gets the 2 s,
     # also on a worker that loads the adapter for that very chunk (the load has its own clock)
-    hangs = bad_adapters.HangsOnLargeCalls("bad.hangs")
-    hangs.seed = lambda entropy: None  # seedable, so that it runs on the cluster
-    start = time.monotonic()
-    report = run_audit(
-        [hangs, GeometricLaplace(1.0, name="good.dlap")],
-        load_attacks(["black-box"]),
-        AuditConfig(budget=100_000, seed=4),
-        engine=EngineConfig(backend="dask", workers=2, timeout=2.0),
-    )
-    assert time.monotonic() - start < 50
-    hung, good = report.results
+    hung, good, seconds = _beside_a_good_adapter(_bad_adapters().HangsOnLargeCalls("bad.hangs"))
+    assert seconds < 50
     assert hung.verdict.value == "error"
     assert "did not return within 2 s on the Dask cluster" in hung.error
     assert good.verdict.value == "no_violation"
@@ -123,27 +129,12 @@ def test_a_call_that_holds_the_gil_is_an_error_once_the_scheduler_restarts_its_w
 ):
     """Its worker cannot answer how long its chunk has run; the worker TTL catches it."""
     pytest.importorskip("distributed")
-    import sys
-    import time
-    from pathlib import Path
-
     from auditor.backends import dask_backend
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reliability"))
-    import bad_adapters
-
     monkeypatch.setattr(dask_backend, "MIN_LOAD_TIMEOUT", 3.0)  # the worker TTL: max(2, 3) s
-    holds = bad_adapters.HoldsTheGILOnLargeCalls("bad.holds_gil")
-    holds.seed = lambda entropy: None  # seedable, so that it runs on the cluster
-    start = time.monotonic()
-    report = run_audit(
-        [holds, GeometricLaplace(1.0, name="good.dlap")],
-        load_attacks(["black-box"]),
-        AuditConfig(budget=100_000, seed=4),
-        engine=EngineConfig(backend="dask", workers=2, timeout=2.0),
-    )
-    assert time.monotonic() - start < 120
-    stuck, good = report.results
+    holds = _bad_adapters().HoldsTheGILOnLargeCalls("bad.holds_gil")
+    stuck, good, seconds = _beside_a_good_adapter(holds)
+    assert seconds < 120
     assert stuck.verdict.value == "error"
     assert "held it silent past the cluster's worker-ttl (twice)" in stuck.error
     # its chunks waited at the scheduler, not in the silenced worker: never killed with it
