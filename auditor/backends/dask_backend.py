@@ -11,7 +11,10 @@ not to retry the task elsewhere, for the LocalCluster it starts), but a hung tas
 abandoned and its worker asked to restart.  While it waits, the main process asks the workers
 every second how long the awaited task's current chunk has run (``running_chunks``): a chunk
 is timed out after ``timeout`` seconds as locally, and a task queued behind another adapter's
-hung task is never blamed for it.  A cluster left without workers ends the wait with an error.
+hung task is never blamed for it.  A call that holds the GIL silences its worker, which the
+scheduler then restarts (the LocalCluster's worker-ttl); its workers hold only the task they
+run, so a crash or restart takes no other adapter's task with it.  A cluster left without
+workers ends the wait with an error.
 """
 
 from __future__ import annotations
