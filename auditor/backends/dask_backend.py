@@ -83,13 +83,13 @@ class DaskSampler(ChunkedSampler):
                     "distributed.scheduler.allowed-failures": 0,
                     # the statistical profiler samples stacks every 10 ms and competes for the GIL
                     "distributed.worker.profile.enabled": False,
-                    # event-loop ticks (20 ms), memory checks (100 ms) and dashboard metrics
-                    # (500 ms) cost an idle 2-worker cluster 86 ms of CPU per second in all,
-                    # 10 ms with these: CPU the chunks can use (docs/performance.md)
                     # a worker holds only the task it runs (the others wait at the scheduler):
                     # when an adapter crashes or hangs a worker, no other adapter's task dies
                     # with it and is blamed (~4 % throughput at 1 worker, docs/performance.md)
                     "distributed.scheduler.worker-saturation": 1.0,
+                    # event-loop ticks (20 ms), memory checks (100 ms) and dashboard metrics
+                    # (500 ms) cost an idle 2-worker cluster 86 ms of CPU per second in all,
+                    # 10 ms with these: CPU the chunks can use (docs/performance.md)
                     "distributed.admin.tick.interval": "1s",
                     "distributed.worker.memory.monitor-interval": "1s",
                     "distributed.admin.system-monitor.interval": "5s",
