@@ -226,8 +226,10 @@ _RUNNING: dict[str, tuple[float, bool]] = {}
 
 def running_chunks(dask_worker: Any) -> dict[str, tuple[float, bool]]:
     """For each Dask task running here: how long its current chunk has run (s; since its
-    adapter was loaded, if it loaded it), and whether it is still loading its adapter.  Run through ``Client.run``: ages are measured on the
-    worker's own clock, so they need no clock agreement between machines."""
+    adapter was loaded, if it loaded it), and whether it is still loading its adapter.
+
+    Run through ``Client.run``: ages are measured on the worker's own clock, so they need no
+    clock agreement between machines."""
     now = time.monotonic()
     return {key: (now - start, loading) for key, (start, loading) in dict(_RUNNING).items()}
 
@@ -238,9 +240,9 @@ def run_tasks_remote(tasks: list[Task]) -> bytes:
     Chunks run in order and the first failure is raised, so the reported error is the one of
     the first failing chunk, as with one task per chunk.  Each chunk's start (and the end of its
     adapter's load) is recorded for ``running_chunks``, so that the main process can time out a
-    hung chunk after ``timeout`` seconds however many chunks the task holds.  The results travel as one pickle: Dask would
-    otherwise frame every small array separately, which costs the main process (where a
-    LocalCluster's scheduler runs) more than the counting itself.
+    hung chunk after ``timeout`` seconds however many chunks the task holds.  The results
+    travel as one pickle: Dask would otherwise frame every small array separately, which costs
+    the main process (where a LocalCluster's scheduler runs) more than the counting itself.
     """
     from distributed import get_worker
 
