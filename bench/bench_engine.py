@@ -13,9 +13,9 @@ Throughput counts the certification phase only (from the first to the last progr
 so process and cluster start-up are excluded; they are printed separately.  Each engine runs
 ``--repeats`` times, interleaved with the others, and the median is printed with the range: one
 run on a shared 2-core machine moves by 20 %.  A 2-vs-1 ratio is the median over the rounds of
-each 2-worker run against the 1-worker run just before it (the pair saw the same load).  The budget (5e7 per side) makes each run long
-enough (about 1.5 s at 2 workers) that it measures throughput rather than the latency of a
-look's first and last chunks.
+each 2-worker run against the 1-worker run just before it (the pair saw the same load).  The
+budget (5e7 per side) makes each run long enough (about 1.5 s at 2 workers) that it measures
+throughput rather than the latency of a look's first and last chunks.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from concurrent.futures import CancelledError
 from typing import Any
 
 from auditor.backends.chunked import ChunkedSampler
-from auditor.backends.local import MIN_LOAD_TIMEOUT
+from auditor.backends.local import load_timeout
 from auditor.backends.worker import Task, installed_version, run_tasks_remote, running_chunks
 from auditor.errors import AdapterCrashed, AdapterTimeout, BackendUnavailable, InvalidArgument
 
@@ -102,9 +102,7 @@ class DaskSampler(ChunkedSampler):
                     # a call that never releases the GIL (a C extension's loop) silences its
                     # worker, which cannot report its age: the scheduler restarts a worker
                     # silent this long (Dask's default is 5 minutes, checked as often)
-                    settings["distributed.scheduler.worker-ttl"] = (
-                        f"{max(timeout, MIN_LOAD_TIMEOUT):g}s"
-                    )
+                    settings["distributed.scheduler.worker-ttl"] = f"{load_timeout(timeout):g}s"
                 with dask.config.set(settings):
                     self._cluster = LocalCluster(
                         n_workers=workers,
@@ -233,11 +231,11 @@ class DaskSampler(ChunkedSampler):
 
         Raises:
             TimeoutError: a chunk of the group has sampled for longer than ``timeout``, or
-                loaded its adapter for longer than ``max(timeout, MIN_LOAD_TIMEOUT)``, as in
-                the local pool.  A task still waiting for a worker is never timed out: what
+                loaded its adapter for longer than ``load_timeout(timeout)``, as in the local
+                pool.  A task still waiting for a worker is never timed out: what
                 holds it up is another task.
-            BackendUnavailable: the cluster has had no worker for ``max(timeout,
-                MIN_LOAD_TIMEOUT)`` seconds.
+            BackendUnavailable: the cluster has had no worker for ``load_timeout(timeout)``
+                seconds.
         """
         probe = PROBE_INTERVAL if self.timeout is None else min(PROBE_INTERVAL, self.timeout / 4)
         key = str(group.future.key)
@@ -259,7 +257,7 @@ class DaskSampler(ChunkedSampler):
             if not found:
                 if workerless_since is None:
                     workerless_since = now
-                waited = max(self.timeout, MIN_LOAD_TIMEOUT)
+                waited = load_timeout(self.timeout)
                 if now - workerless_since >= waited:
                     raise BackendUnavailable(
                         f"{label}: the Dask cluster has had no workers for {waited:g} s"
@@ -269,7 +267,7 @@ class DaskSampler(ChunkedSampler):
             for chunks in found.values():
                 if key in chunks:
                     age, loading = chunks[key]
-                    if age > (max(self.timeout, MIN_LOAD_TIMEOUT) if loading else self.timeout):
+                    if age > (load_timeout(self.timeout) if loading else self.timeout):
                         raise TimeoutError
 
     def _abandon(self, handles: Sequence[Any]) -> None:
@@ -286,7 +284,7 @@ class DaskSampler(ChunkedSampler):
         try:
             running = self._client.run(running_chunks)
             self._client.cancel(futures)
-            busy = [w for w, executing in running.items() if keys & set(executing)]
+            busy = [w for w, executing in running.items() if keys & executing.keys()]
             if busy:
                 with self._restart_lock:
                     self._restarts += 1

@@ -19,6 +19,12 @@ from auditor.backends.worker import Task
 MIN_LOAD_TIMEOUT = 60.0
 
 
+def load_timeout(timeout: float) -> float:
+    """Seconds a worker may take to start and load an adapter: ``timeout``, at least
+    ``MIN_LOAD_TIMEOUT`` (importing a library can take longer than one sample call)."""
+    return max(timeout, MIN_LOAD_TIMEOUT)
+
+
 class LocalProcessSampler(ChunkedSampler):
     """Samples in ``workers`` local processes; each ``sample`` call gets ``timeout`` seconds."""
 
@@ -31,9 +37,7 @@ class LocalProcessSampler(ChunkedSampler):
     ) -> None:
         super().__init__(timeout, lock)
         limit = float("inf") if timeout is None else timeout
-        self._pool = ProcessPool(
-            workers, limit, max(limit, MIN_LOAD_TIMEOUT), start_method=start_method
-        )
+        self._pool = ProcessPool(workers, limit, load_timeout(limit), start_method=start_method)
 
     def _submit(self, task: Task, label: str, pin: str | None) -> Any:
         return self._pool.submit(task, label, pin)

@@ -103,11 +103,11 @@ def test_a_cluster_that_lost_every_worker_ends_the_request_with_an_error(monkeyp
     pytest.importorskip("distributed")
     import time
 
-    from auditor.backends import dask_backend
+    from auditor.backends import dask_backend, local
     from auditor.errors import BackendUnavailable
     from auditor.validation import check_adapter
 
-    monkeypatch.setattr(dask_backend, "MIN_LOAD_TIMEOUT", 2.0)
+    monkeypatch.setattr(local, "MIN_LOAD_TIMEOUT", 2.0)
     spec = check_adapter(GeometricLaplace(1.0, name="good.dlap"))
     sampler = dask_backend.DaskSampler(workers=1, timeout=1.0)
     try:
@@ -129,9 +129,9 @@ def test_a_call_that_holds_the_gil_is_an_error_once_the_scheduler_restarts_its_w
 ):
     """Its worker cannot answer how long its chunk has run; the worker TTL catches it."""
     pytest.importorskip("distributed")
-    from auditor.backends import dask_backend
+    from auditor.backends import local
 
-    monkeypatch.setattr(dask_backend, "MIN_LOAD_TIMEOUT", 3.0)  # the worker TTL: max(2, 3) s
+    monkeypatch.setattr(local, "MIN_LOAD_TIMEOUT", 3.0)  # the worker TTL: max(2, 3) s
     holds = _bad_adapters().HoldsTheGILOnLargeCalls("bad.holds_gil")
     stuck, good, seconds = _beside_a_good_adapter(holds)
     assert seconds < 120

@@ -9,7 +9,7 @@ import cloudpickle
 import pytest
 from audit_fixtures import GeometricLaplace
 
-from auditor.backends import dask_backend, worker
+from auditor.backends import dask_backend, local, worker
 from auditor.backends.dask_backend import DaskSampler, _Group
 from auditor.backends.worker import AdapterSource, Task, fingerprint
 from auditor.errors import BackendUnavailable
@@ -66,7 +66,7 @@ def test_a_chunk_running_longer_than_the_timeout_is_timed_out():
 
 
 def test_a_chunk_that_loads_its_adapter_gets_the_load_allowance_too(monkeypatch):
-    monkeypatch.setattr(dask_backend, "MIN_LOAD_TIMEOUT", 10.0)
+    monkeypatch.setattr(local, "MIN_LOAD_TIMEOUT", 10.0)
     client = FakeClient(lambda: {"tcp://a": {FakeFuture.key: (0.5, True)}})
     assert wait(sampler(client, timeout=0.4), FakeFuture(done_after=0.6)) == b"packed"
     assert client.calls >= 2  # it was asked, and found within its allowance
@@ -80,7 +80,7 @@ def test_a_task_waiting_for_a_worker_is_never_timed_out():
 
 
 def test_a_cluster_without_workers_ends_the_wait_with_an_error(monkeypatch):
-    monkeypatch.setattr(dask_backend, "MIN_LOAD_TIMEOUT", 0.3)
+    monkeypatch.setattr(local, "MIN_LOAD_TIMEOUT", 0.3)
     client = FakeClient(dict)
     start = time.monotonic()
     with pytest.raises(BackendUnavailable, match="the Dask cluster has had no workers for 0.3 s"):
@@ -89,22 +89,17 @@ def test_a_cluster_without_workers_ends_the_wait_with_an_error(monkeypatch):
 
 
 def test_workers_coming_back_reset_the_wait_for_workers(monkeypatch):
-    monkeypatch.setattr(dask_backend, "MIN_LOAD_TIMEOUT", 0.3)
+    monkeypatch.setattr(local, "MIN_LOAD_TIMEOUT", 0.3)
     answers = iter([{}, {}, {"tcp://a": {}}, {}, {}])
     client = FakeClient(lambda: next(answers, {"tcp://a": {}}))
     # 0.05 s per probe: no workers for 0.1 s, then one, then none for 0.1 s: never 0.3 s in a row
     assert wait(sampler(client, timeout=0.2), FakeFuture(done_after=0.45)) == b"packed"
 
 
-def test_without_a_timeout_the_workers_are_not_asked():
+def test_without_a_timeout_the_workers_are_not_asked(monkeypatch):
+    monkeypatch.setattr(dask_backend, "PROBE_INTERVAL", 0.05)
     client = FakeClient(dict)
-    s = sampler(client, timeout=None)
-    monkey_probe = dask_backend.PROBE_INTERVAL
-    try:
-        dask_backend.PROBE_INTERVAL = 0.05
-        assert wait(s, FakeFuture(done_after=0.2)) == b"packed"
-    finally:
-        dask_backend.PROBE_INTERVAL = monkey_probe
+    assert wait(sampler(client, timeout=None), FakeFuture(done_after=0.2)) == b"packed"
     assert client.calls == 0
 
 
