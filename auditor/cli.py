@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
 from auditor.arguments import probability, whole_number
-from auditor.errors import DPAuditError, InvalidArgument
+from auditor.errors import DPAuditError, InvalidArgument, describe
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
 
@@ -249,13 +250,14 @@ def _collect_adapters(
 ) -> tuple[list[Any], list[str], dict[str, str]]:
     """Adapters, skip notes, and the target each adapter came from (workers load their own)."""
     from auditor.loading import load_builtins, load_named
+    from auditor.validation import adapter_label
 
     origins: dict[str, str] = {}
     if targets:
         adapters: list[Any] = []
         for target in targets:
             for adapter, origin in load_named(target):
-                name = str(getattr(adapter, "name", ""))
+                name = adapter_label(adapter)
                 if origins.get(name) == origin:
                     continue  # named twice, e.g. by 'textbook.*' and by its own name
                 adapters.append(adapter)
@@ -264,7 +266,7 @@ def _collect_adapters(
     adapters, skipped = [], []
     for group in load_builtins():
         adapters += group.adapters
-        origins.update({str(getattr(a, "name", "")): group.target for a in group.adapters})
+        origins.update({adapter_label(a): group.target for a in group.adapters})
         if group.skipped:
             skipped.append(group.skipped)
     return adapters, skipped, origins
@@ -437,6 +439,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dp-audit: interrupted", file=sys.stderr)
         return 130
+    except BaseException as exc:  # noqa: BLE001 - the last line of defence of the exit code
+        # Reaching here is a bug (adapter code that escaped isolation, or dp-audit's own). Exit
+        # 0 would pass a CI gate without an audit and Python's own exit 1 would read as a
+        # certified violation: so it is an error, with the traceback for the bug report.
+        traceback.print_exc()
+        print(f"dp-audit: error: the run failed unexpectedly: {describe(exc)}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ latter into ``error`` verdicts and the CLI turns the former into a one-line mess
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class DPAuditError(Exception):
     """Root of every exception dp-audit raises on purpose."""
@@ -47,3 +50,25 @@ class EventError(DPAuditError, RuntimeError):
 class BackendUnavailable(DPAuditError, RuntimeError):
     """The sampling backend cannot run any task (a Dask cluster that lost every worker); the
     adapter is not to blame."""
+
+
+def describe(exc: BaseException) -> str:
+    """``"ValueError: bad query"``, or just the type when the exception has no message."""
+    return f"{type(exc).__name__}: {exc}".rstrip(": ")
+
+
+@contextmanager
+def adapter_code(where: str, error: type[DPAuditError] = AdapterRaised) -> Iterator[None]:
+    """Run code the user wrote: whatever it raises becomes ``error("{where} raised ...")``.
+
+    *Everything* is caught, ``BaseException`` included: an adapter that calls ``sys.exit(0)``
+    (or raises pytest's ``Skipped``, gevent's ``Timeout``, …) must end as that adapter's
+    ``error``, never as a run that exits 0 with no report.  Only ``KeyboardInterrupt`` passes:
+    it is the user's Ctrl-C, and the run stops.
+    """
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - see the docstring
+        raise error(f"{where} raised {describe(exc)}") from exc

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.adapters.builtin import BUILTIN_TARGETS
-from auditor.errors import AdapterLoadError
+from auditor.errors import AdapterLoadError, adapter_code
 
 ENTRY_POINT_GROUP = "dp_audit.adapters"
 
@@ -33,12 +33,8 @@ def _is_adapter(obj: Any) -> bool:
 def expand(obj: Any, target: str) -> list[Any]:
     """An adapter, a list of adapters, or a zero-argument callable returning either."""
     if not _is_adapter(obj) and callable(obj):
-        try:
+        with adapter_code(f"target {target!r}: calling it", AdapterLoadError):
             obj = obj()
-        except Exception as exc:  # noqa: BLE001 - the user's factory failed: say so in one line
-            raise AdapterLoadError(
-                f"target {target!r}: calling it raised {type(exc).__name__}: {exc}"
-            ) from None
     items = list(obj) if isinstance(obj, list | tuple) else [obj]
     for item in items:
         if not _is_adapter(item):
@@ -59,24 +55,26 @@ def _load_file(path: Path, target: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001
+        with adapter_code(f"target {target!r}: importing {str(path)!r}", AdapterLoadError):
+            spec.loader.exec_module(module)
+    except AdapterLoadError:
         sys.modules.pop(module_name, None)
-        raise AdapterLoadError(
-            f"target {target!r}: importing {str(path)!r} raised {type(exc).__name__}: {exc}"
-        ) from None
+        raise
     return module
 
 
 def _load_module(name: str, target: str) -> Any:
     try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        raise AdapterLoadError(f"target {target!r}: cannot import module {exc.name!r}") from None
-    except Exception as exc:  # noqa: BLE001
-        raise AdapterLoadError(
-            f"target {target!r}: importing {name!r} raised {type(exc).__name__}: {exc}"
-        ) from None
+        with adapter_code(f"target {target!r}: importing {name!r}", AdapterLoadError):
+            return importlib.import_module(name)
+    except AdapterLoadError as exc:
+        missing = exc.__cause__
+        if isinstance(missing, ModuleNotFoundError) and missing.name is not None:
+            # the module itself, or one it imports: say which
+            raise AdapterLoadError(
+                f"target {target!r}: cannot import module {missing.name!r}"
+            ) from missing
+        raise
 
 
 def _entry_points() -> dict[str, metadata.EntryPoint]:
@@ -102,13 +100,11 @@ def load_target(target: str) -> list[Any]:
                 f"{target!r} in group {ENTRY_POINT_GROUP!r} (known: {known})"
             )
         ep = eps[target]
-        try:
+        dist = ep.dist.name if ep.dist else "?"
+        with adapter_code(
+            f"entry point {target!r} from distribution {dist!r}: loading it", AdapterLoadError
+        ):
             obj = ep.load()
-        except Exception as exc:  # noqa: BLE001
-            dist = ep.dist.name if ep.dist else "?"
-            raise AdapterLoadError(
-                f"entry point {target!r} from distribution {dist!r} failed to load: {type(exc).__name__}: {exc}"
-            ) from None
         return expand(obj, target)
     where, _, attr = target.rpartition(":")
     if not where or not attr:
@@ -120,9 +116,11 @@ def load_target(target: str) -> list[Any]:
     )
     obj = module
     for part in attr.split("."):
-        if not hasattr(obj, part):
+        with adapter_code(f"target {target!r}: reading {attr!r}", AdapterLoadError):
+            found = hasattr(obj, part)
+            obj = getattr(obj, part) if found else None
+        if not found:
             raise AdapterLoadError(f"target {target!r}: {where!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
     return expand(obj, target)
 
 

@@ -20,7 +20,7 @@ import numbers
 from fractions import Fraction
 from typing import Any
 
-from auditor.errors import AdapterContractError, AdapterOutputError, AdapterRaised
+from auditor.errors import AdapterContractError, AdapterOutputError, adapter_code
 from auditor.validation import AdapterSpec
 
 #: name of the optional extra
@@ -75,10 +75,8 @@ def noiseless_release(spec: AdapterSpec, query: Any) -> int | float:
         AdapterOutputError: the probe returned something other than one finite real number.
     """
     where = f"adapter {spec.name!r}: {PROBE}(query)"
-    try:
+    with adapter_code(where):
         raw = getattr(spec.adapter, PROBE)(query)
-    except Exception as exc:  # noqa: BLE001 - an adapter's failure is reported, not a crash
-        raise AdapterRaised(f"{where} raised {type(exc).__name__}: {exc}".rstrip(": ")) from exc
     try:
         value = exact_number(raw.item() if hasattr(raw, "item") else raw)
     except (TypeError, ValueError) as exc:

@@ -32,7 +32,13 @@ import numpy as np
 
 from auditor.backends import EngineConfig, open_sampler
 from auditor.certify import Certifier
-from auditor.errors import AdapterCrashed, AdapterTimeout, DPAuditError, InvalidArgument
+from auditor.errors import (
+    AdapterCrashed,
+    AdapterTimeout,
+    DPAuditError,
+    InvalidArgument,
+    adapter_code,
+)
 from auditor.interfaces import Attack
 from auditor.provenance import platform_info, versions
 from auditor.results import (
@@ -44,7 +50,7 @@ from auditor.results import (
 )
 from auditor.seeding import entropy
 from auditor.trials import Trial
-from auditor.validation import AdapterSpec, check_adapter
+from auditor.validation import AdapterSpec, adapter_label, check_adapter
 
 #: (fraction of the certification samples seen, share of the test's alpha) at each look
 #: (after the certifier's pilot stage; see auditor/certify.py and docs/estimators.md)
@@ -137,22 +143,18 @@ def _plan(adapter: Any, attacks: Sequence[Attack], seed: int) -> _PlannedAdapter
     try:
         spec = check_adapter(adapter)
     except DPAuditError as exc:
-        return _PlannedAdapter(None, str(getattr(adapter, "name", repr(adapter))), [], str(exc))
+        return _PlannedAdapter(None, adapter_label(adapter), [], str(exc))
     trials: list[tuple[Attack, Trial]] = []
     notes: list[str] = []
     for attack in attacks:
         if not attack.applies_to(spec):
             continue
         rng = np.random.default_rng(entropy(seed, spec.name, attack.name, "inputs"))
-        try:
-            trials += [(attack, t) for t in attack.trials(spec, rng)]
-        except Exception as exc:  # noqa: BLE001 - reported, and the rest of the audit goes on
-            return _PlannedAdapter(
-                spec,
-                spec.name,
-                [],
-                f"attack {attack.name!r} could not plan trials: {type(exc).__name__}: {exc}",
-            )
+        try:  # attacks may read the adapter's own extras: its faults are reported, the run goes on
+            with adapter_code(f"attack {attack.name!r}: planning trials"):
+                trials += [(attack, t) for t in attack.trials(spec, rng)]
+        except DPAuditError as exc:
+            return _PlannedAdapter(spec, spec.name, [], str(exc))
     if not trials:
         notes.append("no attack applies to this adapter; nothing was tested")
     return _PlannedAdapter(spec, spec.name, trials, notes=tuple(notes))

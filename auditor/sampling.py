@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from auditor.claims import Family
-from auditor.errors import AdapterOutputError, AdapterRaised, AdapterTimeout, EventError
+from auditor.errors import AdapterOutputError, AdapterTimeout, EventError, adapter_code
 from auditor.seeding import entropy as derive_entropy
 from auditor.trials import Event
 from auditor.validation import AdapterSpec
@@ -176,14 +176,11 @@ def check_outputs(spec: AdapterSpec, query: Any, n: int, raw: Any) -> np.ndarray
 def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
     """One ``sample`` call: seed (when seedable) with ``entropy``, draw ``n``, check."""
     adapter = spec.adapter
-    try:
-        if spec.seedable:
+    if spec.seedable:
+        with adapter_code(f"adapter {spec.name!r}: seed"):
             adapter.seed(int(entropy))
+    with adapter_code(f"adapter {spec.name!r}: sample"):
         raw = adapter.sample(query, n)
-    except Exception as exc:  # noqa: BLE001 - an adapter's failure is a finding, not a crash
-        raise AdapterRaised(
-            f"adapter {spec.name!r}: sample raised {type(exc).__name__}: {exc}".rstrip(": ")
-        ) from exc
     return check_outputs(spec, query, n, raw)
 
 
@@ -342,10 +339,8 @@ def oracle_probabilities(spec: AdapterSpec, query: Any) -> np.ndarray:
             ``PROBABILITY_SUM_TOLERANCE``).
     """
     where = f"adapter {spec.name!r}: probabilities(query)"
-    try:
+    with adapter_code(where):
         raw = spec.adapter.probabilities(query)
-    except Exception as exc:  # noqa: BLE001 - an adapter's failure is reported, not a crash
-        raise AdapterRaised(f"{where} raised {type(exc).__name__}: {exc}".rstrip(": ")) from exc
     try:
         p = np.asarray(raw, dtype=float)
     except (TypeError, ValueError) as exc:

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.errors import AdapterRaised
+from auditor.errors import adapter_code
 from auditor.sampling import check_outputs
 from auditor.validation import AdapterSpec
 
@@ -44,14 +44,10 @@ def is_timed(distinguisher: Any) -> bool:
 
 def _call(spec: AdapterSpec, query: Any) -> tuple[float, int]:
     adapter = spec.adapter
-    try:
+    with adapter_code(f"adapter {spec.name!r}: sample"):
         start = time.perf_counter_ns()
         raw = adapter.sample(query, 1)
         elapsed = time.perf_counter_ns() - start
-    except Exception as exc:  # noqa: BLE001 - an adapter's failure is a finding, not a crash
-        raise AdapterRaised(
-            f"adapter {spec.name!r}: sample raised {type(exc).__name__}: {exc}".rstrip(": ")
-        ) from exc
     out = check_outputs(spec, query, 1, raw)
     return float(out[0]), elapsed
 
@@ -72,10 +68,8 @@ def draw_timed_pair(
         AdapterRaised, AdapterOutputError: as for ordinary draws.
     """
     if spec.seedable:
-        try:
+        with adapter_code(f"adapter {spec.name!r}: seed"):
             spec.adapter.seed(int(entropy))
-        except Exception as exc:  # noqa: BLE001
-            raise AdapterRaised(f"adapter {spec.name!r}: seed raised {exc!r}") from exc
     queries = (x, x_prime)
     x_first = np.random.default_rng(entropy).random(n) < 0.5
     rows = np.empty((2, n, 2), dtype=float)

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.claims import Family, PrivacyClaim
-from auditor.errors import AdapterContractError, InvalidArgument
+from auditor.errors import AdapterContractError, InvalidArgument, adapter_code
 
 NEIGHBOUR_RELATIONS = ("add_remove", "replace")
+_ABSENT = object()
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,17 @@ def _positive_finite(value: Any) -> bool:
     )
 
 
+def adapter_label(adapter: Any) -> str:
+    """The adapter's name if it has a readable one, else a stand-in naming its type: for
+    messages and bookkeeping before (or instead of) :func:`check_adapter`."""
+    try:
+        with adapter_code("reading 'name'", AdapterContractError):
+            name = getattr(adapter, "name", None)
+    except AdapterContractError:
+        name = None
+    return name if isinstance(name, str) and name.strip() else f"<{type(adapter).__name__} object>"
+
+
 def check_adapter(adapter: Any) -> AdapterSpec:
     """Validate ``adapter`` against the duck-typed contract and return its spec.
 
@@ -54,41 +66,50 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         AdapterContractError: a required attribute is missing or out of range; the message
             names the adapter and the field.
     """
-    name = getattr(adapter, "name", None)
+    label = f"<{type(adapter).__name__} object>"
+
+    def read(field: str, default: Any = None) -> Any:
+        # a property runs the adapter's own code: whatever it raises is the adapter's fault
+        with adapter_code(f"adapter {label}: reading {field!r}", AdapterContractError):
+            return getattr(adapter, field, default)
+
+    name = read("name")
     if not isinstance(name, str) or not name.strip():
         raise AdapterContractError(
-            f"adapter {adapter!r}: attribute 'name' must be a non-empty string, got {name!r}"
+            f"adapter {label}: attribute 'name' must be a non-empty string, got {name!r}"
         )
+    label = repr(name)
 
     def fail(field: str, problem: str) -> AdapterContractError:
         return AdapterContractError(f"adapter {name!r}: {field} {problem}")
 
-    for required in ("family", "epsilon", "sample"):
-        if not hasattr(adapter, required):
+    present = {field: read(field, _ABSENT) for field in ("family", "epsilon", "sample")}
+    for required, value in present.items():
+        if value is _ABSENT:
             raise fail(f"attribute {required!r}", "is missing")
-    if not callable(adapter.sample):
+    if not callable(present["sample"]):
         raise fail("attribute 'sample'", "must be callable as sample(query, n)")
-    family_raw = adapter.family
+    family_raw = present["family"]
     try:
         family = Family(str(family_raw))
     except ValueError:
         allowed = ", ".join(f.value for f in Family)
         raise fail("family", f"={family_raw!r} is not one of: {allowed}") from None
     try:
-        claim = PrivacyClaim(adapter.epsilon, getattr(adapter, "delta", 0.0))
+        claim = PrivacyClaim(present["epsilon"], read("delta", 0.0))
     except InvalidArgument as exc:
         raise fail("claim", str(exc)) from None
 
     sensitivity = domain = neighbours = None
     if family in (Family.ADDITIVE, Family.SELECTION):
-        sensitivity = getattr(adapter, "sensitivity", None)
+        sensitivity = read("sensitivity")
         if sensitivity is None:
             raise fail("attribute 'sensitivity'", "is missing (required for the family)")
         if not _positive_finite(sensitivity):
             raise fail("sensitivity", f"={sensitivity!r} must be a finite number > 0")
         sensitivity = float(sensitivity)
     if family is Family.DATASET:
-        domain = getattr(adapter, "domain", None)
+        domain = read("domain")
         try:
             lo, hi = (float(v) for v in domain)  # type: ignore[union-attr]
         except (TypeError, ValueError):
@@ -98,7 +119,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         if not (math.isfinite(lo) and math.isfinite(hi) and raw_lo < raw_hi):
             raise fail("domain", f"={domain!r} must satisfy finite lo < hi")
         domain = (lo, hi)
-        neighbours = getattr(adapter, "neighbours", "add_remove")
+        neighbours = read("neighbours", "add_remove")
         if neighbours not in NEIGHBOUR_RELATIONS:
             raise fail("neighbours", f"={neighbours!r} must be one of {NEIGHBOUR_RELATIONS}")
 
@@ -110,9 +131,9 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         sensitivity=sensitivity,
         domain=domain,
         neighbours=neighbours,
-        integer_queries=bool(getattr(adapter, "integer_queries", False)),
-        library=str(getattr(adapter, "library", "") or ""),
-        library_version=str(getattr(adapter, "library_version", "") or ""),
-        description=str(getattr(adapter, "description", "") or ""),
-        vectorised=bool(getattr(adapter, "vectorised", True)),
+        integer_queries=bool(read("integer_queries", False)),
+        library=str(read("library", "") or ""),
+        library_version=str(read("library_version", "") or ""),
+        description=str(read("description", "") or ""),
+        vectorised=bool(read("vectorised", True)),
     )

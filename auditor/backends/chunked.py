@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from auditor.backends.worker import AdapterSource, Task, fingerprint
-from auditor.errors import AdapterLoadError
+from auditor.errors import AdapterLoadError, describe
 from auditor.sampling import (
     Counts,
     InProcessSampler,
@@ -126,8 +126,10 @@ class ChunkedSampler:
             import cloudpickle
 
             blob = cloudpickle.dumps(spec.adapter)
-        except Exception as exc:  # noqa: BLE001 - anything that stops pickling
-            self._in_process(spec, f"it cannot be pickled: {type(exc).__name__}: {exc}")
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - anything that stops pickling
+            self._in_process(spec, f"it cannot be pickled: {describe(exc)}")
             return
         self._sources[spec.name] = AdapterSource("pickle", blob, spec.name, fp, tuple(sys.path))
 

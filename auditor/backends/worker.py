@@ -22,9 +22,15 @@ from typing import Any
 import numpy as np
 
 from auditor import errors
-from auditor.errors import AdapterContractError, AdapterLoadError, DPAuditError
+from auditor.errors import (
+    AdapterContractError,
+    AdapterLoadError,
+    DPAuditError,
+    adapter_code,
+    describe,
+)
 from auditor.sampling import count_events, sample_once
-from auditor.validation import AdapterSpec, check_adapter
+from auditor.validation import AdapterSpec, adapter_label, check_adapter
 
 #: how many distinct event lists a worker keeps unpickled
 EVENT_CACHE = 8
@@ -95,19 +101,15 @@ def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
     if source.kind == "target":
         from auditor.loading import load_target
 
-        found = [
-            a for a in load_target(str(source.payload)) if getattr(a, "name", None) == source.name
-        ]
+        found = [a for a in load_target(str(source.payload)) if adapter_label(a) == source.name]
         if len(found) != 1:
             raise AdapterLoadError(
                 f"{where} from {source.payload!r} found {len(found)} adapters of that name"
             )
         obj = found[0]
     else:
-        try:
+        with adapter_code(f"{where}: unpickling it", AdapterLoadError):
             obj = pickle.loads(source.payload)  # noqa: S301 - our own pickle of the user's object
-        except Exception as exc:  # noqa: BLE001
-            raise AdapterLoadError(f"{where} failed: {type(exc).__name__}: {exc}") from None
     spec = check_adapter(obj)
     if fingerprint(spec) != source.fingerprint:
         raise AdapterLoadError(
@@ -202,8 +204,9 @@ def worker_main(conn: Any) -> None:
             result = run_task(task, on_loaded=lambda: conn.send(("loaded",)))
         except DPAuditError as exc:
             conn.send(("err", type(exc).__name__, str(exc)))
-        except Exception as exc:  # noqa: BLE001 - an unexpected fault, reported, worker lives on
-            conn.send(("err", "DPAuditError", f"worker failed: {type(exc).__name__}: {exc}"))
+        except BaseException as exc:  # noqa: BLE001 - an unexpected fault (sys.exit() in a
+            # loader, say), reported; the worker lives on
+            conn.send(("err", "DPAuditError", f"worker failed: {describe(exc)}"))
         else:
             conn.send(("ok", result))
 
