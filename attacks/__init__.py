@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from auditor.errors import InvalidArgument
+from auditor.core.errors import InvalidArgument
 
 #: name -> "module:attr" of a zero-argument attack class
 ATTACKS: dict[str, str] = {

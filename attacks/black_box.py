@@ -4,7 +4,7 @@ Needs no model of the implementation.  It catches wrong calibration (too little 
 missing 1/2 in the exponential mechanism, wrong randomized-response probabilities), noiseless
 releases (the differencing attack: an exact count is certified at once), and leaky
 propose-test-release, through the model-free distinguisher in
-``auditor.estimators.event_selection``.
+``auditor.statistics.events.event_selection``.
 
 Trials per family:
 
@@ -46,11 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from auditor.claims import Family
-from auditor.estimators.clopper_pearson import predicted_lower_bound
-from auditor.estimators.event_selection import DataDrivenEvents, bottom_event
-from auditor.trials import CertificationPlan, Event, Trial
-from auditor.validation import AdapterSpec
+from auditor.core.claims import Family
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import CertificationPlan, Event, Trial
+from auditor.statistics.clopper_pearson import predicted_lower_bound
+from auditor.statistics.events.event_selection import DataDrivenEvents, bottom_event
 
 #: events per randomised trial (each event is tested in both directions)
 EXTRA_MAX_EVENTS = 4

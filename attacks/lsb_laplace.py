@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attacks.laplace_models import LaplaceSamplerModel, candidate_models
-from auditor.claims import Family
-from auditor.trials import CertificationPlan, Event, Trial
-from auditor.validation import AdapterSpec
+from auditor.core.claims import Family
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import CertificationPlan, Event, Trial
 
 #: training outputs per side used to reject a model cheaply before the full check
 _QUICK = 256

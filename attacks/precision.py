@@ -40,9 +40,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from auditor.claims import Family
-from auditor.trials import CertificationPlan, Event, Trial
-from auditor.validation import AdapterSpec
+from auditor.core.claims import Family
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import CertificationPlan, Event, Trial
 
 #: doubles scanned on each side of y/s for the preimage of y under t -> fl(t*s)
 _SCAN = 4

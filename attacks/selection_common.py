@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from auditor.errors import AdapterContractError
-from auditor.estimators.event_selection import DataDrivenEvents
-from auditor.trials import CertificationPlan, Event
-from auditor.validation import AdapterSpec
+from auditor.core.errors import AdapterContractError
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import CertificationPlan, Event
+from auditor.statistics.events.event_selection import DataDrivenEvents
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,10 @@ from attacks.selection_common import (
     utility_bounds,
     within,
 )
-from auditor.claims import Family
-from auditor.estimators.event_selection import DataDrivenEvents
-from auditor.trials import Trial
-from auditor.validation import AdapterSpec
+from auditor.core.claims import Family
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import Trial
+from auditor.statistics.events.event_selection import DataDrivenEvents
 
 #: numbers of outcomes the search draws from
 K_CHOICES = (2, 3, 8, 32, 100)

@@ -9,7 +9,7 @@ with cells and thresholds chosen on a training split, and time-only thresholds a
 
 The runner collects timings only for distinguishers that opt in (``timed = True``): it then
 makes single-output calls, alternating between the two inputs in random order, and records
-each call's duration (``auditor.timed_sampling``).  The attack is opt-in too: it is not in
+each call's duration (``auditor.engine.timed_sampling``).  The attack is opt-in too: it is not in
 the default attack list and runs only with ``dp-audit run --attack timing``.
 
 Assumptions:
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auditor.claims import Family
-from auditor.estimators.clopper_pearson import predicted_lower_bound
-from auditor.trials import CertificationPlan, Event, Trial
-from auditor.validation import AdapterSpec
+from auditor.core.claims import Family
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import CertificationPlan, Event, Trial
+from auditor.statistics.clopper_pearson import predicted_lower_bound
 
 #: events certified per timing trial
 MAX_EVENTS = 4

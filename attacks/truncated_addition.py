@@ -10,7 +10,7 @@ with epsilon = infinity (and (epsilon, delta)-DP whenever the positive side exce
 
 The probabilities involved are about 2^-53 -- far too small to see by sampling -- so this
 attack is white-box: it needs the adapter's ``probabilities(query)`` oracle and reports an
-exact finding (``auditor.estimators.exact``) with no sampling error.  To show that the zeros
+exact finding (``auditor.statistics.exact``) with no sampling error.  To show that the zeros
 are a floating-point artefact and not the mechanism, the report also gives the exact
 probabilities of the textbook exponential mechanism (both conventions; 256-bit MPFR, see
 ``attacks.exact_selection``), and a finding is reported only when the textbook mechanism
@@ -45,12 +45,12 @@ from attacks.selection_common import (
     utility_bounds,
     within,
 )
-from auditor.claims import Family
-from auditor.estimators.exact import exact_estimate
-from auditor.results import ExactEvidence
-from auditor.sampling import oracle_probabilities
-from auditor.trials import Trial
-from auditor.validation import AdapterSpec
+from auditor.core.claims import Family
+from auditor.core.results import ExactEvidence
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import Trial
+from auditor.engine.sampling import oracle_probabilities
+from auditor.statistics.exact import exact_estimate
 
 #: (k, gaps per weight scale): every gap with few outcomes first, then a few with many.  The
 #: zero / positive split needs only a handful of small outcomes; exact oracles can cost O(k^3)

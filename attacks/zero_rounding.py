@@ -44,9 +44,9 @@ from attacks.selection_common import (
     utility_bounds,
     within,
 )
-from auditor.claims import Family
-from auditor.trials import Trial
-from auditor.validation import AdapterSpec
+from auditor.core.claims import Family
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import Trial
 
 #: numbers of outcomes tried; the larger makes "output != 0" likely on x' ((k-1)/k).  The
 #: textbook scale gets the large k and the missing-1/2 scale the small one, so each mechanism

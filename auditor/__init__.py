@@ -3,7 +3,7 @@
 The public API, in the order a user meets it: describe a claim and an adapter, run an audit,
 read the result.  Importing this package never imports an optional DP library, and imports
 nothing heavy at all: every public name is imported on first use (PEP 562).  This matters
-because the pytest plugin (``auditor.pytest_plugin``) is loaded by every pytest run in an
+because the pytest plugin (``auditor.shell.pytest_plugin``) is loaded by every pytest run in an
 environment where dp-audit is installed.
 """
 
@@ -14,31 +14,31 @@ from typing import TYPE_CHECKING, Any
 
 #: public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "Family": "auditor.claims",
-    "PrivacyClaim": "auditor.claims",
-    "AdapterContractError": "auditor.errors",
-    "AdapterCrashed": "auditor.errors",
-    "AdapterLoadError": "auditor.errors",
-    "AdapterOutputError": "auditor.errors",
-    "AdapterRaised": "auditor.errors",
-    "AdapterTimeout": "auditor.errors",
-    "DPAuditError": "auditor.errors",
-    "EngineConfig": "auditor.backends",
-    "InvalidArgument": "auditor.errors",
-    "load_target": "auditor.loading",
-    "AdapterResult": "auditor.results",
-    "AuditReport": "auditor.results",
-    "EpsilonEstimate": "auditor.results",
-    "Finding": "auditor.results",
-    "Verdict": "auditor.results",
-    "AuditConfig": "auditor.runner",
-    "run_audit": "auditor.runner",
-    "CertificationPlan": "auditor.trials",
-    "Event": "auditor.trials",
-    "Trial": "auditor.trials",
-    "AdapterSpec": "auditor.validation",
-    "check_adapter": "auditor.validation",
-    "assert_private": "auditor.pytest_plugin",
+    "Family": "auditor.core.claims",
+    "PrivacyClaim": "auditor.core.claims",
+    "AdapterContractError": "auditor.core.errors",
+    "AdapterCrashed": "auditor.core.errors",
+    "AdapterLoadError": "auditor.core.errors",
+    "AdapterOutputError": "auditor.core.errors",
+    "AdapterRaised": "auditor.core.errors",
+    "AdapterTimeout": "auditor.core.errors",
+    "DPAuditError": "auditor.core.errors",
+    "EngineConfig": "auditor.core.configs",
+    "InvalidArgument": "auditor.core.errors",
+    "load_target": "auditor.shell.loading",
+    "AdapterResult": "auditor.core.results",
+    "AuditReport": "auditor.core.results",
+    "EpsilonEstimate": "auditor.core.results",
+    "Finding": "auditor.core.results",
+    "Verdict": "auditor.core.results",
+    "AuditConfig": "auditor.core.configs",
+    "run_audit": "auditor.engine.runner",
+    "CertificationPlan": "auditor.core.trials",
+    "Event": "auditor.core.trials",
+    "Trial": "auditor.core.trials",
+    "AdapterSpec": "auditor.core.spec",
+    "check_adapter": "auditor.core.spec",
+    "assert_private": "auditor.shell.pytest_plugin",
 }
 
 __all__ = [
@@ -70,9 +70,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from auditor.backends import EngineConfig
-    from auditor.claims import Family, PrivacyClaim
-    from auditor.errors import (
+    from auditor.core.claims import Family, PrivacyClaim
+    from auditor.core.configs import AuditConfig, EngineConfig
+    from auditor.core.errors import (
         AdapterContractError,
         AdapterCrashed,
         AdapterLoadError,
@@ -82,12 +82,12 @@ if TYPE_CHECKING:
         DPAuditError,
         InvalidArgument,
     )
-    from auditor.loading import load_target
-    from auditor.pytest_plugin import assert_private
-    from auditor.results import AdapterResult, AuditReport, EpsilonEstimate, Finding, Verdict
-    from auditor.runner import AuditConfig, run_audit
-    from auditor.trials import CertificationPlan, Event, Trial
-    from auditor.validation import AdapterSpec, check_adapter
+    from auditor.core.results import AdapterResult, AuditReport, EpsilonEstimate, Finding, Verdict
+    from auditor.core.spec import AdapterSpec, check_adapter
+    from auditor.core.trials import CertificationPlan, Event, Trial
+    from auditor.engine.runner import run_audit
+    from auditor.shell.loading import load_target
+    from auditor.shell.pytest_plugin import assert_private
 
 
 def __getattr__(name: str) -> Any:

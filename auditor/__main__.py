@@ -1,6 +1,6 @@
 import sys
 
-from auditor.cli import main
+from auditor.shell.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

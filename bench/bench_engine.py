@@ -38,9 +38,9 @@ sys.path.insert(0, str(ROOT))
 
 from auditor import AuditConfig, run_audit  # noqa: E402
 from auditor.adapters.textbook import TextbookLaplace  # noqa: E402
-from auditor.backends import EngineConfig  # noqa: E402
-from auditor.estimators.event_selection import threshold_event  # noqa: E402
-from auditor.trials import Trial  # noqa: E402
+from auditor.core.configs import EngineConfig  # noqa: E402
+from auditor.core.trials import Trial  # noqa: E402
+from auditor.statistics.events.event_selection import threshold_event  # noqa: E402
 
 
 class FixedThresholds:

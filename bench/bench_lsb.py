@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from attacks import load_attacks  # noqa: E402
 from attacks.laplace_models import numpy_laplace_model  # noqa: E402
 from auditor.adapters.textbook import TextbookLaplace  # noqa: E402
-from auditor.runner import DEFAULT_LOOKS, AuditConfig, run_audit  # noqa: E402
+from auditor.core.configs import DEFAULT_LOOKS, AuditConfig  # noqa: E402
+from auditor.engine.runner import run_audit  # noqa: E402
 
 EPSILON = 0.1
 

@@ -26,7 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attacks.black_box import BlackBoxAttack  # noqa: E402
-from auditor.runner import AuditConfig, run_audit  # noqa: E402
+from auditor.core.configs import AuditConfig  # noqa: E402
+from auditor.engine.runner import run_audit  # noqa: E402
 from bench.correct_mechanisms import HalfLeak, SnappedLaplace  # noqa: E402
 
 ORACLE = {10_000: 0.9394, 100_000: 0.9808, 1_000_000: 0.9939}

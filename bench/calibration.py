@@ -21,7 +21,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attacks.black_box import BlackBoxAttack  # noqa: E402
-from auditor.runner import AuditConfig, run_audit  # noqa: E402
+from auditor.core.configs import AuditConfig  # noqa: E402
+from auditor.engine.runner import run_audit  # noqa: E402
 from bench.correct_mechanisms import (  # noqa: E402
     DiscreteLaplace,
     ExponentialMechanism,

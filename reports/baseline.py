@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from auditor.errors import InvalidArgument
+from auditor.core.errors import InvalidArgument
 from reports.evidence import EventEvidence, as_float
 
 DEFAULT_MARGIN = 0.0

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from auditor.estimators.clopper_pearson import cp_lower, cp_upper
-from auditor.estimators.exact import WHITE_BOX_ESTIMATOR
+from auditor.statistics.clopper_pearson import cp_lower, cp_upper
+from auditor.statistics.exact import WHITE_BOX_ESTIMATOR
 
 
 def as_floats(values: Sequence[Any]) -> np.ndarray:

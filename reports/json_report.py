@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from auditor.errors import InvalidArgument
-from auditor.results import SCHEMA
+from auditor.core.errors import InvalidArgument
+from auditor.core.results import SCHEMA
 
 #: JSON Schema (draft 2020-12) of report.json; shipped as package data
 SCHEMA_PATH = Path(__file__).with_name("schema") / "report.schema.json"

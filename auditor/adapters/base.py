@@ -1,7 +1,7 @@
 """Small shared pieces for the built-in adapters.
 
 Third-party adapters never need this module: the contract is duck-typed (see
-``auditor.interfaces.Adapter``).  Built-ins use :class:`SeededAdapter` so that the runner can
+``auditor.core.interfaces.Adapter``).  Built-ins use :class:`SeededAdapter` so that the runner can
 replay every draw from the run's seed.
 """
 

@@ -9,7 +9,7 @@ import auditor
 
 CHECK = """
 import sys
-import auditor.pytest_plugin, auditor
+import auditor.shell.pytest_plugin, auditor
 heavy = [m for m in ("numpy", "scipy", "matplotlib", "pandas", "attacks") if m in sys.modules]
 assert not heavy, heavy
 auditor.run_audit, auditor.assert_private  # resolved on first use

@@ -16,7 +16,7 @@ import pytest
 
 from attacks import load_attacks
 from auditor import AuditConfig, Verdict, run_audit
-from auditor.backends import EngineConfig
+from auditor.core.configs import EngineConfig
 
 FILE = Path(bad_adapters.__file__).resolve()
 TARGET = f"{FILE}:everything"

@@ -58,7 +58,7 @@ def test_system_exit_at_import_is_a_usage_error(tmp_path):
 
 def test_an_unexpected_failure_is_exit_2_never_0_or_1(monkeypatch, capsys):
     """The CLI's last line of defence: whatever escapes, the exit code says 'error'."""
-    from auditor import cli
+    from auditor.shell import cli
 
     def escape(args):
         raise SystemExit(0)
@@ -66,3 +66,12 @@ def test_an_unexpected_failure_is_exit_2_never_0_or_1(monkeypatch, capsys):
     monkeypatch.setattr(cli, "_cmd_list", escape)
     assert cli.main(["list"]) == cli.EXIT_ERROR
     assert "the run failed unexpectedly: SystemExit: 0" in capsys.readouterr().err
+
+
+def test_help_still_exits_0(capsys):
+    from auditor.shell import cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["run", "--help"])
+    assert stop.value.code == 0
+    assert "--adapter" in capsys.readouterr().out

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from auditor.errors import AdapterOutputError
-from auditor.sampling import check_outputs
-from auditor.validation import check_adapter
+from auditor.core.errors import AdapterOutputError
+from auditor.core.spec import check_adapter
+from auditor.engine.sampling import check_outputs
 
 
 class Stub:

@@ -10,7 +10,7 @@ import bad_adapters
 from attacks import load_attacks
 from auditor import AuditConfig, run_audit
 from auditor.adapters.textbook import NaiveExponential
-from auditor.backends import EngineConfig
+from auditor.core.configs import EngineConfig
 
 
 class HangingOracle(NaiveExponential):

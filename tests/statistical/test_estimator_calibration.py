@@ -13,7 +13,8 @@ from __future__ import annotations
 import pytest
 
 from attacks.black_box import BlackBoxAttack
-from auditor.runner import AuditConfig, run_audit
+from auditor.core.configs import AuditConfig
+from auditor.engine.runner import run_audit
 from bench.calibration import run_calibration
 from bench.correct_mechanisms import HalfLeak, RandomizedResponse
 

@@ -13,8 +13,9 @@ from float_mechanisms import PythonInverseCDFLaplace, TextbookGaussian
 
 from attacks import load_attacks
 from auditor.adapters.textbook import TextbookLaplace
-from auditor.results import Verdict
-from auditor.runner import AuditConfig, run_audit
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.engine.runner import run_audit
 
 ONE_LOOK = ((1.0, 1.0),)
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import pytest
 
 from auditor.adapters.reference import builtin_adapters
-from auditor.results import Verdict
+from auditor.core.results import Verdict
 
 
 @pytest.mark.parametrize("budget", [5_000, pytest.param(200_000, marks=pytest.mark.slow)])
 def test_reference_adapters_pass_their_own_audit(budget: int) -> None:
     from attacks import load_attacks
-    from auditor.runner import AuditConfig, run_audit
+    from auditor.core.configs import AuditConfig
+    from auditor.engine.runner import run_audit
 
     config = AuditConfig(budget=budget, seed=11)
     report = run_audit(builtin_adapters(), load_attacks(config.attacks), config)

@@ -25,8 +25,9 @@ import numpy as np
 import pytest
 
 from attacks import load_attacks
-from auditor.results import Verdict
-from auditor.runner import AuditConfig, run_audit
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.engine.runner import run_audit
 from reports.json_report import render_json
 
 

@@ -11,13 +11,14 @@ import pytest
 
 from auditor.adapters.reference_dataset import builtin_adapters as dataset_adapters
 from auditor.adapters.reference_selection import builtin_adapters as selection_adapters
-from auditor.results import Verdict
+from auditor.core.results import Verdict
 
 
 @pytest.mark.parametrize("budget", [5_000, pytest.param(100_000, marks=pytest.mark.slow)])
 def test_selection_and_dataset_reference_adapters_pass_their_own_audit(budget: int) -> None:
     from attacks import load_attacks
-    from auditor.runner import AuditConfig, run_audit
+    from auditor.core.configs import AuditConfig
+    from auditor.engine.runner import run_audit
 
     adapters = selection_adapters() + dataset_adapters()
     claims = {a.name: a.epsilon for a in adapters}

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from attacks.black_box import BlackBoxAttack
-from auditor.certify import MIN_LOOK, PILOT_SHARE, Certifier, plan_looks
-from auditor.estimators.clopper_pearson import epsilon_lower_bound
-from auditor.runner import DEFAULT_LOOKS, AuditConfig, run_audit
-from auditor.trials import Event, Trial
-from auditor.validation import check_adapter
+from auditor.core.configs import DEFAULT_LOOKS, AuditConfig
+from auditor.core.spec import check_adapter
+from auditor.core.trials import Event, Trial
+from auditor.engine.certify import MIN_LOOK, PILOT_SHARE, Certifier, plan_looks
+from auditor.engine.runner import run_audit
+from auditor.statistics.clopper_pearson import epsilon_lower_bound
 from bench.correct_mechanisms import HalfLeak, RandomizedResponse, SnappedLaplace
 
 

@@ -6,7 +6,7 @@ import textwrap
 import pytest
 from engine_fixtures import strip_timing
 
-from auditor.cli import main
+from auditor.shell.cli import main
 
 TEXTBOOK = textwrap.dedent(
     """

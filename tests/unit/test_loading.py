@@ -3,7 +3,7 @@ import textwrap
 import pytest
 
 from auditor import AdapterLoadError, load_target
-from auditor.loading import load_builtins
+from auditor.shell.loading import load_builtins
 
 ADAPTER_FILE = textwrap.dedent(
     """

@@ -97,7 +97,7 @@ def test_lsb_event_certified_on_fresh_samples_only():
     )
     (r,) = report.results
     assert r.verdict is Verdict.VIOLATION and r.best.estimate.white_box
-    # the pilot stage (auditor/certify.py) chooses on 250 outputs and certifies on the next 250;
+    # the pilot stage (auditor/engine/certify.py) chooses on 250 outputs and certifies on the next 250;
     # either way the certifying outputs come after the ones the event was chosen on
     assert r.best.n_train in (250, 1000)
     assert r.best.n_train + r.best.estimate.counts.n0 <= 20_000

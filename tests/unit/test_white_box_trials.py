@@ -9,10 +9,11 @@ import jsonschema
 import numpy as np
 
 from attacks.selection_common import FixedAndLearnedEvents, NoEvents, index_set_event
-from auditor.estimators.exact import WHITE_BOX_ESTIMATOR, exact_estimate
-from auditor.results import ExactEvidence, Verdict
-from auditor.runner import AuditConfig, run_audit
-from auditor.trials import Trial
+from auditor.core.configs import AuditConfig
+from auditor.core.results import ExactEvidence, Verdict
+from auditor.core.trials import Trial
+from auditor.engine.runner import run_audit
+from auditor.statistics.exact import WHITE_BOX_ESTIMATOR, exact_estimate
 from reports.html import render_html
 from reports.json_report import render_json
 from reports.junit import render_junit

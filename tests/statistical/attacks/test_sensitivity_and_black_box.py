@@ -25,8 +25,9 @@ from audit_fixtures import GeometricLaplace, RandomizedResponse
 from attacks import load_attacks
 from attacks.sensitivity import WHITE_BOX_SENSITIVITY
 from auditor.adapters.reference_dataset import PTRMedianAdapter
-from auditor.results import Verdict
-from auditor.runner import AuditConfig, run_audit
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.engine.runner import run_audit
 
 ALPHA = 0.01
 BUDGET = 20_000

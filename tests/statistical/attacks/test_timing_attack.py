@@ -16,8 +16,9 @@ import pytest
 from attack_fixtures import PaddedDiscreteLaplace, SlowTailDiscreteLaplace
 
 from attacks import load_attacks
-from auditor.results import Verdict
-from auditor.runner import AuditConfig, run_audit
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.engine.runner import run_audit
 
 ALPHA = 0.01
 BUDGET = 3_000

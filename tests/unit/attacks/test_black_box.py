@@ -18,8 +18,8 @@ from attacks.black_box import (
     _chain_length,
     _shifted,
 )
-from auditor.trials import CertificationPlan
-from auditor.validation import check_adapter
+from auditor.core.spec import check_adapter
+from auditor.core.trials import CertificationPlan
 
 
 class _Additive:
@@ -174,7 +174,7 @@ def test_narrow_query_bounds_get_a_random_offset_inside():
 
 def test_event_labels_name_large_values_exactly():
     """Neighbouring inputs 2**33 and 2**33 + 1 must not both print as 8.58993e+09."""
-    from auditor.estimators.event_selection import outcome_set_event, threshold_event
+    from auditor.statistics.events.event_selection import outcome_set_event, threshold_event
 
     assert outcome_set_event(np.array([2**33 + 1])).description == "output == 8589934593"
     assert threshold_event(0.1 + 2**-40, above=True).description == f"output > {0.1 + 2**-40!r}"

@@ -36,9 +36,10 @@ from attacks.laplace_models import (
 )
 from attacks.lsb_laplace import LSBDistinguisher, select_model
 from auditor.adapters.textbook import TextbookLaplace
-from auditor.results import Verdict
-from auditor.runner import AuditConfig, run_audit
-from auditor.trials import CertificationPlan
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.core.trials import CertificationPlan
+from auditor.engine.runner import run_audit
 
 PLAN = CertificationPlan(n=1000, alpha=0.01, epsilon=1.0, delta=0.0)
 

@@ -32,10 +32,11 @@ from attacks.precision import (
     not_multiple,
     rescaled_tests,
 )
-from auditor.results import Verdict
-from auditor.runner import AuditConfig, run_audit
-from auditor.trials import CertificationPlan
-from auditor.validation import check_adapter
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.core.spec import check_adapter
+from auditor.core.trials import CertificationPlan
+from auditor.engine.runner import run_audit
 
 PLAN = CertificationPlan(n=1000, alpha=0.01, epsilon=1.0, delta=0.0)
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)

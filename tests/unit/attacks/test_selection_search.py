@@ -14,8 +14,8 @@ from attacks.selection_search import (
     SelectionSearchAttack,
     signs_for,
 )
-from auditor.estimators.event_selection import DataDrivenEvents
-from auditor.validation import check_adapter
+from auditor.core.spec import check_adapter
+from auditor.statistics.events.event_selection import DataDrivenEvents
 
 
 class NoSampling:

@@ -20,9 +20,9 @@ from attacks.sensitivity import (
     candidates,
     model_differences,
 )
-from auditor.errors import AdapterContractError, AdapterOutputError, AdapterRaised
-from auditor.probes import declared_sensitivity, noiseless_release
-from auditor.validation import check_adapter
+from auditor.core.errors import AdapterContractError, AdapterOutputError, AdapterRaised
+from auditor.core.spec import check_adapter
+from auditor.engine.probes import declared_sensitivity, noiseless_release
 
 DOMAINS = [
     ((2.0**50, 2.0**50 + 1.0), "replace"),
@@ -191,7 +191,8 @@ def test_probe_answers_are_checked_and_integers_stay_exact():
 
 def test_white_box_findings_render_without_clopper_pearson_wording():
     from attacks import load_attacks
-    from auditor.runner import AuditConfig, run_audit
+    from auditor.core.configs import AuditConfig
+    from auditor.engine.runner import run_audit
     from reports import RENDERERS
 
     report = run_audit(
@@ -206,7 +207,7 @@ def test_white_box_findings_render_without_clopper_pearson_wording():
 
 
 def test_conformance_check_covers_the_probe():
-    from auditor.testing import check_adapter_conformance
+    from auditor.shell.testing import check_adapter_conformance
 
     check_adapter_conformance(NaiveFloatSumWithProbe())
     check_adapter_conformance(ExactIntegerSum())

@@ -5,11 +5,11 @@ import pytest
 from audit_fixtures import GeometricLaplace, RandomizedResponse
 
 from attacks.timing import JointTimingEvents, TimingAttack
-from auditor.errors import AdapterOutputError, AdapterRaised
-from auditor.estimators.event_selection import DataDrivenEvents
-from auditor.timed_sampling import WARM_UP_CALLS, draw_timed_pair, is_timed
-from auditor.trials import CertificationPlan
-from auditor.validation import check_adapter
+from auditor.core.errors import AdapterOutputError, AdapterRaised
+from auditor.core.spec import check_adapter
+from auditor.core.trials import CertificationPlan
+from auditor.engine.timed_sampling import WARM_UP_CALLS, draw_timed_pair, is_timed
+from auditor.statistics.events.event_selection import DataDrivenEvents
 
 
 class _Recorder:

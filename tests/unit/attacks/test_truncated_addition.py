@@ -17,9 +17,10 @@ from attacks import ATTACKS, load_attacks
 from attacks.exact_selection import exact_em_probabilities, exact_mass
 from attacks.selection_common import CONVENTIONS, are_neighbours
 from attacks.truncated_addition import TruncatedAdditionAttack, candidate_pairs
-from auditor.estimators.exact import WHITE_BOX_ESTIMATOR
-from auditor.results import Verdict
-from auditor.runner import AuditConfig, run_audit
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.engine.runner import run_audit
+from auditor.statistics.exact import WHITE_BOX_ESTIMATOR
 from reports.json_report import render_json
 from reports.markdown import render_markdown
 
@@ -84,7 +85,7 @@ class ExactEM:
 
 def test_registered_and_needs_the_oracle():
     assert ATTACKS["truncated-addition"] == "attacks.truncated_addition:TruncatedAdditionAttack"
-    from auditor.validation import check_adapter
+    from auditor.core.spec import check_adapter
 
     attack = TruncatedAdditionAttack()
     assert attack.applies_to(check_adapter(NaiveEM()))

@@ -15,8 +15,8 @@ from attacks.zero_rounding import (
     edge_utility,
     weight_scales,
 )
-from auditor.errors import AdapterContractError
-from auditor.validation import check_adapter
+from auditor.core.errors import AdapterContractError
+from auditor.core.spec import check_adapter
 
 
 class NoSampling:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditor.cli import main
+from auditor.shell.cli import main
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from engine_fixtures import strip_timing
 from attacks import load_attacks
 from auditor import AuditConfig, run_audit
 from auditor.adapters.textbook import TextbookLaplace
-from auditor.backends import EngineConfig
+from auditor.core.configs import EngineConfig
 
 # every test here is slow; importing distributed inside them keeps the default run free of a
 # "skipped" line when the dask extra is not installed
@@ -103,9 +103,9 @@ def test_a_cluster_that_lost_every_worker_ends_the_request_with_an_error(monkeyp
     pytest.importorskip("distributed")
     import time
 
-    from auditor.backends import dask_backend, local
-    from auditor.errors import BackendUnavailable
-    from auditor.validation import check_adapter
+    from auditor.core.errors import BackendUnavailable
+    from auditor.core.spec import check_adapter
+    from auditor.engine.backends import dask_backend, local
 
     monkeypatch.setattr(local, "MIN_LOAD_TIMEOUT", 2.0)
     spec = check_adapter(GeometricLaplace(1.0, name="good.dlap"))
@@ -129,7 +129,7 @@ def test_a_call_that_holds_the_gil_is_an_error_once_the_scheduler_restarts_its_w
 ):
     """Its worker cannot answer how long its chunk has run; the worker TTL catches it."""
     pytest.importorskip("distributed")
-    from auditor.backends import local
+    from auditor.engine.backends import local
 
     monkeypatch.setattr(local, "MIN_LOAD_TIMEOUT", 3.0)  # the worker TTL: max(2, 3) s
     holds = _bad_adapters().HoldsTheGILOnLargeCalls("bad.holds_gil")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from auditor import InvalidArgument
-from auditor.backends.dask_backend import DaskSampler
-from auditor.backends.worker import installed_version
+from auditor.engine.backends.dask_backend import DaskSampler
+from auditor.engine.backends.worker import installed_version
 
 
 class FakeClient:

@@ -9,11 +9,11 @@ import cloudpickle
 import pytest
 from audit_fixtures import GeometricLaplace
 
-from auditor.backends import dask_backend, local, worker
-from auditor.backends.dask_backend import DaskSampler, _Group
-from auditor.backends.worker import AdapterSource, Task, fingerprint
-from auditor.errors import BackendUnavailable
-from auditor.validation import check_adapter
+from auditor.core.errors import BackendUnavailable
+from auditor.core.spec import check_adapter
+from auditor.engine.backends import dask_backend, local, worker
+from auditor.engine.backends.dask_backend import DaskSampler, _Group
+from auditor.engine.backends.worker import AdapterSource, Task, fingerprint
 
 
 class FakeFuture:

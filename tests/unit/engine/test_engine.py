@@ -13,11 +13,11 @@ from engine_fixtures import Counter, Exits, SeedIgnored, strip_timing
 from attacks import load_attacks
 from auditor import AuditConfig, InvalidArgument, run_audit
 from auditor.adapters.textbook import TextbookLaplace
-from auditor.backends import EngineConfig
-from auditor.backends.local import LocalProcessSampler
-from auditor.errors import AdapterCrashed
-from auditor.sampling import InProcessSampler, chunk_sizes, draw
-from auditor.validation import check_adapter
+from auditor.core.configs import EngineConfig
+from auditor.core.errors import AdapterCrashed
+from auditor.core.spec import check_adapter
+from auditor.engine.backends.local import LocalProcessSampler
+from auditor.engine.sampling import InProcessSampler, chunk_sizes, draw
 
 
 @pytest.mark.parametrize("n", [0, 1, 4095, 4096, 4097, 100_000, 1 << 20, 3_000_001])

@@ -11,14 +11,14 @@ from audit_fixtures import GeometricLaplace, RandomizedResponse
 from engine_fixtures import SleepsOnLargeCalls
 
 from attacks.black_box import BlackBoxAttack
-from auditor.backends.local import LocalProcessSampler
-from auditor.backends.pool import DEPTH, ProcessPool
-from auditor.backends.worker import Task
-from auditor.certify import Certifier, batch_schedule, plan_looks
-from auditor.errors import AdapterTimeout
-from auditor.runner import DEFAULT_LOOKS, AuditConfig
-from auditor.sampling import InProcessSampler, LazyCounts
-from auditor.validation import check_adapter
+from auditor.core.configs import DEFAULT_LOOKS, AuditConfig
+from auditor.core.errors import AdapterTimeout
+from auditor.core.spec import check_adapter
+from auditor.engine.backends.local import LocalProcessSampler
+from auditor.engine.backends.pool import DEPTH, ProcessPool
+from auditor.engine.backends.worker import Task
+from auditor.engine.certify import Certifier, batch_schedule, plan_looks
+from auditor.engine.sampling import InProcessSampler, LazyCounts
 
 
 class Recording(InProcessSampler):
@@ -91,7 +91,7 @@ def test_batches_are_numbered_across_looks_and_respect_the_batch_size():
 def _task(name: str, n: int, adapter=None) -> Task:
     import cloudpickle
 
-    from auditor.backends.worker import AdapterSource, fingerprint
+    from auditor.engine.backends.worker import AdapterSource, fingerprint
 
     spec = check_adapter(adapter if adapter is not None else GeometricLaplace(1.0, name=name))
     source = AdapterSource("pickle", cloudpickle.dumps(spec.adapter), name, fingerprint(spec))

@@ -6,8 +6,14 @@ import numpy as np
 
 from attacks.black_box import BlackBoxAttack
 from auditor.adapters.textbook import TextbookLaplace
-from auditor.estimators.bit_events import CellUnion, bit_cell_events, cell_keys, describe_cell
-from auditor.runner import AuditConfig, run_audit
+from auditor.core.configs import AuditConfig
+from auditor.engine.runner import run_audit
+from auditor.statistics.events.bit_events import (
+    CellUnion,
+    bit_cell_events,
+    cell_keys,
+    describe_cell,
+)
 
 
 def test_cell_keys_separate_sign_binade_and_last_bits() -> None:

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from scipy import special, stats
 from statsmodels.stats.proportion import proportion_confint
 
-from auditor.errors import InvalidArgument
-from auditor.estimators.clopper_pearson import (
+from auditor.core.errors import InvalidArgument
+from auditor.statistics.clopper_pearson import (
     best_split,
     cp_lower,
     cp_lower_array,

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from auditor.errors import InvalidArgument
-from auditor.estimators.clopper_pearson import epsilon_lower_bound
-from auditor.estimators.power import detectable_epsilon, detection_probability, power_statement
+from auditor.core.errors import InvalidArgument
+from auditor.statistics.clopper_pearson import epsilon_lower_bound
+from auditor.statistics.power import detectable_epsilon, detection_probability, power_statement
 
 
 def test_exact_probability_matches_simulation() -> None:

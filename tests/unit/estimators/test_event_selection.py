@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from auditor.estimators.classifier_events import classifier_events, float_features
-from auditor.estimators.clopper_pearson import epsilon_lower_bound
-from auditor.estimators.event_selection import DataDrivenEvents, predicted_scores
-from auditor.estimators.histogram_events import BinUnion, histogram_events
-from auditor.trials import CertificationPlan
+from auditor.core.trials import CertificationPlan
+from auditor.statistics.clopper_pearson import epsilon_lower_bound
+from auditor.statistics.events.classifier_events import classifier_events, float_features
+from auditor.statistics.events.event_selection import DataDrivenEvents, predicted_scores
+from auditor.statistics.events.histogram_events import BinUnion, histogram_events
 
 PLAN = CertificationPlan(n=40_000, alpha=0.05 / 16, epsilon=1.0, delta=0.0)
 

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from auditor.errors import InvalidArgument
-from auditor.estimators.exact import (
+from auditor.core.errors import InvalidArgument
+from auditor.statistics.exact import (
     SMALLEST_POSITIVE,
     WHITE_BOX_ESTIMATOR,
     exact_epsilon,

@@ -15,7 +15,8 @@ import pytest
 
 from attacks import load_attacks
 from auditor.adapters.textbook import TextbookLaplace
-from auditor.runner import AuditConfig, run_audit
+from auditor.core.configs import AuditConfig
+from auditor.engine.runner import run_audit
 
 HOSTILE_NAME = "<script>alert(1)</script>"
 

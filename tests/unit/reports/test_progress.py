@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import io
 
-from auditor.progress import TerminalProgress
+from auditor.shell.progress import TerminalProgress
 
 
 class _Tty(io.StringIO):

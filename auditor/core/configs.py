@@ -1,0 +1,134 @@
+"""The settings of a run: what it computes (``AuditConfig``) and where it executes
+(``EngineConfig``).  Both are frozen and check themselves, so a bad value is a one-line
+``InvalidArgument`` before anything is sampled, whichever front end built them."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import partial
+
+from auditor.core.errors import InvalidArgument
+from auditor.core.spec import AdapterSpec
+from reference_mechanisms.params import check_integer, check_real
+
+_integer = partial(check_integer, error=InvalidArgument)
+_real = partial(check_real, error=InvalidArgument)
+
+#: (fraction of the certification samples seen, share of the test's alpha) at each look
+#: (after the certifier's pilot stage; see auditor/engine/certify.py and docs/estimators.md)
+DEFAULT_LOOKS: tuple[tuple[float, float], ...] = ((1 / 16, 0.05), (1 / 4, 0.1), (1.0, 0.85))
+DEFAULT_BUDGET = 200_000
+#: budget for adapters that declare ``vectorised = False`` (one library call per output)
+DEFAULT_LOOP_BUDGET = 20_000
+MIN_BUDGET = 100
+
+#: seconds one ``sample`` call may take before the adapter is reported as hung
+DEFAULT_TIMEOUT = 120.0
+#: upper limit of ``--workers`` (a guard against typos, not a performance limit)
+MAX_WORKERS = 1024
+#: upper limit of ``--timeout`` (one week)
+MAX_TIMEOUT = 7 * 24 * 3600.0
+#: where sampling can run (``auditor.engine.backends`` maps each to its sampler)
+BACKEND_NAMES = ("local", "inline", "dask")
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    """Settings of one run.
+
+    ``budget`` is the largest number of outputs drawn on each neighbouring input of one trial
+    (training plus certification); adapters that declare ``vectorised = False`` get
+    ``min(budget, loop_budget)`` instead, so a slow library cannot stall the run.  The sizes are
+    fixed before anything is sampled, so they never depend on what the samples show.
+    ``alpha`` is the family-wise significance of the whole run.
+    """
+
+    budget: int = DEFAULT_BUDGET
+    loop_budget: int = DEFAULT_LOOP_BUDGET
+    alpha: float = 0.05
+    seed: int = 0
+    attacks: tuple[str, ...] | None = None
+    looks: tuple[tuple[float, float], ...] = DEFAULT_LOOKS
+    batch_size: int = 1 << 22
+    #: most outputs per side a distinguisher trains on; the rest of the budget certifies.
+    #: Bounds the run's memory (training outputs are held in memory, certification only
+    #: counts) and changes nothing for budgets up to about 10^7.
+    max_train: int = 1 << 21
+
+    def budget_for(self, spec: AdapterSpec) -> int:
+        """Outputs per neighbouring input per trial for this adapter."""
+        return self.budget if spec.vectorised else min(self.budget, self.loop_budget)
+
+    def __post_init__(self) -> None:
+        for field in ("budget", "loop_budget", "max_train"):
+            _integer(getattr(self, field), field, minimum=MIN_BUDGET)
+        _integer(self.batch_size, "batch_size", minimum=1)
+        _real(self.alpha, "alpha", "(0, 1)")
+        _integer(self.seed, "seed", minimum=0)
+        fractions = [f for f, _ in self.looks]
+        shares = sum(s for _, s in self.looks)
+        if (
+            not self.looks
+            or fractions != sorted(fractions)
+            or fractions[-1] != 1.0
+            or shares > 1 + 1e-12
+        ):
+            raise InvalidArgument(
+                f"looks={self.looks!r} must have increasing fractions ending at 1.0 and shares "
+                "summing to <= 1"
+            )
+
+
+def default_workers() -> int:
+    """The number of CPUs this process may use, at most 8 (each worker holds its adapters)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(8, cpus))
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """How the audit executes — never what it computes (reports do not depend on it).
+
+    ``backend``: ``"local"`` (worker processes, isolated: a hang or crash costs one worker),
+    ``"inline"`` (this process; no crash isolation) or ``"dask"``.  ``workers``: processes
+    (local) or, for Dask, worker processes of the ``LocalCluster`` started when no
+    ``scheduler`` is given; None means :func:`default_workers`.  ``timeout``: seconds per
+    ``sample`` call, None for no limit.  ``scheduler``: a Dask scheduler address.
+    """
+
+    backend: str = "local"
+    workers: int | None = None
+    timeout: float | None = DEFAULT_TIMEOUT
+    scheduler: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKEND_NAMES:
+            raise InvalidArgument(
+                f"backend={self.backend!r} is not one of: {', '.join(BACKEND_NAMES)}"
+            )
+        if self.workers is not None:
+            _integer(self.workers, "workers", minimum=1, maximum=MAX_WORKERS)
+        if self.timeout is not None:
+            _real(self.timeout, "timeout", f"(0, {MAX_TIMEOUT:g}]", what="a number of seconds")
+        if self.scheduler is not None:
+            if self.backend != "dask":
+                raise InvalidArgument(
+                    f"scheduler={self.scheduler!r} needs backend='dask' (backend is {self.backend!r})"
+                )
+            if not isinstance(self.scheduler, str) or not self.scheduler.strip():
+                raise InvalidArgument(
+                    f"scheduler={self.scheduler!r} must be an address such as tcp://host:8786"
+                )
+
+    @property
+    def n_workers(self) -> int:
+        return self.workers if self.workers is not None else default_workers()
+
+    @classmethod
+    def in_process(cls, timeout: float | None = None) -> EngineConfig:
+        """The Python API's default: this process, no isolation (the spine's behaviour)."""
+        return cls(backend="inline", workers=1, timeout=timeout)

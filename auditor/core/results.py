@@ -1,0 +1,281 @@
+"""Result objects: built once, frozen, carrying the raw evidence behind every number.
+
+Every bound in a report can be re-derived from the counts stored next to it with
+``auditor.statistics.clopper_pearson.epsilon_lower_bound(k0, n0, k1, n1, alpha, delta,
+alpha_split)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from auditor.core.claims import PrivacyClaim
+
+SCHEMA = "dp-audit/1"
+
+#: at most this many outputs per input are kept in a result for plots (never used for a bound)
+OUTPUT_SAMPLE_SIZE = 2000
+
+
+class Verdict(StrEnum):
+    VIOLATION = "violation"
+    NO_VIOLATION = "no_violation"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def jsonable(value: Any) -> Any:
+    """Queries, counts and settings as plain JSON values (arrays become lists, numpy scalars Python ones)."""
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.integer | bool):
+        return int(value) if not isinstance(value, bool) else value
+    if isinstance(value, np.floating | float):
+        v = float(value)
+        return v if math.isfinite(v) else str(v)
+    return value
+
+
+@dataclass(frozen=True)
+class EventCounts:
+    """How often the event occurred: ``k0`` of ``n0`` outputs on x, ``k1`` of ``n1`` on x'."""
+
+    n0: int
+    k0: int
+    n1: int
+    k1: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"n0": self.n0, "k0": self.k0, "n1": self.n1, "k1": self.k1}
+
+
+@dataclass(frozen=True)
+class EpsilonEstimate:
+    """A certified lower bound on epsilon for one event, at significance ``alpha``.
+
+    ``epsilon_lower_bound`` holds with probability >= 1 - ``alpha`` (this event's share of the
+    run's family-wise budget) and is re-derivable as ``epsilon_lower_bound(k0, n0, k1, n1,
+    alpha, delta, alpha_split)``.  ``point_estimate`` is the plug-in value on the same held-out
+    certification counts, for reading only.
+
+    White-box estimates (``estimator == WHITE_BOX_ESTIMATOR``) come from the adapter's own
+    probability oracle, not from samples: ``probabilities = (P[S | x], P[S | x'])`` are exact
+    (no sampling error, all counts 0) under the assumption that the oracle describes the
+    sampler; the bound holds at every significance, and ``alpha`` records the run's per-test
+    alpha only so that every estimate carries one in (0, 1).  ``unbounded`` means P[S | x'] is
+    exactly 0 while P[S | x] > delta, i.e. epsilon is infinite; ``epsilon_lower_bound`` then holds a finite stand-in (see
+    ``auditor.statistics.exact``) so that report.json stays valid JSON.
+    """
+
+    epsilon_lower_bound: float
+    point_estimate: float
+    alpha: float
+    delta: float
+    event: str
+    counts: EventCounts
+    estimator: str = "clopper-pearson"
+    white_box: bool = False
+    #: share of ``alpha`` spent on the lower limit on x (the rest on the upper limit on x'),
+    #: fixed from training data before certification
+    alpha_split: float = 0.5
+    unbounded: bool = False
+    probabilities: tuple[float, float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "epsilon_lower_bound": self.epsilon_lower_bound,
+            "point_estimate": self.point_estimate,
+            "alpha": self.alpha,
+            "delta": self.delta,
+            "event": self.event,
+            "counts": self.counts.to_dict(),
+            "estimator": self.estimator,
+            "white_box": self.white_box,
+            "alpha_split": self.alpha_split,
+            "unbounded": self.unbounded,
+            "probabilities": _probabilities_dict(self.probabilities),
+        }
+
+
+def _probabilities_dict(p: tuple[float, float] | None) -> dict[str, float] | None:
+    return None if p is None else {"p0": float(p[0]), "p1": float(p[1])}
+
+
+@dataclass(frozen=True)
+class ExactEvidence:
+    """What a white-box check (``Trial.exact``) returns: the neighbours it used and the estimate."""
+
+    x: Any
+    x_prime: Any
+    estimate: EpsilonEstimate
+
+
+@dataclass(frozen=True, eq=False)
+class OutputSample:
+    """A few outputs on each neighbouring input, kept only so reports can plot them.
+
+    ``x`` and ``x_prime`` follow the finding's bound order; ``in_event_x`` and
+    ``in_event_x_prime`` say which of them lie in the finding's event.  ``source`` is
+    ``"training"`` (the outputs the event was chosen on) or ``"plot"`` (fresh outputs drawn for
+    the plot alone, for distinguishers without a training split).  No bound is computed
+    from these outputs.
+    """
+
+    x: np.ndarray
+    x_prime: np.ndarray
+    in_event_x: np.ndarray
+    in_event_x_prime: np.ndarray
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "x": jsonable(self.x),
+            "x_prime": jsonable(self.x_prime),
+            "in_event_x": [int(b) for b in np.asarray(self.in_event_x, dtype=bool)],
+            "in_event_x_prime": [int(b) for b in np.asarray(self.in_event_x_prime, dtype=bool)],
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The best certified event of one trial, with the neighbouring inputs in bound order.
+
+    ``x`` is the input on which the event is more likely (the numerator of the ratio).
+    """
+
+    attack: str
+    trial: str
+    x: Any
+    x_prime: Any
+    estimate: EpsilonEstimate
+    n_train: int
+    n_certify: int
+    looks: int
+    #: power statement of this finding's event (see ``auditor.statistics.power``); None when
+    #: the finding is a violation
+    power: dict[str, Any] | None = None
+    output_sample: OutputSample | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "attack": self.attack,
+            "trial": self.trial,
+            "queries": [jsonable(self.x), jsonable(self.x_prime)],
+            "n_train": self.n_train,
+            "n_certify": self.n_certify,
+            "looks": self.looks,
+            **self.estimate.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class AdapterResult:
+    """The verdict on one adapter and the evidence for it."""
+
+    adapter: str
+    family: str
+    claim: PrivacyClaim | None
+    verdict: Verdict
+    best: Finding | None = None
+    findings: tuple[Finding, ...] = ()
+    error: str | None = None
+    library: str = ""
+    library_version: str = ""
+    samples: int = 0
+    seconds: float = 0.0
+    notes: tuple[str, ...] = ()
+    power: dict[str, Any] | None = None
+
+    @property
+    def epsilon_lower_bound(self) -> float:
+        return self.best.estimate.epsilon_lower_bound if self.best else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        best = self.best
+        return {
+            "adapter": self.adapter,
+            "family": self.family,
+            "claim": self.claim.to_dict() if self.claim else None,
+            "verdict": self.verdict.value,
+            "epsilon_lower_bound": self.epsilon_lower_bound,
+            "point_estimate": best.estimate.point_estimate if best else None,
+            "attack": best.attack if best else None,
+            "estimator": best.estimate.estimator if best else None,
+            "queries": [jsonable(best.x), jsonable(best.x_prime)] if best else None,
+            "event": best.estimate.event if best else None,
+            "white_box": best.estimate.white_box if best else None,
+            "unbounded": best.estimate.unbounded if best else None,
+            "probabilities": _probabilities_dict(best.estimate.probabilities) if best else None,
+            "alpha": best.estimate.alpha if best else None,
+            "alpha_split": best.estimate.alpha_split if best else None,
+            "counts": best.estimate.counts.to_dict() if best else None,
+            "error": self.error,
+            "library": {"name": self.library, "version": self.library_version},
+            "samples": self.samples,
+            "notes": list(self.notes),
+            "power": self.power,
+            "findings": [f.to_dict() for f in self.findings],
+            "output_sample": (
+                best.output_sample.to_dict() if best and best.output_sample else None
+            ),
+            "timing": {"seconds": round(self.seconds, 3)},
+        }
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The whole run: settings, provenance, family-wise budget and one result per adapter."""
+
+    alpha: float
+    seed: int
+    budget: int
+    tests: int
+    results: tuple[AdapterResult, ...]
+    versions: dict[str, str] = field(default_factory=dict)
+    platform: dict[str, str] = field(default_factory=dict)
+    skipped: tuple[str, ...] = ()
+    wall_seconds: float = 0.0
+    started: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """1 if any violation was certified, else 2 if any adapter errored, else 0."""
+        verdicts = {r.verdict for r in self.results}
+        if Verdict.VIOLATION in verdicts:
+            return 1
+        if Verdict.ERROR in verdicts:
+            return 2
+        return 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "alpha": self.alpha,
+            "seed": self.seed,
+            "budget": self.budget,
+            "settings": dict(self.settings),
+            "multiple_comparisons": {
+                "method": "bonferroni",
+                "tests": self.tests,
+                "per_test_alpha": self.alpha / self.tests if self.tests else None,
+                "note": "each test is one event in one direction of one trial; looks share its alpha",
+            },
+            "versions": dict(self.versions),
+            "platform": dict(self.platform),
+            "skipped": list(self.skipped),
+            "results": [r.to_dict() for r in self.results],
+            "timing": {"wall_seconds": round(self.wall_seconds, 3), "started": self.started},
+        }

@@ -1,0 +1,75 @@
+"""Events, trials and the certification plan a distinguisher is told about."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from auditor.core.interfaces import Distinguisher
+    from auditor.core.results import ExactEvidence
+    from auditor.core.spec import AdapterSpec
+
+#: ``exact(spec) -> ExactEvidence | None``: a white-box check with no sampling error
+ExactCheck = Callable[["AdapterSpec"], "ExactEvidence | None"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """A measurable set of outputs: ``predicate(outputs)`` is a boolean array, one per output.
+
+    ``description`` is what a reviewer reads in the report ("output > 0.73", "output is not a
+    value numpy's Laplace sampler can produce at input 1.0").  ``white_box`` marks events that
+    rely on a model of the implementation's sampler.
+    """
+
+    description: str
+    predicate: Callable[[np.ndarray], np.ndarray] = field(repr=False, compare=False)
+    white_box: bool = False
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        hits = np.asarray(self.predicate(outputs), dtype=bool)
+        if hits.shape != (len(outputs),):
+            raise ValueError(
+                f"event {self.description!r} returned shape {hits.shape}, expected ({len(outputs)},)"
+            )
+        return hits
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One neighbouring pair ``(x, x_prime)`` and the distinguisher that looks for events.
+
+    ``x`` and ``x_prime`` are queries of the adapter's family and must be neighbours under the
+    adapter's declared sensitivity or neighbouring relation.
+
+    ``exact`` (optional) is a white-box check the certifier runs before sampling: it may query
+    the adapter's own oracles (e.g. ``probabilities(query)``, never ``sample``) and return
+    evidence that needs no statistics.  Every pair of inputs it reports must be neighbours too.
+    A trial that only has an exact check uses a distinguisher with ``max_events = 0`` and so
+    reserves none of the run's alpha.
+    """
+
+    x: Any
+    x_prime: Any
+    distinguisher: Distinguisher
+    description: str
+    exact: ExactCheck | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class CertificationPlan:
+    """What a distinguisher may know about the certification that follows its proposal.
+
+    ``n`` samples per side will be used, each event and direction is certified at
+    significance ``alpha``; the claim under audit is (``epsilon``, ``delta``).  Distinguishers
+    use this to prefer events that can certify a large bound at this ``n``.
+    """
+
+    n: int
+    alpha: float
+    epsilon: float
+    delta: float

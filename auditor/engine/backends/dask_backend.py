@@ -1,0 +1,308 @@
+"""Sampling on a Dask cluster (``--backend dask [--scheduler ADDRESS]``).
+
+Without a scheduler address a ``distributed.LocalCluster`` of ``workers`` processes (one thread
+each) is started for the run and closed after it.  With an address, the run connects to that
+scheduler; its workers need dp-audit installed and the adapters' targets importable (a
+``file.py:attr`` target must exist at the same absolute path on every worker).
+
+Tasks are the same seeded chunks as the local backend's, so results are identical.  Isolation
+is weaker than locally: a crashed worker is reported (the scheduler is told to give up at once,
+not to retry the task elsewhere, for the LocalCluster it starts), but a hung task can only be
+abandoned and its worker asked to restart.  While it waits, the main process asks the workers
+every second how long the awaited task's current chunk has run (``running_chunks``): a chunk
+is timed out after ``timeout`` seconds as locally, and a task queued behind another adapter's
+hung task is never blamed for it.  A call that holds the GIL silences its worker, which the
+scheduler then restarts (the LocalCluster's worker-ttl); its workers hold only the task they
+run, so a crash or restart takes no other adapter's task with it.  A cluster left without
+workers ends the wait with an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import pickle
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import CancelledError
+from typing import Any
+
+from auditor.core.errors import AdapterCrashed, AdapterTimeout, BackendUnavailable, InvalidArgument
+from auditor.engine.backends.chunked import ChunkedSampler
+from auditor.engine.backends.local import load_timeout
+from auditor.engine.backends.worker import Task, installed_version, run_tasks_remote, running_chunks
+
+#: the most outputs one Dask task samples (32 of the largest chunks)
+GROUP_OUTPUTS = 1 << 23
+#: each Dask task takes this share, per worker thread, of the chunks not yet sent
+GROUPS_PER_THREAD = 1
+#: the most seconds a wait goes without asking the workers how long the task's chunk has run
+PROBE_INTERVAL = 1.0
+
+
+class _Group:
+    """One Dask task running several consecutive chunks."""
+
+    def __init__(self, future: Any, tasks: list[Task]) -> None:
+        self.future, self.tasks = future, tasks
+        self.results: list[Any] | None = None
+        self.retried = False
+        #: the sampler's count of worker restarts when the task was (re)submitted
+        self.restarts = 0
+
+
+class _Handle:
+    """One chunk of a request: its task, and the group it was sent in."""
+
+    def __init__(self, task: Task, label: str) -> None:
+        self.task, self.label = task, label
+        self.group: _Group | None = None
+        self.position = 0
+
+
+class DaskSampler(ChunkedSampler):
+    """Runs chunk tasks on a Dask cluster (a LocalCluster when ``scheduler`` is None)."""
+
+    def __init__(
+        self,
+        workers: int,
+        timeout: float | None,
+        lock: threading.Lock | None = None,
+        scheduler: str | None = None,
+    ) -> None:
+        import dask
+        from distributed import Client, LocalCluster
+
+        super().__init__(timeout, lock)
+        self._cluster = None
+        try:
+            if scheduler is None:
+                settings = {
+                    "distributed.scheduler.allowed-failures": 0,
+                    # the statistical profiler samples stacks every 10 ms and competes for the GIL
+                    "distributed.worker.profile.enabled": False,
+                    # a worker holds only the task it runs (the others wait at the scheduler):
+                    # when an adapter crashes or hangs a worker, no other adapter's task dies
+                    # with it and is blamed (~4 % throughput at 1 worker, docs/performance.md)
+                    "distributed.scheduler.worker-saturation": 1.0,
+                    # event-loop ticks (20 ms), memory checks (100 ms) and dashboard metrics
+                    # (500 ms) cost an idle 2-worker cluster 86 ms of CPU per second in all,
+                    # 10 ms with these: CPU the chunks can use (docs/performance.md)
+                    "distributed.admin.tick.interval": "1s",
+                    "distributed.worker.memory.monitor-interval": "1s",
+                    "distributed.admin.system-monitor.interval": "5s",
+                    # Dask sets it (65536) to return freed memory to the system; setting it
+                    # also turns off glibc's adaptive mmap threshold, so every chunk-sized
+                    # array is mapped afresh: 45 % slower numpy sampling (docs/performance.md)
+                    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                }
+                if timeout is not None:
+                    # a call that never releases the GIL (a C extension's loop) silences its
+                    # worker, which cannot report its age: the scheduler restarts a worker
+                    # silent this long (Dask's default is 5 minutes, checked as often)
+                    settings["distributed.scheduler.worker-ttl"] = f"{load_timeout(timeout):g}s"
+                with dask.config.set(settings):
+                    self._cluster = LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.CRITICAL,
+                    )
+                self._client = Client(self._cluster)
+            else:
+                self._client = Client(scheduler, timeout="30s")
+        except OSError as exc:
+            if self._cluster is not None:
+                self._cluster.close()
+            raise InvalidArgument(
+                f"scheduler={scheduler!r}: cannot connect to the Dask scheduler: {exc}"
+            ) from None
+        self._check_workers()
+        self._threads = max(1, sum(self._client.nthreads().values()))
+        self._local = threading.local()
+        self._restarts = 0
+        self._restart_lock = threading.Lock()
+
+    def _check_workers(self) -> None:
+        """Import dp-audit on every worker now, and refuse a cluster that runs another version."""
+        try:
+            found = self._client.run(installed_version)
+        except Exception as exc:  # noqa: BLE001 - e.g. ModuleNotFoundError on a worker
+            self.close()
+            raise InvalidArgument(
+                f"the Dask workers cannot run dp-audit: {type(exc).__name__}: {exc}"
+            ) from None
+        mine = installed_version()
+        other = sorted({v for v in found.values() if v != mine})
+        if other:
+            self.close()
+            raise InvalidArgument(
+                f"the Dask workers run dp-audit {', '.join(other)}, this process {mine}; "
+                "install the same version on every worker"
+            )
+
+    def _submit(self, task: Task, label: str, pin: str | None) -> Any:
+        # collected per thread and sent in groups at the first wait (see _flush)
+        batch = getattr(self._local, "batch", None)
+        if batch is None:
+            batch = self._local.batch = []
+        handle = _Handle(task, label)
+        batch.append(handle)
+        return handle
+
+    def prepare(self, spec: Any, target: str | None = None) -> None:
+        if not spec.seedable:
+            # copies of an unseedable adapter on several workers could replay one random
+            # stream and fake independent samples; Dask may move tasks between workers
+            self._in_process(
+                spec, "it has no seed(), and Dask may run its chunks on several copies"
+            )
+            return
+        super().prepare(spec, target)
+
+    def _flush(self) -> None:
+        """Send this thread's pending chunks as Dask tasks of several chunks each.
+
+        Guided sizes: each group takes ``1 / (GROUPS_PER_THREAD * threads)`` of the chunks still
+        unsent (at most ``GROUP_OUTPUTS`` outputs), so the first tasks are large (few round
+        trips, Dask costs a few ms per task) and the last ones small (the workers finish
+        together, instead of one idling while another runs a large last group).
+        """
+        batch: list[_Handle] = getattr(self._local, "batch", None) or []
+        self._local.batch = []
+        if not batch:
+            return
+        largest = max(1, GROUP_OUTPUTS // max(h.task.n for h in batch))
+        start = 0
+        while start < len(batch):
+            size = min(
+                largest, math.ceil((len(batch) - start) / (GROUPS_PER_THREAD * self._threads))
+            )
+            handles = batch[start : start + size]
+            tasks = [h.task for h in handles]
+            group = _Group(self._client.submit(run_tasks_remote, tasks, pure=False), tasks)
+            group.restarts = self._restarts
+            for position, handle in enumerate(handles):
+                handle.group, handle.position = group, position
+            start += size
+
+    def _result(self, handle: Any) -> Any:
+        from distributed import KilledWorker
+
+        if handle.group is None:
+            self._flush()
+        group = handle.group
+        if group.results is None:
+            try:
+                packed = self._wait(group, handle.label)
+                group.results = pickle.loads(packed)  # noqa: S301 - our workers' own pickle
+            except KilledWorker:
+                # every task queued on a worker that died is "killed": a worker this run
+                # restarted (to stop another adapter's hung task) costs nothing, and of the
+                # others only a task that kills a second worker is the culprit
+                if self._restarts == group.restarts:
+                    if group.retried:
+                        raise AdapterCrashed(
+                            f"{handle.label} crashed its Dask worker process, or held it "
+                            "silent past the cluster's worker-ttl (twice)"
+                        ) from None
+                    group.retried = True
+                group.restarts = self._restarts
+                group.future = self._client.submit(run_tasks_remote, group.tasks, pure=False)
+                return self._result(handle)
+            except CancelledError:
+                raise AdapterCrashed(
+                    f"{handle.label}: its task was cancelled on the Dask cluster"
+                ) from None
+            except TimeoutError:
+                self._abandon([handle])
+                raise AdapterTimeout(
+                    f"{handle.label} did not return within {self.timeout:g} s on the Dask "
+                    "cluster; the task was cancelled and its worker asked to restart"
+                ) from None
+        return group.results[handle.position]
+
+    def _wait(self, group: _Group, label: str) -> Any:
+        """The group's result, asking the workers every ``PROBE_INTERVAL`` how long its current
+        chunk has run (only if a timeout is set).
+
+        Raises:
+            TimeoutError: a chunk of the group has sampled for longer than ``timeout``, or
+                loaded its adapter for longer than ``load_timeout(timeout)``, as in the local
+                pool.  A task still waiting for a worker is never timed out: what
+                holds it up is another task.
+            BackendUnavailable: the cluster has had no worker for ``load_timeout(timeout)``
+                seconds.
+        """
+        probe = PROBE_INTERVAL if self.timeout is None else min(PROBE_INTERVAL, self.timeout / 4)
+        key = str(group.future.key)
+        workerless_since = None
+        while True:
+            try:
+                # never 0: Dask then times out even on a finished future
+                return group.future.result(timeout=max(0.05, probe))
+            except TimeoutError:
+                if group.future.done():
+                    return group.future.result()  # it finished as the wait ended
+            if self.timeout is None:
+                continue
+            try:
+                found = self._client.run(running_chunks)
+            except Exception:  # noqa: BLE001 - a worker restarting, say: ask again later
+                continue
+            now = time.monotonic()
+            if not found:
+                if workerless_since is None:
+                    workerless_since = now
+                waited = load_timeout(self.timeout)
+                if now - workerless_since >= waited:
+                    raise BackendUnavailable(
+                        f"{label}: the Dask cluster has had no workers for {waited:g} s"
+                    )
+                continue
+            workerless_since = None
+            for chunks in found.values():
+                if key in chunks:
+                    age, loading = chunks[key]
+                    if age > (load_timeout(self.timeout) if loading else self.timeout):
+                        raise TimeoutError
+
+    def _abandon(self, handles: Sequence[Any]) -> None:
+        """Cancel these chunks' tasks, and restart the workers still running one of them (a
+        thread cannot be stopped, and a hung one would hold its worker for the whole run)."""
+        self._local.batch = []
+        futures = list(
+            {id(h.group.future): h.group.future for h in handles if h.group is not None}.values()
+        )
+        futures = [f for f in futures if not f.done()]
+        if not futures:
+            return
+        keys = {str(f.key) for f in futures}
+        try:
+            running = self._client.run(running_chunks)
+            self._client.cancel(futures)
+            busy = [w for w, executing in running.items() if keys & executing.keys()]
+            if busy:
+                with self._restart_lock:
+                    self._restarts += 1
+                self._client.restart_workers(busy, timeout=60)
+        except Exception:  # noqa: BLE001 - best effort; the verdict is already decided
+            pass
+
+    def _cancel(self, handles: Sequence[Any]) -> None:
+        self._abandon(handles)
+
+    def _discard(self, handles: Sequence[Any]) -> None:
+        futures = {id(h.group.future): h.group.future for h in handles if h.group is not None}
+        with contextlib.suppress(Exception):  # best effort: the results are not needed
+            self._client.cancel(list(futures.values()))
+
+    def close(self) -> None:
+        try:
+            self._client.close()
+        finally:
+            if self._cluster is not None:
+                self._cluster.close()

@@ -1,0 +1,423 @@
+"""A pool of worker processes that can stop one hung or dead worker without losing the others.
+
+``concurrent.futures.ProcessPoolExecutor`` breaks as a whole when one worker dies and cannot
+stop one running task, so this small pool manages its processes itself: one dispatcher thread
+hands tasks to workers (each holds the task it runs and the next, so it never waits for the
+dispatcher), watches each worker's pipe and process sentinel, kills a worker whose task passes
+its deadline, and starts a fresh worker when one is gone; tasks waiting in a stopped worker's
+pipe go back to the queue.
+
+Deadlines: a task gets ``timeout`` seconds for its ``sample`` call; while the worker is still
+starting or loading the adapter (the first task of an adapter on that worker) it gets
+``load_timeout`` seconds, and the ``timeout`` clock starts when the worker reports the adapter
+loaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import signal
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from auditor.core.errors import AdapterCrashed, AdapterTimeout
+from auditor.engine.backends.worker import Task, error_from, worker_main
+
+
+def _context(start_method: str | None) -> Any:
+    """``forkserver`` where available, else ``spawn``: never plain ``fork`` (threads are running).
+
+    The fork server imports the worker module once; each worker is then forked from it in
+    milliseconds instead of re-importing numpy and scipy, and the user's ``__main__`` is never
+    re-imported.
+    """
+    if start_method is None:
+        start_method = (
+            "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        )
+    ctx = multiprocessing.get_context(start_method)
+    if start_method == "forkserver":
+        ctx.set_forkserver_preload(["auditor.engine.backends.worker"])
+    return ctx
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "it stopped responding"
+    if code < 0:
+        try:
+            return f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+#: tasks a worker holds at once: the one it runs and the next, already in its pipe, so that it
+#: never waits for the dispatcher between two chunks
+DEPTH = 2
+
+
+@dataclass
+class _Job:
+    task: Task
+    future: Future
+    label: str  # "adapter 'x': sample(query, n=...)" for messages
+    pin: str | None  # run only on the worker that owns this key (unseedable adapters)
+    #: its future is marked running: it was sent to a worker, and may be back in the queue
+    #: because that worker was stopped before it started
+    started: bool = False
+
+    def start(self) -> bool:
+        """Mark the future running; False if it was cancelled while queued."""
+        self.started = self.started or self.future.set_running_or_notify_cancel()
+        return self.started
+
+    def drop(self, error: Exception) -> None:
+        """Resolve a job that will not run: cancelled, or ``error`` once it has started."""
+        if not self.started:
+            self.future.cancel()
+        elif not self.future.done():
+            self.future.set_exception(error)
+
+
+class _Slot:
+    def __init__(self, ctx: Any, index: int) -> None:
+        parent, child = ctx.Pipe(duplex=True)
+        self.process = ctx.Process(
+            target=worker_main, args=(child,), name=f"dp-audit-worker-{index}", daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.conn: Connection = parent
+        self.loaded: set[str] = set()
+        #: sent to the worker, in order; the first is running, the others wait in its pipe
+        self.jobs: deque[_Job] = deque()
+        self.deadline = float("inf")
+        self.loading = False
+
+    @property
+    def job(self) -> _Job | None:
+        """The job the worker is running."""
+        return self.jobs[0] if self.jobs else None
+
+    def start_clock(self, timeout: float, load_timeout: float) -> None:
+        """The running job's deadline, from now: longer while its adapter is not loaded."""
+        job = self.job
+        if job is None:
+            self.loading, self.deadline = False, float("inf")
+        elif job.task.key in self.loaded:
+            self.loading, self.deadline = False, time.monotonic() + timeout
+        else:
+            self.loading, self.deadline = True, time.monotonic() + load_timeout
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+class ProcessPool:
+    """``workers`` processes (started on demand) running :class:`Task` s with per-task deadlines."""
+
+    def __init__(
+        self,
+        workers: int,
+        timeout: float,
+        load_timeout: float,
+        start_method: str | None = None,
+    ) -> None:
+        self.workers, self.timeout, self.load_timeout = workers, timeout, load_timeout
+        self._ctx = _context(start_method)
+        self._lock = threading.Lock()
+        self._queue: deque[_Job] = deque()
+        self._cancels: list[Future] = []
+        self._slots: list[_Slot] = []
+        self._owner: dict[str, _Slot] = {}
+        self._lost: set[str] = set()
+        self._started = 0
+        self._closing = False
+        self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
+        self._thread = threading.Thread(target=self._loop, name="dp-audit-pool", daemon=True)
+        self._thread.start()
+
+    # --- called from any thread -------------------------------------------------------------
+
+    def submit(self, task: Task, label: str, pin: str | None = None) -> Future:
+        future: Future = Future()
+        with self._lock:
+            if self._closing:
+                raise RuntimeError("pool is closed")
+            self._queue.append(_Job(task, future, label, pin))
+        self._wake()
+        return future
+
+    def cancel(self, future: Future) -> None:
+        """Drop a queued task, or stop the worker running it."""
+        if future.done():
+            return
+        with self._lock:
+            self._cancels.append(future)
+        self._wake()
+
+    def discard(self, futures: list[Future]) -> None:
+        """Drop tasks that have not started; running ones finish and their results are ignored
+        (stopping them would cost their workers, and an unseedable adapter its only copy)."""
+        drop = {id(f) for f in futures}
+        with self._lock:
+            keep = deque(job for job in self._queue if id(job.future) not in drop)
+            dropped = [job for job in self._queue if id(job.future) in drop]
+            self._queue = keep
+        for job in dropped:
+            job.drop(AdapterCrashed(f"{job.label}: discarded"))
+
+    def close(self) -> None:
+        with self._lock:
+            self._closing = True
+        self._wake()
+        self._thread.join(30)
+        self._wake_r.close()
+        self._wake_w.close()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            self._wake_w.send_bytes(b"!")
+
+    # --- the dispatcher thread -------------------------------------------------------------
+
+    def _loop(self) -> None:
+        try:
+            while True:
+                with self._lock:
+                    closing = self._closing
+                    cancels, self._cancels = self._cancels, []
+                if closing:
+                    break
+                self._apply_cancels(cancels)
+                self._assign()
+                self._wait_and_handle()
+        except BaseException as exc:  # noqa: BLE001 - never leave a caller waiting forever
+            self._fail_everything(exc)
+        finally:
+            self._shutdown()
+
+    def _fail_everything(self, exc: BaseException) -> None:
+        with self._lock:
+            self._closing = True
+            jobs, self._queue = list(self._queue), deque()
+        jobs += [job for s in self._slots for job in s.jobs]
+        for job in jobs:
+            if not job.future.done():
+                job.future.set_exception(
+                    AdapterCrashed(
+                        f"{job.label}: the worker pool failed: {type(exc).__name__}: {exc}"
+                    )
+                )
+
+    def _apply_cancels(self, cancels: list[Future]) -> None:
+        for future in cancels:
+            with self._lock:
+                for job in list(self._queue):
+                    if job.future is future:
+                        self._queue.remove(job)
+                        job.drop(AdapterCrashed(f"{job.label}: cancelled"))
+            for slot in list(self._slots):
+                if slot.job is not None and slot.job.future is future:
+                    self._fail(slot, AdapterCrashed(f"{slot.job.label}: cancelled"))
+                elif any(job.future is future for job in slot.jobs) and not future.done():
+                    # still in the worker's pipe: it will run, and its result is ignored
+                    future.set_exception(AdapterCrashed("cancelled"))
+
+    def _assign(self) -> None:
+        with self._lock:
+            jobs = list(self._queue)
+        for job in jobs:
+            try:
+                slot = self._slot_for(job)
+            except Exception as exc:  # noqa: BLE001 - e.g. spawn refused; fail the job, not the pool
+                with self._lock:
+                    self._queue.remove(job)
+                if job.start() and not job.future.done():
+                    why = " ".join(str(exc).split())[:300]
+                    job.future.set_exception(
+                        AdapterCrashed(f"{job.label}: {why}")
+                        if job.pin is not None and job.pin in self._lost
+                        else AdapterCrashed(
+                            f"{job.label}: could not start a worker process: "
+                            f"{type(exc).__name__}: {why}"
+                        )
+                    )
+                continue
+            if slot is None:
+                continue
+            with self._lock:
+                self._queue.remove(job)
+            if not job.start() or job.future.done():
+                continue
+            task = job.task
+            if task.key in slot.loaded:
+                task = replace(task, source=None)
+            slot.jobs.append(job)
+            if len(slot.jobs) == 1:
+                slot.start_clock(self.timeout, self.load_timeout)
+            if job.pin is not None:
+                self._owner[job.pin] = slot
+            try:
+                slot.conn.send(task)
+            except (OSError, ValueError) as exc:
+                self._fail(
+                    slot, AdapterCrashed(f"{job.label}: could not reach its worker process: {exc}")
+                )
+
+    def _slot_for(self, job: _Job) -> _Slot | None:
+        if job.pin is not None and job.pin in self._lost:
+            raise RuntimeError(
+                "the worker process holding this adapter was stopped (another adapter hung or "
+                "crashed it); the adapter has no seed(), so a fresh copy could replay its random "
+                "stream and is not used"
+            )
+        if job.pin is not None and job.pin in self._owner:
+            owner = self._owner[job.pin]
+            return owner if owner in self._slots and len(owner.jobs) < DEPTH else None
+        for slot in self._slots:
+            if not slot.jobs:
+                return slot
+        if len(self._slots) < self.workers:
+            slot = self._start_slot()
+            self._slots.append(slot)
+            return slot
+        if job.pin is not None:
+            # an unseedable adapter's first job picks its worker for the whole run: never one
+            # whose running job might still hang or crash it
+            return None
+        for slot in self._slots:
+            if len(slot.jobs) < DEPTH:
+                return slot
+        return None
+
+    def _start_slot(self) -> _Slot:
+        """Start a worker; a fork server that fails to fork is retried, then replaced by spawn."""
+        for attempt in range(3):
+            self._started += 1
+            try:
+                return _Slot(self._ctx, self._started)
+            except (OSError, EOFError):
+                if attempt == 1 and self._ctx.get_start_method() != "spawn":
+                    self._ctx = multiprocessing.get_context("spawn")
+                time.sleep(0.1)
+        self._started += 1
+        return _Slot(self._ctx, self._started)
+
+    def _wait_and_handle(self) -> None:
+        busy = [s for s in self._slots if s.job is not None]
+        objects: list[Any] = [self._wake_r]
+        for slot in self._slots:
+            objects += [slot.conn, slot.process.sentinel]
+        now = time.monotonic()
+        timeout = min([s.deadline for s in busy] + [now + 1.0]) - now
+        ready = wait(objects, max(0.0, timeout))
+        if self._wake_r in ready:
+            while self._wake_r.poll():
+                self._wake_r.recv_bytes()
+        for slot in list(self._slots):
+            if slot.conn in ready or slot.process.sentinel in ready:
+                self._handle(slot)
+        now = time.monotonic()
+        for slot in list(self._slots):
+            if slot.job is not None and now >= slot.deadline:
+                job = slot.job
+                if slot.loading:
+                    what = f"{job.label}: starting a worker process and loading the adapter did not finish within {self.load_timeout:g} s"
+                else:
+                    what = f"{job.label} did not return within {self.timeout:g} s"
+                self._fail(slot, AdapterTimeout(f"{what}; its worker process was stopped"))
+
+    def _handle(self, slot: _Slot) -> None:
+        while slot in self._slots:
+            try:
+                if not slot.conn.poll():
+                    break
+                message = slot.conn.recv()
+            except (EOFError, OSError):
+                break
+            kind = message[0]
+            if kind == "ready":
+                continue
+            job = slot.job
+            if job is None:
+                continue
+            if kind == "loaded":
+                slot.loaded.add(job.task.key)
+                slot.loading, slot.deadline = False, time.monotonic() + self.timeout
+            elif kind in ("ok", "err"):
+                slot.jobs.popleft()
+                if kind == "ok":
+                    slot.loaded.add(job.task.key)
+                slot.start_clock(self.timeout, self.load_timeout)  # the next one has started
+                if job.future.done():  # cancelled while it waited in the pipe
+                    continue
+                if kind == "ok":
+                    job.future.set_result(message[1])
+                else:
+                    job.future.set_exception(error_from(message[1], message[2]))
+        if slot in self._slots and not slot.process.is_alive():
+            slot.process.join(1)
+            code = slot.process.exitcode
+            if slot.job is not None:
+                during = " while loading the adapter" if slot.loading else ""
+                self._fail(
+                    slot,
+                    AdapterCrashed(
+                        f"{slot.job.label} crashed its worker process{during} ({describe_exit(code)})"
+                    ),
+                )
+            else:
+                self._drop(slot)
+
+    def _fail(self, slot: _Slot, error: Exception) -> None:
+        """Stop ``slot``'s worker; its running job gets ``error``, the jobs still waiting in
+        its pipe go back to the front of the queue (they never started)."""
+        job = slot.job
+        waiting = [j for j in list(slot.jobs)[1:] if not j.future.done()]
+        slot.jobs.clear()
+        self._drop(slot)
+        if job is not None and not job.future.done():
+            job.future.set_exception(error)
+        with self._lock:
+            self._queue.extendleft(reversed(waiting))
+
+    def _drop(self, slot: _Slot) -> None:
+        if slot in self._slots:
+            self._slots.remove(slot)
+        for key in [k for k, s in self._owner.items() if s is slot]:
+            del self._owner[key]
+            self._lost.add(key)
+        slot.kill()
+
+    def _shutdown(self) -> None:
+        with self._lock:
+            jobs, self._queue = list(self._queue), deque()
+        for job in jobs:
+            job.drop(AdapterCrashed(f"{job.label}: the audit stopped before it ran"))
+        for slot in self._slots:
+            if slot.job is None:
+                with contextlib.suppress(OSError, ValueError):
+                    slot.conn.send(None)
+        deadline = time.monotonic() + 2.0
+        for slot in list(self._slots):
+            if slot.job is None:
+                slot.process.join(max(0.0, deadline - time.monotonic()))
+            for job in slot.jobs:
+                if not job.future.done():
+                    # a running future cannot be cancelled; its waiter must still wake up
+                    job.future.set_exception(
+                        AdapterCrashed(f"{job.label}: the audit stopped before it returned")
+                    )
+            slot.kill()
+        self._slots = []

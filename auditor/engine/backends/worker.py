@@ -1,0 +1,265 @@
+"""What runs inside a worker process (local or Dask): load adapters by source, run chunk tasks.
+
+A worker receives an adapter's *source* — the target string it was loaded from, or a pickle of
+the object — never the main process's object itself, loads it once and keeps it.  The loaded
+adapter must match the main process's (name, family, claim, neighbourhood): a target that builds
+something else in a fresh process is an error, not a silent substitution.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from auditor.core import errors
+from auditor.core.errors import (
+    AdapterContractError,
+    AdapterLoadError,
+    DPAuditError,
+    adapter_code,
+    describe,
+)
+from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
+from auditor.engine.sampling import count_events, sample_once
+
+#: how many distinct event lists a worker keeps unpickled
+EVENT_CACHE = 8
+
+
+def fingerprint(spec: AdapterSpec) -> tuple:
+    """What must agree between the main process's adapter and a worker's copy."""
+    return (
+        spec.name,
+        spec.family.value,
+        spec.claim.epsilon,
+        spec.claim.delta,
+        spec.sensitivity,
+        spec.domain,
+        spec.neighbours,
+        spec.integer_queries,
+        spec.seedable,
+    )
+
+
+@dataclass(frozen=True)
+class AdapterSource:
+    """How a worker obtains an adapter: ``kind`` is ``"target"`` (payload: the target string)
+    or ``"pickle"`` (payload: a cloudpickle of the object)."""
+
+    kind: str
+    payload: str | bytes
+    name: str
+    fingerprint: tuple
+    #: the main process's ``sys.path`` when the adapter was prepared (a long-lived fork
+    #: server may have started before the user's folders were added)
+    sys_path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Task:
+    """One ``sample`` call of ``n`` outputs; ``kind`` is ``"draw"`` (return the outputs) or
+    ``"count"`` (return event counts).  ``source`` may be None once the worker has the adapter."""
+
+    kind: str
+    key: str
+    source: AdapterSource | None
+    query: Any
+    n: int
+    entropy: int
+    events_key: str | None = None
+    events_blob: bytes | None = None
+
+
+_SPECS: dict[str, AdapterSpec] = {}
+_EVENTS: OrderedDict[str, list] = OrderedDict()
+
+
+def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
+    """The adapter for ``key`` and whether it was loaded just now.
+
+    Raises:
+        AdapterLoadError: the source does not give back the same adapter.
+    """
+    if key in _SPECS:
+        return _SPECS[key], False
+    if source is None:
+        raise AdapterLoadError(f"worker has no adapter {key!r} and was not told how to load it")
+    where = f"adapter {source.name!r}: loading it in a worker process"
+    for entry in source.sys_path:
+        if entry not in sys.path:
+            sys.path.append(entry)
+    if source.kind == "target":
+        from auditor.shell.loading import load_target
+
+        found = [a for a in load_target(str(source.payload)) if adapter_label(a) == source.name]
+        if len(found) != 1:
+            raise AdapterLoadError(
+                f"{where} from {source.payload!r} found {len(found)} adapters of that name"
+            )
+        obj = found[0]
+    else:
+        with adapter_code(f"{where}: unpickling it", AdapterLoadError):
+            obj = pickle.loads(source.payload)  # noqa: S301 - our own pickle of the user's object
+    spec = check_adapter(obj)
+    if fingerprint(spec) != source.fingerprint:
+        raise AdapterLoadError(
+            f"{where} gave a different adapter {fingerprint(spec)} than the main process "
+            f"{source.fingerprint}"
+        )
+    if spec.seedable:
+        _check_replay(spec)
+    _SPECS[key] = spec
+    return spec, True
+
+
+def _check_replay(spec: AdapterSpec) -> None:
+    """Copies of one adapter run in several workers; that is sound only if ``seed`` fixes
+    every output.  A ``seed`` that does not replay could let two copies repeat one random
+    stream and fake independent samples, so it is refused, as the conformance check does.
+
+    Raises:
+        AdapterContractError: two draws after the same ``seed`` differ.
+    """
+    from auditor.shell.testing import typical_query
+
+    query = typical_query(spec)
+    first = sample_once(spec, query, 16, 20240917)
+    again = sample_once(spec, query, 16, 20240917)
+    floating = np.issubdtype(first.dtype, np.floating)
+    if not np.array_equal(first, again, equal_nan=floating):
+        raise AdapterContractError(
+            f"adapter {spec.name!r}: seed(entropy) does not replay (two draws after the same "
+            "seed differ), so its copies in worker processes could repeat one random stream; "
+            "fix seed() or remove it"
+        )
+
+
+def _events(key: str, blob: bytes | None) -> list:
+    if key in _EVENTS:
+        _EVENTS.move_to_end(key)
+        return _EVENTS[key]
+    if blob is None:
+        raise DPAuditError(f"worker has no events {key!r}")
+    events = pickle.loads(blob)  # noqa: S301 - pickled by this run's main process
+    _EVENTS[key] = events
+    while len(_EVENTS) > EVENT_CACHE:
+        _EVENTS.popitem(last=False)
+    return events
+
+
+def run_task(task: Task, on_loaded: Any = None) -> np.ndarray:
+    """Execute one task; raises the ``DPAuditError`` the in-process path would raise."""
+    spec, fresh = load(task.key, task.source)
+    if fresh and on_loaded is not None:
+        on_loaded()
+    out = sample_once(spec, task.query, task.n, task.entropy)
+    if task.kind == "draw":
+        return out
+    assert task.events_key is not None
+    return count_events(_events(task.events_key, task.events_blob), out)
+
+
+def error_from(name: str, message: str) -> DPAuditError:
+    """Rebuild in the main process an error a worker reported as (class name, message)."""
+    cls = getattr(errors, name, None)
+    if isinstance(cls, type) and issubclass(cls, DPAuditError):
+        return cls(message)
+    return DPAuditError(message)
+
+
+def _exit_with(parent: Any) -> None:
+    parent.join()
+    os._exit(1)
+
+
+def worker_main(conn: Any) -> None:
+    """Entry point of a local worker process: run tasks from ``conn`` until told to stop.
+
+    Protocol: the worker sends ``("ready",)``; for each task it may send ``("loaded",)`` once
+    the adapter is loaded, then ``("ok", result)`` or ``("err", class_name, message)``.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # never outlive the audit, even inside a hung sample() call
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+    conn.send(("ready",))
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            result = run_task(task, on_loaded=lambda: conn.send(("loaded",)))
+        except DPAuditError as exc:
+            conn.send(("err", type(exc).__name__, str(exc)))
+        except BaseException as exc:  # noqa: BLE001 - an unexpected fault (sys.exit() in a
+            # loader, say), reported; the worker lives on
+            conn.send(("err", "DPAuditError", f"worker failed: {describe(exc)}"))
+        else:
+            conn.send(("ok", result))
+
+
+def installed_version() -> str:
+    """dp-audit's version here; run on every Dask worker at start, which also imports this
+    module (numpy, the samplers) on all of them at once rather than in the first tasks."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dp-audit")
+    except PackageNotFoundError:  # run from a source tree that was not installed
+        return "unknown"
+
+
+#: the Dask tasks running in this worker process: task key -> (when its current chunk started,
+#: or finished loading its adapter, on this process's monotonic clock; whether it is loading)
+_RUNNING: dict[str, tuple[float, bool]] = {}
+
+
+def running_chunks(dask_worker: Any) -> dict[str, tuple[float, bool]]:
+    """For each Dask task running here: how long its current chunk has run (s; since its
+    adapter was loaded, if it loaded it), and whether it is still loading its adapter.
+
+    Run through ``Client.run``: ages are measured on the worker's own clock, so they need no
+    clock agreement between machines."""
+    now = time.monotonic()
+    return {key: (now - start, loading) for key, (start, loading) in dict(_RUNNING).items()}
+
+
+def run_tasks_remote(tasks: list[Task]) -> bytes:
+    """Entry point for Dask: several consecutive chunks in one task (fewer round trips).
+
+    Chunks run in order and the first failure is raised, so the reported error is the one of
+    the first failing chunk, as with one task per chunk.  Each chunk's start (and the end of its
+    adapter's load) is recorded for ``running_chunks``, so that the main process can time out a
+    hung chunk after ``timeout`` seconds however many chunks the task holds.  The results
+    travel as one pickle: Dask would otherwise frame every small array separately, which costs
+    the main process (where a LocalCluster's scheduler runs) more than the counting itself.
+    """
+    from distributed import get_worker
+
+    key = str(get_worker().get_current_task())
+
+    def started(loading: bool) -> None:
+        _RUNNING[key] = (time.monotonic(), loading)
+
+    results = []
+    try:
+        for task in tasks:
+            started(task.key not in _SPECS)
+            # once loaded, the sampling gets its own clock (as in the local pool)
+            results.append(run_task(task, on_loaded=lambda: started(False)))
+    finally:
+        _RUNNING.pop(key, None)
+    return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)

@@ -1,0 +1,407 @@
+"""Certifying one trial: a pilot stage, then training, event proposal and staged certification.
+
+The outputs an event is chosen on are never the outputs that certify it.  Each trial's tests
+(``2 * max_events``: every event in both directions) share the trial's alpha as follows, all
+fixed before any sample is drawn:
+
+1. **Pilot** (``PILOT_SHARE`` of each test's alpha): events are proposed from a small first
+   part of the training split and certified on the next part.  A gross violation (an event
+   that one neighbour almost never produces) is certified here, after a few thousand outputs.
+2. **Main**: the whole training split (pilot data included: it is no longer used to certify
+   anything after the pilot) proposes events again, which are certified on fresh samples at
+   the planned looks; look j spends ``share_j`` of the remaining alpha (group-sequential
+   alpha-spending).  Looks that would see fewer than ``MIN_LOOK`` outputs per side are merged
+   into the next look.
+
+With a single configured look (``AuditConfig(looks=((1.0, 1.0),))``) the certification is
+fixed-n: no pilot, no early stop, the whole alpha at the end.
+
+For each (event, direction) the alpha split between the two Clopper-Pearson limits is chosen
+from the training estimates (``best_split``), i.e. also before certification.  A trial stops at
+the first look whose best bound exceeds the claim.  See docs/estimators.md for the numbers
+behind this design.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from auditor.core.configs import AuditConfig
+from auditor.core.errors import DPAuditError
+from auditor.core.interfaces import Attack
+from auditor.core.results import (
+    OUTPUT_SAMPLE_SIZE,
+    EpsilonEstimate,
+    EventCounts,
+    Finding,
+    OutputSample,
+)
+from auditor.core.seeding import entropy
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import CertificationPlan, Event, Trial
+from auditor.engine.sampling import (
+    Counts,
+    InProcessSampler,
+    Sampler,
+    call_with_timeout,
+    count_events,
+    start_counts,
+)
+from auditor.engine.timed_sampling import draw_timed_pair, is_timed
+from auditor.statistics.clopper_pearson import (
+    best_splits,
+    epsilon_lower_bound,
+    epsilon_point_estimate,
+)
+from auditor.statistics.power import power_statement
+
+if TYPE_CHECKING:
+    from auditor.core.configs import AuditConfig
+
+#: share of every test's alpha spent by the pilot stage
+PILOT_SHARE = 0.1
+#: pilot training and pilot certification size per side (at most; capped by the training split)
+PILOT_SIZE = 2048
+#: the pilot runs only when the training split holds at least this many outputs per side
+MIN_PILOT_TRAIN = 400
+#: a look is kept only if it sees at least this many certification outputs per side
+MIN_LOOK = 500
+
+
+def batch_schedule(
+    looks: Sequence[tuple[int, float]], batch_size: int
+) -> list[list[tuple[int, int]]]:
+    """For each planned look, the ``(batch_no, size)`` certification batches that bring the
+    per-side count from the previous look's to this one's (batches never exceed
+    ``batch_size``, and are numbered across looks: the number is part of their seed)."""
+    schedule, drawn, batch_no = [], 0, 0
+    for target, _ in looks:
+        batches = []
+        while drawn < target:
+            size = min(batch_size, target - drawn)
+            batches.append((batch_no, size))
+            drawn += size
+            batch_no += 1
+        schedule.append(batches)
+    return schedule
+
+
+def plan_looks(looks: Sequence[tuple[float, float]], n_cert: int) -> list[tuple[int, float]]:
+    """Per-side sample counts and alpha shares of the looks actually taken.
+
+    Looks below ``MIN_LOOK`` outputs, or at the same count as the next look, hand their share to
+    the next look; the last look is always kept.  Depends only on the configuration and
+    ``n_cert``, never on data, so the merged schedule spends exactly the configured alpha.
+    """
+    planned: list[tuple[int, float]] = []
+    carry = 0.0
+    for i, (fraction, share) in enumerate(looks):
+        target = max(1, round(fraction * n_cert))
+        last = i == len(looks) - 1
+        nxt = None if last else max(1, round(looks[i + 1][0] * n_cert))
+        if not last and (target < MIN_LOOK or target == nxt):
+            carry += share
+            continue
+        planned.append((target, share + carry))
+        carry = 0.0
+    return planned
+
+
+class Certifier:
+    """Runs one trial: pilot, training draw, event proposal, staged certification."""
+
+    def __init__(
+        self,
+        spec: AdapterSpec,
+        config: AuditConfig,
+        alpha_test: float,
+        on_samples: Callable[[int], None],
+        sampler: Sampler | None = None,
+    ):
+        self.spec, self.config, self.alpha_test = spec, config, alpha_test
+        self.on_samples = on_samples
+        # where draws run (auditor.engine.backends); every backend draws the same seeded chunks
+        self.sampler = sampler if sampler is not None else InProcessSampler()
+        self.samples = 0
+
+    def _draw(self, query: Any, n: int, *labels: object) -> np.ndarray:
+        seed = entropy(self.config.seed, self.spec.name, *labels)
+        out = self.sampler.draw(self.spec, query, n, seed)
+        self.samples += n
+        self.on_samples(n)
+        return out
+
+    def _send(
+        self, trial: Trial, batches: list[tuple[int, int]], events: list[Event], *labels: object
+    ) -> Counts:
+        """Start counting ``events`` on fresh outputs of x and x' for each ``(batch_no, size)``
+        batch; a backend may count where it samples and send back only the counts."""
+        requests = [
+            (q, size, entropy(self.config.seed, self.spec.name, *labels, b, side))
+            for b, size in batches
+            for side, q in enumerate((trial.x, trial.x_prime))
+        ]
+        return start_counts(self.sampler, self.spec, requests, events)
+
+    def _collect(self, counts: Counts, events: list[Event]) -> np.ndarray:
+        """Rows 0 and 1: the counts on x and on x', summed over the batches."""
+
+        def done(n: int) -> None:
+            self.samples += n
+            self.on_samples(n)
+
+        found = np.array(counts.wait(done), dtype=np.int64)
+        return found.reshape(-1, 2, len(events)).sum(axis=0)
+
+    def _draw_counts(
+        self, trial: Trial, batches: list[tuple[int, int]], events: list[Event], *labels: object
+    ) -> np.ndarray:
+        """``_collect(_send(...))`` for timed distinguishers, whose rows are drawn here."""
+        k = np.zeros((2, len(events)), dtype=np.int64)
+        for b, size in batches:
+            outs = self._draw_pair(trial, size, *labels, b)
+            for side, out in enumerate(outs):
+                k[side] += count_events(events, out)
+        return k
+
+    def _exact(self, attack: Attack, trial: Trial) -> Finding | None:
+        """Run the trial's white-box check (no sampling, no alpha), if it has one."""
+        if trial.exact is None:
+            return None
+        # white-box extras (probabilities, release_without_noise) run here, not in a worker:
+        # a hang gets the engine's timeout rather than stopping the whole audit
+        evidence = call_with_timeout(
+            lambda: trial.exact(self.spec),
+            getattr(self.sampler, "timeout", None),
+            f"adapter {self.spec.name!r}: the white-box check of attack {attack.name!r}",
+        )
+        if evidence is None:
+            return None
+        # exact evidence holds with probability 1, so at every significance; record the run's
+        # per-test alpha so that every estimate in a report carries an alpha in (0, 1)
+        estimate = replace(evidence.estimate, alpha=self.alpha_test)
+        return Finding(
+            attack.name, trial.description, evidence.x, evidence.x_prime, estimate, 0, 0, 0
+        )
+
+    def _draw_pair(self, trial: Trial, n: int, *labels: object) -> list[np.ndarray]:
+        """``n`` outputs on each side.
+
+        Distinguishers that opt in to timing (``timed = True``) get interleaved single-output
+        calls with their durations instead: (n, 2) arrays (see ``auditor.engine.timed_sampling``).
+        """
+        pair = (trial.x, trial.x_prime)
+        if is_timed(trial.distinguisher):
+            seed = entropy(self.config.seed, self.spec.name, *labels, "timed")
+            out = draw_timed_pair(self.spec, pair[0], pair[1], n, seed)
+            self.samples += 2 * n
+            self.on_samples(2 * n)
+            return list(out)
+        return [self._draw(q, n, *labels, side) for side, q in enumerate(pair)]
+
+    def _splits(
+        self, events: list[Event], train: list[np.ndarray], n: int, alpha: float
+    ) -> np.ndarray:
+        """Alpha share of the lower limit per (direction, event), from training data only."""
+        splits = np.full((2, len(events)), 0.5)
+        if min(len(train[0]), len(train[1])) == 0:
+            return splits
+        p = np.array(
+            [[(np.count_nonzero(e(t)) + 0.5) / (len(t) + 1.0) for e in events] for t in train]
+        )
+        delta = self.spec.claim.delta
+        splits[0] = best_splits(p[0], p[1], n, alpha, delta)
+        splits[1] = best_splits(p[1], p[0], n, alpha, delta)
+        return splits
+
+    def _best(
+        self,
+        events: list[Event],
+        k: np.ndarray,
+        drawn: int,
+        alpha: float,
+        splits: np.ndarray,
+    ) -> tuple[float, int, int, EpsilonEstimate] | None:
+        delta = self.spec.claim.delta
+        best = None
+        for j, event in enumerate(events):
+            for side in (0, 1):
+                k0, k1 = int(k[side, j]), int(k[1 - side, j])
+                split = float(splits[side, j])
+                lb = epsilon_lower_bound(k0, drawn, k1, drawn, alpha, delta, split)
+                if best is None or lb > best[0]:
+                    estimate = EpsilonEstimate(
+                        epsilon_lower_bound=lb,
+                        point_estimate=epsilon_point_estimate(k0, drawn, k1, drawn, delta),
+                        alpha=alpha,
+                        delta=delta,
+                        event=event.description,
+                        counts=EventCounts(n0=drawn, k0=k0, n1=drawn, k1=k1),
+                        white_box=event.white_box,
+                        alpha_split=split,
+                    )
+                    best = (lb, side, j, estimate)
+        return best
+
+    def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
+        """The trial's best finding (a violation as soon as one is certified), or None."""
+        self._kept: tuple[list[np.ndarray], str] | None = None
+        self._proposed: list[Event] = []
+        best = self._run(attack, index, trial)
+        # timed rows (output, ns) are not plotted; a white-box finding has no outputs
+        if best is None or is_timed(trial.distinguisher) or best.n_certify == 0:
+            return best
+        if self._kept is None:
+            # no training split: a few fresh outputs, drawn for the plot alone
+            try:
+                self._keep(
+                    self._draw_pair(trial, OUTPUT_SAMPLE_SIZE, attack.name, index, "plot"), "plot"
+                )
+            except DPAuditError:
+                return best  # a plot never costs a finding
+        assert self._kept is not None
+        kept, source = self._kept
+        return replace(
+            best, output_sample=_output_sample(best, trial, self._proposed, kept, source)
+        )
+
+    def _keep(self, outputs: list[np.ndarray], source: str) -> None:
+        """Remember a few outputs per side for the report's plots (never for a bound)."""
+        if self._kept is None and len(outputs[0]):
+            self._kept = ([o[:OUTPUT_SAMPLE_SIZE].copy() for o in outputs], source)
+
+    def _run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
+        spec, config = self.spec, self.config
+        claim = spec.claim
+        exact = self._exact(attack, trial)
+        if exact is not None and exact.estimate.epsilon_lower_bound > claim.epsilon:
+            return exact
+        d = trial.distinguisher
+        if d.max_events <= 0:
+            return exact
+        budget = config.budget_for(spec)
+        n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
+        n_train = min(n_train, config.max_train)  # memory bound (engine); see AuditConfig
+        n_cert = budget - n_train
+        label = (attack.name, index)
+        # the pilot belongs to the sequential design: a single configured look means a fixed-n
+        # certification with no early stop, so no pilot either
+        sequential = len(config.looks) > 1
+        pilot = min(PILOT_SIZE, n_train // 4) if sequential and n_train >= MIN_PILOT_TRAIN else 0
+        main_share = 1.0 - PILOT_SHARE if pilot else 1.0
+        looks = plan_looks(config.looks, n_cert)
+        final_alpha = self.alpha_test * main_share * looks[-1][1]
+        best: Finding | None = exact
+        n_train_used = 0
+
+        def consider(found: Any, n_tr: int, drawn: int, look_no: int) -> None:
+            nonlocal best
+            if found is None:
+                return
+            lb, side, _, estimate = found
+            if best is not None and lb <= best.estimate.epsilon_lower_bound:
+                return
+            x, x_prime = (trial.x, trial.x_prime) if side == 0 else (trial.x_prime, trial.x)
+            best = Finding(
+                attack.name, trial.description, x, x_prime, estimate, n_tr, drawn, look_no
+            )
+
+        def violated() -> bool:
+            return best is not None and best.estimate.epsilon_lower_bound > claim.epsilon
+
+        train: list[np.ndarray] = [np.empty(0), np.empty(0)]
+        if pilot:
+            pilot_train = self._draw_pair(trial, pilot, *label, "pilot-train")
+            pilot_cert = self._draw_pair(trial, pilot, *label, "pilot-certify")
+            self._keep(pilot_train, "training")
+            alpha = self.alpha_test * PILOT_SHARE
+            plan = CertificationPlan(pilot, alpha, claim.epsilon, claim.delta)
+            events = list(d.propose(pilot_train[0], pilot_train[1], plan))[: d.max_events]
+            self._proposed += events
+            if events:
+                k = np.array([[np.count_nonzero(e(out)) for e in events] for out in pilot_cert])
+                splits = self._splits(events, pilot_train, pilot, alpha)
+                consider(self._best(events, k, pilot, alpha, splits), pilot, pilot, 0)
+            if violated():
+                return best
+            rest = self._draw_pair(trial, n_train - 2 * pilot, *label, "train")
+            train = [
+                np.concatenate(parts) for parts in zip(pilot_train, pilot_cert, rest, strict=True)
+            ]
+        elif n_train:
+            train = self._draw_pair(trial, n_train, *label, "train")
+            self._keep(train, "training")
+        n_train_used = n_train
+        plan = CertificationPlan(n_cert, final_alpha, claim.epsilon, claim.delta)
+        events = list(d.propose(train[0], train[1], plan))[: d.max_events]
+        self._proposed += events
+        if events:
+            splits = self._splits(events, train, n_cert, final_alpha)
+            k = np.zeros((2, len(events)), dtype=np.int64)
+            schedule = batch_schedule(looks, config.batch_size)
+            where = (*label, "certify")
+            ahead: Counts | None = None
+            try:
+                for look_no, ((drawn, share), batches) in enumerate(
+                    zip(looks, schedule, strict=True), 1
+                ):
+                    current = ahead
+                    if is_timed(d):  # timed rows are drawn in this process
+                        k += self._draw_counts(trial, batches, events, *where)
+                    else:
+                        if current is None:
+                            current = self._send(trial, batches, events, *where)
+                        # the next look goes out before this one is waited on and decided, so
+                        # the workers never idle at a look; if this look stops the trial, the
+                        # next is discarded unread (its seeds are its own: no count changes)
+                        later = schedule[look_no] if look_no < len(schedule) else None
+                        ahead = self._send(trial, later, events, *where) if later else None
+                        k += self._collect(current, events)
+                    alpha = self.alpha_test * main_share * share
+                    consider(
+                        self._best(events, k, drawn, alpha, splits), n_train_used, drawn, look_no
+                    )
+                    if violated():
+                        return best
+            finally:
+                if ahead is not None:
+                    ahead.discard()
+        # a white-box finding has no counts to state power from
+        if best is not None and best is not exact:
+            best = self._with_power(best, n_cert, final_alpha)
+        return best
+
+    def _with_power(self, finding: Finding, n_cert: int, alpha: float) -> Finding:
+        """Attach the power statement of the finding's event at the main certification's n and alpha."""
+        est = finding.estimate
+        claim = self.spec.claim
+        power = power_statement(
+            est.event,
+            est.counts.k1,
+            est.counts.n1,
+            n_cert,
+            alpha,
+            claim.epsilon,
+            claim.delta,
+            est.alpha_split,
+        )
+        return replace(finding, power=power)
+
+
+def _output_sample(
+    best: Finding, trial: Trial, events: Sequence[Event], kept: list[np.ndarray], source: str
+) -> OutputSample | None:
+    """The kept outputs in the finding's bound order, marked by its event (plots only)."""
+    event = next((e for e in reversed(events) if e.description == best.estimate.event), None)
+    if event is None or not len(kept[0]):
+        return None
+    on_x, on_x_prime = kept if best.x is trial.x else kept[::-1]
+    try:
+        return OutputSample(on_x, on_x_prime, event(on_x), event(on_x_prime), source)
+    except Exception:  # noqa: BLE001 - a plot must never turn into an error verdict
+        return None

@@ -1,0 +1,250 @@
+"""The audit: adapters x attacks x events, under one family-wise error budget.
+
+How soundness is kept, in one place:
+
+1. every attack's trials are planned before anything is sampled, and each trial reserves
+   ``2 * distinguisher.max_events`` tests (every event in both directions);
+2. the run's ``alpha`` is split evenly over all reserved tests (Bonferroni), and each test's
+   share is split again over the planned looks of the sequential certification;
+3. events are chosen on a training split and certified only on samples drawn afterwards;
+4. every draw is seeded from the run's seed, the adapter, attack, trial, side and batch, so a
+   result never depends on which other adapters ran or how work was scheduled.
+
+Execution (``EngineConfig``, see ``auditor.engine.backends``) never changes a number: adapters are
+audited concurrently by threads that take turns in this process (one lock) and wait for their
+chunks in worker processes, and every backend draws the same seeded chunks.
+
+A violation is reported when some certified bound exceeds the claimed epsilon; the union bound
+makes all reported bounds hold simultaneously with probability at least 1 - alpha.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from auditor.core.configs import AuditConfig, EngineConfig
+from auditor.core.errors import (
+    AdapterCrashed,
+    AdapterTimeout,
+    DPAuditError,
+    InvalidArgument,
+    adapter_code,
+)
+from auditor.core.interfaces import Attack
+from auditor.core.provenance import platform_info, versions
+from auditor.core.results import (
+    AdapterResult,
+    AuditReport,
+    Finding,
+    Verdict,
+    jsonable,
+)
+from auditor.core.seeding import entropy
+from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
+from auditor.core.trials import Trial
+from auditor.engine.backends import open_sampler
+from auditor.engine.certify import Certifier
+
+ProgressCallback = Callable[[str, int, int], None]
+
+
+@dataclass
+class _PlannedAdapter:
+    spec: AdapterSpec | None
+    name: str
+    trials: list[tuple[Attack, Trial]]
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+def _plan(adapter: Any, attacks: Sequence[Attack], seed: int) -> _PlannedAdapter:
+    try:
+        spec = check_adapter(adapter)
+    except DPAuditError as exc:
+        return _PlannedAdapter(None, adapter_label(adapter), [], str(exc))
+    trials: list[tuple[Attack, Trial]] = []
+    notes: list[str] = []
+    for attack in attacks:
+        if not attack.applies_to(spec):
+            continue
+        rng = np.random.default_rng(entropy(seed, spec.name, attack.name, "inputs"))
+        try:  # attacks may read the adapter's own extras: its faults are reported, the run goes on
+            with adapter_code(f"attack {attack.name!r}: planning trials"):
+                trials += [(attack, t) for t in attack.trials(spec, rng)]
+        except DPAuditError as exc:
+            return _PlannedAdapter(spec, spec.name, [], str(exc))
+    if not trials:
+        notes.append("no attack applies to this adapter; nothing was tested")
+    return _PlannedAdapter(spec, spec.name, trials, notes=tuple(notes))
+
+
+def run_audit(
+    adapters: Sequence[Any],
+    attacks: Sequence[Attack],
+    config: AuditConfig,
+    *,
+    skipped: Sequence[str] = (),
+    progress: ProgressCallback | None = None,
+    engine: EngineConfig | None = None,
+    targets: Mapping[str, str] | None = None,
+    on_result: Callable[[AdapterResult], None] | None = None,
+) -> AuditReport:
+    """Audit every adapter with every applicable attack; never raises for an adapter's fault.
+
+    ``engine`` says where sampling runs; the default samples in this process without isolation
+    (``EngineConfig.in_process()``); ``EngineConfig()`` uses isolated worker processes, which
+    ``dp-audit run`` does.  ``targets`` maps adapter names to the target each was loaded from,
+    so that workers can load their own copy; adapters without one are pickled, or sampled in
+    this process when they cannot be (a note in the result says so).  ``on_result`` is called
+    with each adapter's result as soon as it is known (for live output on long runs).
+
+    Raises:
+        InvalidArgument: two adapters share a name (reports are keyed on names), or the engine
+            cannot start (a missing Dask, an unreachable scheduler).
+    """
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    t0 = time.perf_counter()
+    engine = engine if engine is not None else EngineConfig.in_process()
+    targets = dict(targets or {})
+    planned = [_plan(a, attacks, config.seed) for a in adapters]
+    names = [p.name for p in planned]
+    for name in names:
+        if names.count(name) > 1:
+            raise InvalidArgument(
+                f"adapter name {name!r} appears more than once; names must be unique"
+            )
+    tests = sum(2 * t.distinguisher.max_events for p in planned for _, t in p.trials)
+    alpha_test = config.alpha / tests if tests else config.alpha
+    total = sum(len(p.trials) * 2 * config.budget_for(p.spec) for p in planned if p.spec)
+    done = 0
+
+    def on_samples(n: int, name: str = "") -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress(name, done, total)
+
+    lock = threading.Lock()
+    sampler = open_sampler(engine, lock)
+    try:
+        for p in planned:
+            if p.spec is not None and not p.error and hasattr(sampler, "prepare"):
+                sampler.prepare(p.spec, targets.get(p.name))
+
+        def audit(p: _PlannedAdapter) -> AdapterResult:
+            with lock:
+                result = _audit_adapter(p, config, alpha_test, sampler, on_samples)
+                if on_result is not None:
+                    on_result(result)
+                return result
+
+        threads = 1 if engine.backend == "inline" else min(len(planned), 2 * engine.n_workers)
+        if threads <= 1:
+            results = [audit(p) for p in planned]
+        else:
+            pool = ThreadPoolExecutor(threads, thread_name_prefix="dp-audit-adapter")
+            try:
+                results = list(pool.map(audit, planned))
+            finally:
+                pool.shutdown(wait=False, cancel_futures=True)
+    finally:
+        if hasattr(sampler, "close"):
+            sampler.close()
+    return AuditReport(
+        alpha=config.alpha,
+        seed=config.seed,
+        budget=config.budget,
+        tests=tests,
+        results=tuple(results),
+        versions=versions(),
+        platform=platform_info(),
+        skipped=tuple(skipped),
+        wall_seconds=time.perf_counter() - t0,
+        started=started,
+        settings=jsonable(dataclasses.asdict(config)),
+    )
+
+
+def _audit_adapter(
+    p: _PlannedAdapter,
+    config: AuditConfig,
+    alpha_test: float,
+    sampler: Any,
+    on_samples: Callable[[int, str], None],
+) -> AdapterResult:
+    t_start = time.perf_counter()
+    if p.spec is None or p.error:
+        return _error_result(p, p.error or "invalid adapter", 0, 0.0)
+    certifier = Certifier(
+        p.spec, config, alpha_test, lambda n, name=p.name: on_samples(n, name), sampler
+    )
+    findings: list[Finding] = []
+    errors: list[str] = []
+    for index, (attack, trial) in enumerate(p.trials):
+        try:
+            finding = certifier.run(attack, index, trial)
+        except DPAuditError as exc:
+            # one trial's failure (an input the adapter rejects, a malformed batch) does not
+            # erase what other trials certified; a hang or a crash ends the adapter's audit
+            errors.append(str(exc) if not errors else f"{attack.name}: {exc}")
+            if isinstance(exc, AdapterTimeout | AdapterCrashed):
+                break
+            continue
+        if finding is not None:
+            findings.append(finding)
+            if finding.estimate.epsilon_lower_bound > p.spec.claim.epsilon:
+                break
+    best = max(findings, key=lambda f: f.estimate.epsilon_lower_bound, default=None)
+    violated = best is not None and best.estimate.epsilon_lower_bound > p.spec.claim.epsilon
+    notes = p.notes + _sampler_notes(sampler, p.name)
+    if errors and not violated:
+        p.notes = notes + tuple(f"also failed: {e}" for e in errors[1:])
+        return replace(
+            _error_result(p, errors[0], certifier.samples, time.perf_counter() - t_start),
+            best=best,
+            findings=tuple(findings),
+        )
+    if errors:
+        notes += tuple(f"a trial failed (the violation stands): {e}" for e in errors)
+    return AdapterResult(
+        adapter=p.name,
+        family=p.spec.family.value,
+        claim=p.spec.claim,
+        verdict=Verdict.VIOLATION if violated else Verdict.NO_VIOLATION,
+        best=best,
+        findings=tuple(findings),
+        library=p.spec.library,
+        library_version=p.spec.library_version,
+        samples=certifier.samples,
+        seconds=time.perf_counter() - t_start,
+        notes=notes,
+        power=best.power if best is not None and not violated else None,
+    )
+
+
+def _sampler_notes(sampler: Any, name: str) -> tuple[str, ...]:
+    return tuple(sampler.notes(name)) if hasattr(sampler, "notes") else ()
+
+
+def _error_result(p: _PlannedAdapter, message: str, samples: int, seconds: float) -> AdapterResult:
+    spec = p.spec
+    return AdapterResult(
+        adapter=p.name,
+        family=spec.family.value if spec else str(getattr(p, "family", "")),
+        claim=spec.claim if spec else None,
+        verdict=Verdict.ERROR,
+        error=message,
+        library=spec.library if spec else "",
+        library_version=spec.library_version if spec else "",
+        samples=samples,
+        seconds=seconds,
+        notes=p.notes,
+    )

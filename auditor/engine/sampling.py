@@ -1,0 +1,356 @@
+"""Drawing outputs from an adapter and holding them to the family's output contract.
+
+This is the only place that calls ``adapter.sample`` (worker processes call it through here
+too).  Whatever the adapter does wrong — raises, returns the wrong shape, NaN where none is
+allowed, an index out of range — becomes one exception with a precise message, which the runner
+records as an ``error`` verdict.
+
+Chunks: a request for ``n`` outputs seeded with ``entropy`` is always cut into the same chunks
+(:func:`chunk_sizes`, a function of ``n`` and the adapter alone), and chunk ``i`` is drawn by one
+``sample`` call after ``seed(chunk_entropy(entropy, i))``.  Every backend — in-process, local
+worker processes, Dask — draws exactly these chunks, so a seedable adapter gives the same
+outputs whatever the number of workers or the order in which chunks run.
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from auditor.core.claims import Family
+from auditor.core.errors import AdapterOutputError, AdapterTimeout, EventError, adapter_code
+from auditor.core.seeding import entropy as derive_entropy
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import Event
+
+#: a request is cut into about this many chunks, so that workers can share it
+TARGET_CHUNKS = 16
+#: chunk size bounds for vectorised adapters (per-call overhead vs parallelism and memory)
+MIN_CHUNK, MAX_CHUNK = 1 << 12, 1 << 18
+#: chunk size bounds for adapters declaring ``vectorised = False`` (a Python loop per output)
+MIN_CHUNK_LOOP, MAX_CHUNK_LOOP = 1 << 8, 1 << 10
+
+
+class Sampler(Protocol):
+    """How the certifier obtains outputs; backends differ only in where the chunks run.
+
+    Both methods raise a ``DPAuditError`` (``AdapterRaised``, ``AdapterOutputError``,
+    ``AdapterTimeout``, ``AdapterCrashed``, ``EventError``) naming the adapter and the call.
+    """
+
+    def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+        """``n`` checked outputs on ``query``."""
+        ...
+
+    def count(
+        self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]
+    ) -> np.ndarray:
+        """For each event, how many of ``n`` fresh outputs fall in it (int64 array)."""
+        ...
+
+
+class Counts(Protocol):
+    """Event counts of several requests, possibly still being sampled (see :func:`start_counts`)."""
+
+    def wait(self, on_done: Callable[[int], None]) -> list[np.ndarray]:
+        """The counts of each request; ``on_done(n)`` as each request completes (progress)."""
+        ...
+
+    def discard(self) -> None:
+        """Not needed after all: drop the chunks not yet started (none of them is counted)."""
+        ...
+
+
+class LazyCounts:
+    """Counts sampled only when waited on: what a sampler that cannot work ahead gives."""
+
+    def __init__(
+        self,
+        sampler: Sampler,
+        spec: AdapterSpec,
+        requests: Sequence[tuple[Any, int, int]],
+        events: Sequence[Event],
+    ) -> None:
+        self.sampler, self.spec, self.requests, self.events = sampler, spec, requests, events
+
+    def wait(self, on_done: Callable[[int], None]) -> list[np.ndarray]:
+        out = []
+        for query, n, entropy in self.requests:
+            out.append(self.sampler.count(self.spec, query, n, entropy, self.events))
+            on_done(n)
+        return out
+
+    def discard(self) -> None:
+        pass
+
+
+def start_counts(
+    sampler: Sampler,
+    spec: AdapterSpec,
+    requests: Sequence[tuple[Any, int, int]],
+    events: Sequence[Event],
+) -> Counts:
+    """Start counting ``events`` on each ``(query, n, entropy)`` request; wait on it later.
+
+    A backend with workers sends every chunk at once, so that the workers run this work while
+    the caller decides about earlier counts; the counts are what :meth:`Sampler.count` gives
+    for each request (same chunks, same seeds), whichever way they are computed.
+    """
+    start = getattr(sampler, "start_counts", None)
+    if start is None:
+        return LazyCounts(sampler, spec, requests, events)
+    return start(spec, requests, events)
+
+
+def is_vectorised(spec: AdapterSpec) -> bool:
+    return bool(getattr(spec.adapter, "vectorised", True))
+
+
+def chunk_sizes(n: int, vectorised: bool = True) -> list[int]:
+    """The sizes of the ``sample`` calls that make up a request for ``n`` outputs."""
+    lo, hi = (MIN_CHUNK, MAX_CHUNK) if vectorised else (MIN_CHUNK_LOOP, MAX_CHUNK_LOOP)
+    size = min(hi, max(lo, math.ceil(n / TARGET_CHUNKS)))
+    full, rest = divmod(n, size)
+    return [size] * full + ([rest] if rest else [])
+
+
+def chunk_entropy(entropy: int, index: int) -> int:
+    """Seed of chunk ``index``; chunk 0 uses the request's own entropy."""
+    return int(entropy) if index == 0 else derive_entropy(int(entropy), "chunk", index)
+
+
+def check_outputs(spec: AdapterSpec, query: Any, n: int, raw: Any) -> np.ndarray:
+    """Return ``raw`` as a 1-D array of length ``n`` if it meets the family's contract.
+
+    Raises:
+        AdapterOutputError: naming the adapter and what was wrong.
+    """
+    where = f"adapter {spec.name!r}: sample(query, n={n})"
+    try:
+        out = np.asarray(raw)
+    except Exception as exc:  # noqa: BLE001 - anything the adapter hands back
+        raise AdapterOutputError(
+            f"{where} returned {type(raw).__name__}, not an array: {exc}"
+        ) from None
+    if out.ndim != 1 or out.shape[0] != n:
+        raise AdapterOutputError(f"{where} returned shape {out.shape}, expected ({n},)")
+    if out.dtype == object or not (
+        np.issubdtype(out.dtype, np.number) or np.issubdtype(out.dtype, np.bool_)
+    ):
+        raise AdapterOutputError(f"{where} returned dtype {out.dtype}, expected numbers")
+    if np.issubdtype(out.dtype, np.complexfloating):
+        raise AdapterOutputError(f"{where} returned complex numbers")
+    family = spec.family
+    if family is Family.DATASET:
+        if np.isinf(out).any():
+            raise AdapterOutputError(f"{where} returned inf (only finite numbers or NaN for ⊥)")
+        return out.astype(float, copy=False)
+    if np.issubdtype(out.dtype, np.floating) and not np.isfinite(out).all():
+        bad = out[~np.isfinite(out)][0]
+        raise AdapterOutputError(f"{where} returned {bad} (outputs must be finite)")
+    if family is Family.ADDITIVE:
+        return out if not np.issubdtype(out.dtype, np.bool_) else out.astype(np.int64)
+    with np.errstate(invalid="ignore"):  # floats beyond int64 are caught just below
+        as_int = out.astype(np.int64)
+    if np.issubdtype(out.dtype, np.floating) and not np.array_equal(as_int, out):
+        raise AdapterOutputError(
+            f"{where} returned non-integer (or beyond 64-bit) values for a {family} mechanism"
+        )
+    if family is Family.SELECTION:
+        k = len(query)
+        if as_int.min(initial=0) < 0 or as_int.max(initial=0) >= k:
+            raise AdapterOutputError(
+                f"{where} returned index {int(as_int.max() if as_int.max() >= k else as_int.min())} "
+                f"outside [0, {k})"
+            )
+    elif family is Family.BINARY and not np.isin(as_int, (0, 1)).all():
+        raise AdapterOutputError(f"{where} returned values other than 0 and 1")
+    return as_int
+
+
+def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+    """One ``sample`` call: seed (when seedable) with ``entropy``, draw ``n``, check."""
+    adapter = spec.adapter
+    if spec.seedable:
+        with adapter_code(f"adapter {spec.name!r}: seed"):
+            adapter.seed(int(entropy))
+    with adapter_code(f"adapter {spec.name!r}: sample"):
+        raw = adapter.sample(query, n)
+    return check_outputs(spec, query, n, raw)
+
+
+def count_events(events: Sequence[Event], outputs: np.ndarray) -> np.ndarray:
+    """How many ``outputs`` fall in each event.
+
+    Raises:
+        EventError: an event's predicate failed (a fault of the attack, not of the adapter).
+    """
+    counts = np.zeros(len(events), dtype=np.int64)
+    for j, event in enumerate(events):
+        try:
+            counts[j] = np.count_nonzero(event(outputs))
+        except Exception as exc:  # noqa: BLE001 - reported as an error verdict
+            raise EventError(
+                f"event {event.description!r} raised {type(exc).__name__}: {exc}"
+            ) from exc
+    return counts
+
+
+class OutputBuffer:
+    """Chunks copied into one preallocated array as they arrive (no list plus concatenate,
+    which would hold the outputs twice)."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.offset = n, 0
+        self.out: np.ndarray | None = None
+
+    def add(self, part: np.ndarray) -> None:
+        if self.out is None:
+            self.out = np.empty(self.n, dtype=part.dtype)
+        elif part.dtype != self.out.dtype:
+            self.out = self.out.astype(np.promote_types(self.out.dtype, part.dtype))
+        self.out[self.offset : self.offset + len(part)] = part
+        self.offset += len(part)
+
+    def result(self, spec: AdapterSpec, query: Any) -> np.ndarray:
+        return self.out if self.out is not None else check_outputs(spec, query, 0, [])
+
+
+def draw(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+    """Draw ``n`` checked outputs in this process, chunk by chunk (see the module docstring)."""
+    buffer = OutputBuffer(n)
+    for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+        buffer.add(sample_once(spec, query, size, chunk_entropy(entropy, i)))
+    return buffer.result(spec, query)
+
+
+class _CallThread:
+    """A daemon thread that runs one call at a time; abandoned (never joined) if a call hangs."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        thread = threading.Thread(target=self._loop, name="dp-audit-sample", daemon=True)
+        thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            fn, box, done = self._jobs.get()
+            try:
+                box.append((True, fn()))
+            except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+                box.append((False, exc))
+            done.set()
+
+    def call(self, fn: Callable[[], Any], timeout: float) -> tuple[bool, Any]:
+        """``(finished, result)``; re-raises what ``fn`` raised."""
+        box: list[tuple[bool, Any]] = []
+        done = threading.Event()
+        self._jobs.put((fn, box, done))
+        if not done.wait(timeout):
+            return False, None
+        ok, value = box[0]
+        if not ok:
+            raise value
+        return True, value
+
+
+def call_with_timeout(fn: Callable[[], Any], timeout: float | None, where: str) -> Any:
+    """``fn()`` given ``timeout`` seconds, for adapter code that must run in this process.
+
+    Raises:
+        AdapterTimeout: ``fn`` did not return in time; it is abandoned (a thread cannot be
+            stopped) and keeps running in the background.
+    """
+    if timeout is None:
+        return fn()
+    finished, value = _CallThread().call(fn, timeout)
+    if not finished:
+        raise AdapterTimeout(
+            f"{where} did not return within {timeout:g} s (it ran in this process: the call "
+            "was abandoned, not stopped)"
+        )
+    return value
+
+
+class InProcessSampler:
+    """Samples in this process, chunk by chunk; the fallback and the Python API's default.
+
+    With a ``timeout``, each ``sample`` call runs in a helper thread and a call that does not
+    return in time is reported as ``AdapterTimeout``; the hung call cannot be stopped — it is
+    abandoned and keeps a thread busy.  A crash of the adapter (``os._exit``, a segfault) stops
+    the whole process: use worker processes (``auditor.engine.backends``) for isolation.
+    """
+
+    def __init__(self, timeout: float | None = None) -> None:
+        self.timeout = timeout
+        self._thread: _CallThread | None = None
+
+    def _sample(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+        if self.timeout is None:
+            return sample_once(spec, query, n, entropy)
+        if self._thread is None:
+            self._thread = _CallThread()
+        finished, out = self._thread.call(
+            lambda: sample_once(spec, query, n, entropy), self.timeout
+        )
+        if not finished:
+            self._thread = None
+            raise AdapterTimeout(
+                f"adapter {spec.name!r}: sample(query, n={n}) did not return within "
+                f"{self.timeout:g} s (sampled in-process: the call was abandoned, not stopped)"
+            )
+        return out
+
+    def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
+        buffer = OutputBuffer(n)
+        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+            buffer.add(self._sample(spec, query, size, chunk_entropy(entropy, i)))
+        return buffer.result(spec, query)
+
+    def count(
+        self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]
+    ) -> np.ndarray:
+        total = np.zeros(len(events), dtype=np.int64)
+        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+            total += count_events(
+                events, self._sample(spec, query, size, chunk_entropy(entropy, i))
+            )
+        return total
+
+
+#: how far the oracle's probabilities may sum from 1 (float rounding over many outcomes)
+PROBABILITY_SUM_TOLERANCE = 1e-6
+
+
+def oracle_probabilities(spec: AdapterSpec, query: Any) -> np.ndarray:
+    """Call the selection adapter's ``probabilities(query)`` extra and check what it returns.
+
+    The white-box counterpart of :func:`draw`: the only place that calls ``probabilities``.
+    A malformed answer must never turn into a finding, so it is an error instead.
+
+    Raises:
+        AdapterRaised: the oracle raised.
+        AdapterOutputError: not k finite probabilities in [0, 1] summing to 1 (within
+            ``PROBABILITY_SUM_TOLERANCE``).
+    """
+    where = f"adapter {spec.name!r}: probabilities(query)"
+    with adapter_code(where):
+        raw = spec.adapter.probabilities(query)
+    try:
+        p = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise AdapterOutputError(f"{where} returned {type(raw).__name__}: {exc}") from None
+    k = len(query)
+    if p.shape != (k,):
+        raise AdapterOutputError(f"{where} returned shape {p.shape}, expected ({k},)")
+    if not np.isfinite(p).all() or (p < 0).any() or (p > 1).any():
+        raise AdapterOutputError(f"{where} returned values outside [0, 1] or non-finite")
+    total = float(np.sum(p))
+    if abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
+        raise AdapterOutputError(f"{where} returned probabilities summing to {total!r}, not 1")
+    return p

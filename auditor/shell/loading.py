@@ -1,0 +1,197 @@
+"""Turning adapter targets into adapter objects.
+
+A target is ``module:attr``, ``path/to/file.py:attr``, or the name of an entry point in the
+group ``dp_audit.adapters``; on the command line, built-in adapters can also be named as
+``dp-audit list`` shows them (``load_named``).  ``attr`` may be an adapter, a list of adapters, or a
+zero-argument callable returning either.  Built-ins are listed as strings in
+``auditor.adapters.builtin`` and imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from auditor.adapters.builtin import BUILTIN_TARGETS
+from auditor.core.errors import AdapterLoadError, adapter_code
+
+ENTRY_POINT_GROUP = "dp_audit.adapters"
+
+
+def _is_adapter(obj: Any) -> bool:
+    return hasattr(obj, "sample") and hasattr(obj, "family") and not isinstance(obj, type)
+
+
+def expand(obj: Any, target: str) -> list[Any]:
+    """An adapter, a list of adapters, or a zero-argument callable returning either."""
+    if not _is_adapter(obj) and callable(obj):
+        with adapter_code(f"target {target!r}: calling it", AdapterLoadError):
+            obj = obj()
+    items = list(obj) if isinstance(obj, list | tuple) else [obj]
+    for item in items:
+        if not _is_adapter(item):
+            raise AdapterLoadError(
+                f"target {target!r}: {item!r} is not an adapter (needs 'sample' and 'family' attributes)"
+            )
+    return items
+
+
+def _load_file(path: Path, target: str) -> Any:
+    if not path.is_file():
+        raise AdapterLoadError(f"target {target!r}: no such file {str(path)!r}")
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+    module_name = f"dp_audit_user_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise AdapterLoadError(f"target {target!r}: cannot load {str(path)!r} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        with adapter_code(f"target {target!r}: importing {str(path)!r}", AdapterLoadError):
+            spec.loader.exec_module(module)
+    except AdapterLoadError:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def _load_module(name: str, target: str) -> Any:
+    try:
+        with adapter_code(f"target {target!r}: importing {name!r}", AdapterLoadError):
+            return importlib.import_module(name)
+    except AdapterLoadError as exc:
+        missing = exc.__cause__
+        if isinstance(missing, ModuleNotFoundError) and missing.name is not None:
+            # the module itself, or one it imports: say which
+            raise AdapterLoadError(
+                f"target {target!r}: cannot import module {missing.name!r}"
+            ) from missing
+        raise
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def load_target(target: str) -> list[Any]:
+    """Load the adapters a target names.
+
+    Raises:
+        AdapterLoadError: the module, file, attribute or entry point does not exist or fails.
+    """
+    if not isinstance(target, str) or not target.strip():
+        raise AdapterLoadError(
+            f"target {target!r} must be 'module:attr', 'file.py:attr' or an entry-point name"
+        )
+    if ":" not in target:
+        eps = _entry_points()
+        if target not in eps:
+            known = ", ".join(sorted(eps)) or "none installed"
+            raise AdapterLoadError(
+                f"target {target!r} is not 'module:attr' or 'file.py:attr', and no entry point "
+                f"{target!r} in group {ENTRY_POINT_GROUP!r} (known: {known})"
+            )
+        ep = eps[target]
+        dist = ep.dist.name if ep.dist else "?"
+        with adapter_code(
+            f"entry point {target!r} from distribution {dist!r}: loading it", AdapterLoadError
+        ):
+            obj = ep.load()
+        return expand(obj, target)
+    where, _, attr = target.rpartition(":")
+    if not where or not attr:
+        raise AdapterLoadError(f"target {target!r} must be 'module:attr' or 'file.py:attr'")
+    module = (
+        _load_file(Path(where), target)
+        if where.endswith(".py") or "/" in where
+        else _load_module(where, target)
+    )
+    obj = module
+    for part in attr.split("."):
+        with adapter_code(f"target {target!r}: reading {attr!r}", AdapterLoadError):
+            found = hasattr(obj, part)
+            obj = getattr(obj, part) if found else None
+        if not found:
+            raise AdapterLoadError(f"target {target!r}: {where!r} has no attribute {attr!r}")
+    return expand(obj, target)
+
+
+@dataclass(frozen=True)
+class BuiltinGroup:
+    """The adapters of one built-in target, or why they are not available."""
+
+    target: str
+    library: str
+    extra: str | None
+    adapters: tuple[Any, ...] = ()
+    skipped: str | None = None
+
+
+def load_builtins() -> list[BuiltinGroup]:
+    """Every built-in group; a missing optional library is a skip note, never a crash."""
+    groups = []
+    for target, library, extra in BUILTIN_TARGETS:
+        try:
+            groups.append(BuiltinGroup(target, library, extra, tuple(load_target(target))))
+        except (AdapterLoadError, ImportError) as exc:
+            hint = f"; install it with: pip install 'dp-audit[{extra}]'" if extra else ""
+            cause = exc.__cause__ or exc
+            groups.append(
+                BuiltinGroup(
+                    target, library, extra, skipped=f"{library} not available ({cause}){hint}"
+                )
+            )
+    return groups
+
+
+def select_builtins(pattern: str) -> list[tuple[Any, str]]:
+    """Built-in adapters named ``pattern`` exactly, or matching it when it holds ``*`` (a
+    shell-style wildcard, e.g. ``'opendp.*'``), each with the target it is loaded from.
+
+    Raises:
+        AdapterLoadError: nothing matches; names the closest built-ins.
+    """
+    groups = load_builtins()
+    named = [(a, g.target) for g in groups for a in g.adapters]
+    found = [(a, t) for a, t in named if a.name == pattern]
+    if not found and "*" in pattern:
+        # only '*' is a wildcard: built-in names hold '[' and '?' literally
+        regex = re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+        found = [(a, t) for a, t in named if regex.fullmatch(a.name)]
+    if not found:
+        close = difflib.get_close_matches(pattern, [a.name for a, _ in named], n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        hint += "".join(f"; {g.skipped}" for g in groups if g.skipped)
+        raise AdapterLoadError(
+            f"no built-in adapter or entry point is named {pattern!r}{hint} (an adapter target "
+            "is 'module:attr', 'file.py:attr', an entry-point name, or built-in names as "
+            "`dp-audit list` shows them, where '*' matches any text: 'textbook.*')"
+        )
+    return found
+
+
+def load_named(target: str) -> list[tuple[Any, str]]:
+    """The adapters ``--adapter TARGET`` names, each with the target a worker loads it from:
+    a target for :func:`load_target`, else built-ins by name (:func:`select_builtins`)."""
+    if ":" in target or target in _entry_points():
+        return [(a, target) for a in load_target(target)]
+    return select_builtins(target)
+
+
+def load_entry_point_adapters() -> list[tuple[str, list[Any] | str]]:
+    """Adapters registered by installed plugins: ``(name, adapters or error message)``."""
+    found: list[tuple[str, list[Any] | str]] = []
+    for name in sorted(_entry_points()):
+        try:
+            found.append((name, load_target(name)))
+        except AdapterLoadError as exc:
+            found.append((name, str(exc)))
+    return found

@@ -1,0 +1,64 @@
+"""A conformance check adapter authors can call from their own test suites.
+
+    from auditor.shell.testing import check_adapter_conformance
+
+    def test_my_adapter_follows_the_contract():
+        check_adapter_conformance(MyLaplace())
+
+It checks what the harness relies on before it can audit anything: the declared claim and
+family, the output contract of ``sample`` for a typical query, and — when the adapter offers
+``seed`` — that the same seed replays the same outputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from auditor.core.claims import Family
+from auditor.core.errors import AdapterContractError
+from auditor.core.spec import AdapterSpec, check_adapter
+from auditor.engine.probes import declared_sensitivity, has_noiseless_probe, noiseless_release
+from auditor.engine.sampling import draw
+
+
+def typical_query(spec: AdapterSpec) -> Any:
+    """A query every adapter of the family must accept."""
+    if spec.family is Family.ADDITIVE:
+        return 0 if spec.integer_queries else 0.0
+    if spec.family is Family.SELECTION:
+        return np.zeros(4)
+    if spec.family is Family.BINARY:
+        return 1
+    assert spec.domain is not None
+    lo, hi = spec.domain
+    return np.linspace(lo, hi, 11)
+
+
+def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) -> AdapterSpec:
+    """Raise a one-line ``DPAuditError`` if ``adapter`` breaks the contract; return its spec.
+
+    Raises:
+        AdapterContractError: bad claim or attributes, or a seed that does not replay.
+        AdapterOutputError: ``sample`` returns the wrong shape, dtype or values.
+        AdapterRaised: ``sample`` (or the ``release_without_noise`` extra) raises.
+    """
+    spec = check_adapter(adapter)
+    query = typical_query(spec) if query is None else query
+    first = draw(spec, query, n, entropy=12345)
+    small = draw(spec, query, 1, entropy=1)
+    if small.shape != (1,):
+        raise AdapterContractError(
+            f"adapter {spec.name!r}: sample(query, 1) must return one output"
+        )
+    if spec.seedable:
+        again = draw(spec, query, n, entropy=12345)
+        if not np.array_equal(first, again, equal_nan=np.issubdtype(first.dtype, np.floating)):
+            raise AdapterContractError(
+                f"adapter {spec.name!r}: seed(entropy) does not replay: two draws with the same seed differ"
+            )
+    if spec.family is Family.DATASET and has_noiseless_probe(spec):
+        declared_sensitivity(spec)  # a declared sensitivity must be a finite number > 0
+        noiseless_release(spec, query)  # one finite number, integers kept exact
+    return spec

@@ -1,0 +1,197 @@
+"""Choosing distinguishing events from a training split (model-free).
+
+Candidates are the events the Neyman-Pearson lemma points to for one-dimensional outputs:
+for continuous outputs, tails ``{y > t}`` / ``{y < t}``, unions of top-ratio histogram bins
+(``histogram_events``) and unions of top-ratio float-representation cells (``bit_events``);
+for discrete outputs, single outcomes, tails and unions of the outcomes with the largest
+estimated likelihood ratio; for both, thresholds on a logistic-regression score of the value
+and its float bits (``classifier_events``).  Each candidate is scored by the bound it would
+certify at the planned certification size, so a rare event with a huge ratio wins only when
+``n`` is large enough to see it.
+
+The chosen events are certified on fresh samples by the runner; nothing here touches them.
+
+Assumptions:
+    None about the implementation; outputs are numbers (NaN meaning ⊥).
+
+References:
+    Ding et al., StatDP (CCS 2018): event selection on a separate batch.
+    Bichsel et al., DP-Sniper (S&P 2021): threshold events on a one-dimensional score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from auditor.core.trials import CertificationPlan, Event
+from auditor.statistics.clopper_pearson import predicted_lower_bounds
+from auditor.statistics.events.bit_events import bit_cell_events
+from auditor.statistics.events.classifier_events import classifier_events
+from auditor.statistics.events.histogram_events import histogram_events
+
+#: at most this many distinct values make an output "discrete"
+MAX_DISCRETE_VALUES = 512
+
+
+def _fmt(value: float) -> str:
+    """Six significant digits, or as many as it takes to name the value exactly (2**33 + 1)."""
+    short = f"{value:.6g}"
+    if float(short) == value:
+        return short
+    as_float = float(value)
+    return str(int(as_float)) if as_float.is_integer() else repr(as_float)
+
+
+def _is_discrete(values: np.ndarray) -> bool:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return True
+    if np.issubdtype(values.dtype, np.integer) or np.all(finite == np.round(finite)):
+        return len(np.unique(finite)) <= 4 * MAX_DISCRETE_VALUES
+    return len(np.unique(finite)) <= MAX_DISCRETE_VALUES
+
+
+def threshold_event(t: float, above: bool) -> Event:
+    if above:
+        return Event(f"output > {_fmt(t)}", lambda y, t=t: np.asarray(y, dtype=float) > t)
+    return Event(f"output < {_fmt(t)}", lambda y, t=t: np.asarray(y, dtype=float) < t)
+
+
+def outcome_set_event(values: np.ndarray) -> Event:
+    values = np.sort(np.asarray(values))
+    if len(values) == 1:
+        text = f"output == {_fmt(values[0])}"
+    elif len(values) <= 8:
+        text = "output in {" + ", ".join(_fmt(v) for v in values) + "}"
+    else:
+        shown = ", ".join(_fmt(v) for v in values[:6])
+        text = f"output in a set of {len(values)} values {{{shown}, ...}}"
+    return Event(text, lambda y, v=values: np.isin(y, v))
+
+
+def bottom_event() -> Event:
+    return Event("output is ⊥ (no answer, NaN)", lambda y: np.isnan(np.asarray(y, dtype=float)))
+
+
+#: how many standard errors the selection-half estimates are moved against each candidate
+PESSIMISM = 1.0
+
+
+def predicted_scores(
+    ka: np.ndarray, na: int, kb: np.ndarray, nb: int, plan: CertificationPlan
+) -> np.ndarray:
+    """Predicted certified bound (best direction) of events seen ``ka``/``na`` and ``kb``/``nb`` times.
+
+    The estimates ``(k + 0.5) / (n + 1)`` are never exactly 0 or 1, so events one side never
+    produced stay in play (they win when the planned n is large) without sampling zeros
+    dominating.  Each estimate is moved ``PESSIMISM`` standard errors against the event before
+    predicting: among many candidates the luckiest small one otherwise wins (winner's curse),
+    and the ranking should prefer events whose advantage is well measured.
+    """
+    ka, kb = np.asarray(ka, dtype=float), np.asarray(kb, dtype=float)
+    pa, pb = (ka + 0.5) / (na + 1.0), (kb + 0.5) / (nb + 1.0)
+    sa, sb = np.sqrt(pa * (1 - pa) / (na + 1.0)), np.sqrt(pb * (1 - pb) / (nb + 1.0))
+    lo_a, hi_a = np.clip(pa - PESSIMISM * sa, 0, 1), np.clip(pa + PESSIMISM * sa, 0, 1)
+    lo_b, hi_b = np.clip(pb - PESSIMISM * sb, 0, 1), np.clip(pb + PESSIMISM * sb, 0, 1)
+    return np.maximum(
+        predicted_lower_bounds(lo_a, hi_b, plan.n, plan.alpha, plan.delta),
+        predicted_lower_bounds(lo_b, hi_a, plan.n, plan.alpha, plan.delta),
+    )
+
+
+@dataclass
+class DataDrivenEvents:
+    """Model-free distinguisher for one-dimensional outputs of any family.
+
+    The training split is halved.  The first half *builds* candidates: thresholds, single
+    outcomes and top-ratio outcome unions (discrete outputs), unions of top-ratio histogram
+    bins and of top-ratio (sign, binade, last mantissa bits) cells (continuous outputs),
+    thresholds on a logistic-regression score of the value and its float bits.  The second half *scores* them by the bound each is predicted to certify at the
+    planned certification ``n`` and ``alpha`` (:func:`predicted_scores`); the best
+    ``max_events`` are proposed.
+
+    Assumptions: none about the implementation; outputs are numbers (NaN meaning ⊥).
+    """
+
+    max_events: int = 8
+    train_fraction: float = 0.2
+    n_thresholds: int = 256
+    bins: bool = True
+    bit_cells: bool = True
+    classifier: bool = True
+
+    def _candidates(self, a: np.ndarray, b: np.ndarray, pooled: np.ndarray) -> list[Event]:
+        """Candidate events from the build half ``a``, ``b``; ``pooled`` is all training data."""
+        events: list[Event] = []
+        if np.isnan(pooled).any():
+            events.append(bottom_event())
+        finite = pooled[np.isfinite(pooled)]
+        if finite.size == 0:
+            return events
+        if _is_discrete(pooled):
+            values = np.unique(finite)
+            counts_a = np.array([np.count_nonzero(a == v) for v in values], dtype=float)
+            counts_b = np.array([np.count_nonzero(b == v) for v in values], dtype=float)
+            if len(values) <= MAX_DISCRETE_VALUES:
+                events += [outcome_set_event(values[i : i + 1]) for i in range(len(values))]
+            ratio = np.log((counts_a + 0.5) / (counts_a.sum() + 1)) - np.log(
+                (counts_b + 0.5) / (counts_b.sum() + 1)
+            )
+            order = np.argsort(-ratio, kind="stable")
+            for r in range(2, min(len(values), 64)):
+                events.append(outcome_set_event(values[order[:r]]))
+                events.append(outcome_set_event(values[order[-r:]]))
+            cut_points = values[:-1]
+            if len(cut_points) > self.n_thresholds:
+                cut_points = np.unique(
+                    np.quantile(cut_points, np.linspace(0, 1, self.n_thresholds))
+                )
+        else:
+            build = np.concatenate([a, b])
+            build = build[np.isfinite(build)]
+            qs = np.linspace(0, 1, self.n_thresholds + 2)[1:-1]
+            cut_points = np.unique(np.quantile(build if build.size else finite, qs))
+            if self.bins:
+                events += histogram_events(a, b)
+            if self.bit_cells:
+                events += bit_cell_events(a, b)
+        for t in cut_points:
+            events.append(threshold_event(float(t), above=True))
+            events.append(threshold_event(float(t), above=False))
+        return events
+
+    def propose(
+        self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan
+    ) -> list[Event]:
+        """The ``max_events`` candidates with the largest predicted certified bound.
+
+        Uses the training outputs only; returns [] when there are fewer than 2 per side.
+        """
+        a = np.asarray(train_x, dtype=float)
+        b = np.asarray(train_x_prime, dtype=float)
+        if len(a) < 2 or len(b) < 2:
+            return []
+        ha, hb = len(a) // 2, len(b) // 2
+        build_a, build_b, sel_a, sel_b = a[:ha], b[:hb], a[ha:], b[hb:]
+        events = self._candidates(build_a, build_b, np.concatenate([a, b]))
+        ka = np.array([np.count_nonzero(e(sel_a)) for e in events], dtype=np.int64)
+        kb = np.array([np.count_nonzero(e(sel_b)) for e in events], dtype=np.int64)
+        if self.classifier:
+            more, more_a, more_b = classifier_events(build_a, build_b, sel_a, sel_b)
+            events += more
+            ka, kb = np.concatenate([ka, more_a]), np.concatenate([kb, more_b])
+        if not events:
+            return []
+        scores = predicted_scores(ka, len(sel_a), kb, len(sel_b), plan)
+        chosen: list[Event] = []
+        seen: set[str] = set()
+        for i in np.argsort(-scores, kind="stable"):
+            event = events[i]
+            if event.description not in seen:
+                seen.add(event.description)
+                chosen.append(event)
+            if len(chosen) == self.max_events:
+                break
+        return chosen

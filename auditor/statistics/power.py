@@ -1,0 +1,176 @@
+"""What a "no violation found" could have detected: exact binomial power of the certification.
+
+For the best event of an audit, with probability ``p1`` on its less likely side, certification
+with ``n`` fresh samples per side at significance ``alpha`` reports a violation when
+``ln((CP_lo(K0) - delta) / CP_up(K1)) > epsilon_claim``.  If the mechanism's true privacy loss
+on this event were ``epsilon`` (so ``p0 = min(1, e^epsilon * p1 + delta)``), K0 ~ Bin(n, p0)
+and K1 ~ Bin(n, p1) are independent and the detection probability is an exact finite sum:
+
+    P = sum_k1  P[K1 = k1] * P[K0 >= k0*(k1)],   k0*(k1) = min{k0 : CP_lo(k0) > delta + e^claim CP_up(k1)}
+
+(the k1 tails beyond 1e-12 are dropped, which only lowers P).  The detectable epsilon is the
+smallest epsilon with P >= the target probability, found by bisection (P increases with epsilon).
+
+Assumptions:
+    The statement is about *this* event at this n and alpha, with p1 held at its estimate
+    from the held-out counts; other events or a larger budget may detect smaller violations.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from auditor.core.errors import InvalidArgument
+from auditor.statistics.clopper_pearson import cp_lower_array, cp_upper_array
+
+#: target detection probability of the power statement
+DEFAULT_PROBABILITY = 0.8
+_TAIL = 1e-12
+
+
+def _first_k0_above(c: np.ndarray, n: int, alpha: float) -> np.ndarray:
+    """Smallest k0 in [0, n + 1] with ``CP_lo(k0, n, alpha) > c`` (n + 1 when none)."""
+    lo = np.zeros(len(c), dtype=np.int64)  # invariant: CP_lo(lo) <= c (CP_lo(0) = 0)
+    hi = np.full(len(c), n + 1, dtype=np.int64)  # invariant: hi = n + 1 or CP_lo(hi) > c
+    while True:
+        active = hi - lo > 1
+        if not active.any():
+            return hi
+        mid = (lo + hi) // 2
+        above = np.zeros(len(c), dtype=bool)
+        idx = np.flatnonzero(active)
+        above[idx] = cp_lower_array(mid[idx], n, alpha) > c[idx]
+        hi = np.where(active & above, mid, hi)
+        lo = np.where(active & ~above, mid, lo)
+
+
+def _check(p1: float, n: int, alpha: float, split: float) -> None:
+    if not (0.0 < p1 < 1.0):
+        raise InvalidArgument(f"p1={p1!r} must be in (0, 1)")
+    if not (isinstance(n, int) and n >= 1):
+        raise InvalidArgument(f"n={n!r} must be an integer >= 1")
+    if not (0.0 < alpha < 1.0 and 0.0 < split < 1.0):
+        raise InvalidArgument(f"alpha={alpha!r} and split={split!r} must be in (0, 1)")
+
+
+def _critical_counts(
+    p1: float, n: int, alpha: float, epsilon_claim: float, delta: float, split: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """P[K1 = k1] and k0*(k1) over the bulk of K1's distribution; neither depends on epsilon."""
+    lo = int(stats.binom.ppf(_TAIL, n, p1))
+    hi = int(stats.binom.isf(_TAIL, n, p1))
+    k1 = np.arange(max(0, lo), min(n, hi) + 1)
+    weights = stats.binom.pmf(k1, n, p1)
+    c = delta + math.exp(epsilon_claim) * cp_upper_array(k1, n, alpha * (1.0 - split))
+    return weights, _first_k0_above(np.minimum(c, 2.0), n, alpha * split)
+
+
+def _probability(
+    epsilon: float, p1: float, n: int, delta: float, weights: np.ndarray, k0_star: np.ndarray
+) -> float:
+    p0 = min(1.0, math.exp(epsilon) * p1 + delta)
+    reach = np.where(k0_star <= n, stats.binom.sf(k0_star - 1, n, p0), 0.0)
+    return float(min(1.0, np.sum(weights * reach)))
+
+
+def detection_probability(
+    epsilon: float,
+    p1: float,
+    n: int,
+    alpha: float,
+    epsilon_claim: float,
+    delta: float = 0.0,
+    split: float = 0.5,
+) -> float:
+    """Exact probability that certification exceeds ``epsilon_claim`` if the true loss is ``epsilon``.
+
+    Raises:
+        InvalidArgument: p1 outside (0, 1), n < 1, alpha or split outside (0, 1).
+    """
+    _check(p1, n, alpha, split)
+    weights, k0_star = _critical_counts(p1, n, alpha, epsilon_claim, delta, split)
+    return _probability(epsilon, p1, n, delta, weights, k0_star)
+
+
+def detectable_epsilon(
+    p1: float,
+    n: int,
+    alpha: float,
+    epsilon_claim: float,
+    delta: float = 0.0,
+    split: float = 0.5,
+    probability: float = DEFAULT_PROBABILITY,
+    tol: float = 1e-3,
+) -> float | None:
+    """Smallest true epsilon this event would be caught at with ``probability``, or None.
+
+    None means even ``p0 = 1`` (the largest loss this event can carry with this ``p1``) is not
+    caught with that probability: the event is too rare for this ``n``.  The value returned is
+    the upper end of the final bisection bracket, so it never overstates the power.
+    """
+    if not (0.0 < probability < 1.0):
+        raise InvalidArgument(f"probability={probability!r} must be in (0, 1)")
+    top = math.log((1.0 - delta) / p1) if p1 < 1.0 - delta else epsilon_claim
+    if top <= epsilon_claim:
+        return None
+
+    _check(p1, n, alpha, split)
+    weights, k0_star = _critical_counts(p1, n, alpha, epsilon_claim, delta, split)
+
+    def power(eps: float) -> float:
+        return _probability(eps, p1, n, delta, weights, k0_star)
+
+    if power(top) < probability:
+        return None
+    lo, hi = epsilon_claim, top
+    while hi - lo > tol * max(1.0, epsilon_claim):
+        mid = 0.5 * (lo + hi)
+        if power(mid) >= probability:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def power_statement(
+    event: str,
+    k1: int,
+    n1: int,
+    n: int,
+    alpha: float,
+    epsilon_claim: float,
+    delta: float = 0.0,
+    split: float = 0.5,
+    probability: float = DEFAULT_PROBABILITY,
+) -> dict[str, Any]:
+    """The ``AdapterResult.power`` dict for a "no violation found" verdict.
+
+    ``k1`` of ``n1`` is the held-out count on the event's less likely side; the estimate
+    ``(k1 + 0.5) / (n1 + 1)`` stands in for its probability (finite also when k1 = 0).
+    ``n`` and ``alpha`` are the per-side size and significance of the final certification look.
+    """
+    p1 = (k1 + 0.5) / (n1 + 1.0)
+    eps = detectable_epsilon(p1, n, alpha, epsilon_claim, delta, split, probability)
+    where = f"event {event!r} (probability ≈ {p1:.3g} on its less likely side), n = {n:,} per side, significance {alpha:.3g}"
+    if eps is None:
+        statement = (
+            f"no violation found; the best event, {where}, is too rare to catch any violation "
+            f"with probability {probability:g} at this budget"
+        )
+        return {"epsilon_detectable": None, "probability": probability, "statement": statement}
+    statement = (
+        f"no violation found; a true ε ≥ {eps:.3g} on the best event would have been caught with "
+        f"probability ≥ {probability:g} ({where})"
+    )
+    return {
+        "epsilon_detectable": round(eps, 6),
+        "probability": probability,
+        "p1": p1,
+        "n": n,
+        "alpha": alpha,
+        "statement": statement,
+    }
