@@ -102,16 +102,6 @@ def _shifted(a: float, step: float) -> float:
     return y
 
 
-def _query_bounds(spec: AdapterSpec) -> tuple[float, float] | None:
-    """The optional ``query_bounds = (lo, hi)`` extra of additive adapters, if well formed."""
-    raw = getattr(spec.adapter, "query_bounds", None)
-    try:
-        lo, hi = (float(v) for v in raw)  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        return None
-    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo < hi else None
-
-
 def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
     assert spec.sensitivity is not None
     step = math.floor(spec.sensitivity) if spec.integer_queries else spec.sensitivity
@@ -128,7 +118,7 @@ def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]
     k = int(rng.integers(min(20, k_max), k_max + 1))
     large = float(rng.choice([-1.0, 1.0])) * 2.0**k
     offsets = [(moderate, "a moderate offset"), (large, f"a large magnitude (±2**{k})")]
-    bounds = _query_bounds(spec)
+    bounds = spec.query_bounds
     if bounds is not None:  # keep both inputs inside the range the mechanism accepts
         lo, hi = bounds
         offsets = [(a, t) for a, t in offsets if lo <= a and a + step <= hi]
@@ -157,11 +147,6 @@ def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]
 
 
 # --- dataset -------------------------------------------------------------------------------
-
-
-def _integer_domain(spec: AdapterSpec) -> bool:
-    lo, hi = spec.adapter.domain
-    return all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in (lo, hi))
 
 
 def _dataset_pairs(spec: AdapterSpec) -> list[tuple[np.ndarray, np.ndarray, str]]:
@@ -196,8 +181,9 @@ def _random_pair(spec: AdapterSpec, rng: np.random.Generator) -> tuple[np.ndarra
     assert spec.domain is not None
     lo, hi = spec.domain
     n = int(rng.integers(1, MAX_RANDOM_RECORDS + 1))
-    raw_lo, raw_hi = spec.adapter.domain
-    if _integer_domain(spec) and int(raw_lo) >= -(2**62) and int(raw_hi) <= 2**62:
+    assert spec.exact_domain is not None
+    raw_lo, raw_hi = spec.exact_domain
+    if spec.integer_domain and int(raw_lo) >= -(2**62) and int(raw_hi) <= 2**62:
         ilo, ihi = int(raw_lo), int(raw_hi)  # exact: float copies of wide ints may round out
         x = rng.integers(ilo, ihi, size=n, endpoint=True, dtype=np.int64)
         bound = np.int64(ilo if rng.random() < 0.5 else ihi)
@@ -237,8 +223,9 @@ def _stability_chain(spec: AdapterSpec) -> list[Trial]:
     if length == 0:
         return []
     lo, hi = spec.domain
-    if _integer_domain(spec):
-        lo_v, hi_v = int(spec.adapter.domain[0]), int(spec.adapter.domain[1])
+    if spec.integer_domain:
+        assert spec.exact_domain is not None
+        lo_v, hi_v = int(spec.exact_domain[0]), int(spec.exact_domain[1])
         if hi_v - lo_v < 2 or lo_v < -(2**62) or hi_v > 2**62:
             return []
         mid: Any = (lo_v + hi_v) // 2

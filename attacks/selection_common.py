@@ -9,15 +9,12 @@ Ilvento's code).  Attacks try both; ``sign`` below is +1 or -1 accordingly.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from auditor.core.errors import AdapterContractError
-from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.events.event_selection import DataDrivenEvents
 
@@ -33,31 +30,6 @@ class Convention:
 HIGHER_IS_BETTER = Convention("higher-is-better", +1)
 LOSS = Convention("loss (lower is better)", -1)
 CONVENTIONS = (HIGHER_IS_BETTER, LOSS)
-
-
-def utility_bounds(spec: AdapterSpec) -> tuple[float, float] | None:
-    """The adapter's declared ``utility_bounds = (lo, hi)`` extra, or None when absent.
-
-    Utilities outside the bounds are clamped by the mechanism, so attacks keep every utility
-    inside them.
-
-    Raises:
-        AdapterContractError: the extra is present but not a pair of finite numbers lo < hi.
-    """
-    raw = getattr(spec.adapter, "utility_bounds", None)
-    if raw is None:
-        return None
-    try:
-        lo, hi = (float(v) for v in raw)
-    except (TypeError, ValueError):
-        raise AdapterContractError(
-            f"adapter {spec.name!r}: utility_bounds={raw!r} must be a pair (lo, hi) of numbers"
-        ) from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise AdapterContractError(
-            f"adapter {spec.name!r}: utility_bounds={raw!r} must satisfy finite lo < hi"
-        )
-    return lo, hi
 
 
 def within(values: np.ndarray, bounds: tuple[float, float] | None) -> bool:

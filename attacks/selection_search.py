@@ -31,7 +31,6 @@ from attacks.selection_common import (
     are_neighbours,
     bounds_note,
     pull_within,
-    utility_bounds,
     within,
 )
 from auditor.core.claims import Family
@@ -108,7 +107,7 @@ class SelectionSearchAttack:
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         assert spec.sensitivity is not None
-        bounds = utility_bounds(spec)
+        bounds = spec.utility_bounds
         combos = [(k, shape, base) for k in K_CHOICES for shape in SHAPES for base in BASES]
         chosen = rng.choice(len(combos), size=min(N_TRIALS, len(combos)), replace=False)
         trials = []

@@ -57,12 +57,7 @@ from auditor.core.claims import Family
 from auditor.core.results import EpsilonEstimate, EventCounts, ExactEvidence
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Event, Trial
-from auditor.engine.probes import (
-    declared_sensitivity,
-    exact_number,
-    has_noiseless_probe,
-    noiseless_release,
-)
+from auditor.engine.probes import declared_sensitivity, noiseless_release
 from auditor.statistics.events.event_selection import DataDrivenEvents
 
 #: largest dataset the attack builds (datasets are stored in full in the report)
@@ -154,7 +149,8 @@ class _Domain:
 
 
 def _domain(spec: AdapterSpec) -> _Domain:
-    raw_lo, raw_hi = (exact_number(v) for v in spec.adapter.domain)
+    assert spec.exact_domain is not None
+    raw_lo, raw_hi = spec.exact_domain
     integer = isinstance(raw_lo, int) and isinstance(raw_hi, int)
     if integer:  # records must fit an int64 array
         raw_lo, raw_hi = max(raw_lo, INT64_MIN), min(raw_hi, INT64_MAX)
@@ -431,7 +427,7 @@ class SensitivityAttack:
             return []
         delta = declared_sensitivity(spec)
         trials = []
-        if has_noiseless_probe(spec):  # no samples and no alpha: first
+        if spec.has_noiseless_probe:  # no samples and no alpha: first
             first = cands[0]
             trials.append(
                 Trial(

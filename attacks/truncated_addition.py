@@ -42,7 +42,6 @@ from attacks.selection_common import (
     bounds_note,
     index_set_text,
     pull_within,
-    utility_bounds,
     within,
 )
 from auditor.core.claims import Family
@@ -188,13 +187,11 @@ class TruncatedAdditionAttack:
     )
 
     def applies_to(self, spec: AdapterSpec) -> bool:
-        return spec.family is Family.SELECTION and callable(
-            getattr(spec.adapter, "probabilities", None)
-        )
+        return spec.family is Family.SELECTION and spec.has_probabilities
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         assert spec.sensitivity is not None
-        bounds = utility_bounds(spec)
+        bounds = spec.utility_bounds
         trials = []
         for convention in CONVENTIONS:
             pairs = candidate_pairs(spec.claim.epsilon, spec.sensitivity, convention, bounds)

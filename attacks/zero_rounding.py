@@ -41,7 +41,6 @@ from attacks.selection_common import (
     bounds_note,
     index_set_event,
     pull_within,
-    utility_bounds,
     within,
 )
 from auditor.core.claims import Family
@@ -136,7 +135,7 @@ class ZeroRoundingAttack:
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         assert spec.sensitivity is not None
-        sensitivity, bounds = spec.sensitivity, utility_bounds(spec)
+        sensitivity, bounds = spec.sensitivity, spec.utility_bounds
         trials = []
         for convention in CONVENTIONS:
             for scale in weight_scales(spec.claim.epsilon, sensitivity):

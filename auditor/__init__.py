@@ -25,7 +25,7 @@ _EXPORTS: dict[str, str] = {
     "DPAuditError": "auditor.core.errors",
     "EngineConfig": "auditor.core.configs",
     "InvalidArgument": "auditor.core.errors",
-    "load_target": "auditor.shell.loading",
+    "load_target": "auditor.core.targets",
     "AdapterResult": "auditor.core.results",
     "AuditReport": "auditor.core.results",
     "EpsilonEstimate": "auditor.core.results",
@@ -84,9 +84,9 @@ if TYPE_CHECKING:
     )
     from auditor.core.results import AdapterResult, AuditReport, EpsilonEstimate, Finding, Verdict
     from auditor.core.spec import AdapterSpec, check_adapter
+    from auditor.core.targets import load_target
     from auditor.core.trials import CertificationPlan, Event, Trial
     from auditor.engine.runner import run_audit
-    from auditor.shell.loading import load_target
     from auditor.shell.pytest_plugin import assert_private
 
 

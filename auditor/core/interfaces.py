@@ -5,7 +5,7 @@ Three roles talk through these protocols and nothing else:
 * an **Adapter** is one implementation under test; only the runner calls ``sample``;
 * an **Attack** chooses neighbouring inputs and a way to pick distinguishing events; it never
   samples and never learns whether the implementation is broken;
-* a **Distinguisher** turns a *training* split of outputs into a short list of candidate events.
+* a **Distinguisher** (``auditor.core.trials``) turns a *training* split of outputs into a short list of candidate events.
   The runner certifies those events on fresh samples, so a distinguisher may look at its training
   data as much as it likes without weakening the guarantee.
 
@@ -14,13 +14,12 @@ Third parties satisfy these protocols by duck typing; nothing needs to subclass 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from auditor.core.spec import AdapterSpec
-    from auditor.core.trials import CertificationPlan, Event, Trial
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import Trial
 
 
 @runtime_checkable
@@ -45,25 +44,6 @@ class Adapter(Protocol):
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """Return ``n`` independent outputs on ``query`` as an array whose first axis has length n."""
-        ...
-
-
-class Distinguisher(Protocol):
-    """Chooses distinguishing events from a training split.
-
-    ``max_events`` is fixed before any data is seen: the run's error budget reserves that many
-    events (each tested in both directions), so ``propose`` must never return more.
-    ``train_fraction`` is the share of the trial's per-side budget spent on training (0 for
-    events fixed in advance).
-    """
-
-    max_events: int
-    train_fraction: float
-
-    def propose(
-        self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan
-    ) -> list[Event]:
-        """Return at most ``max_events`` events, chosen using the training outputs only."""
         ...
 
 

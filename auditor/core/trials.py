@@ -1,15 +1,15 @@
-"""Events, trials and the certification plan a distinguisher is told about."""
+"""Events, the distinguishers that propose them, trials and the certification plan a
+distinguisher is told about."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from auditor.core.interfaces import Distinguisher
     from auditor.core.results import ExactEvidence
     from auditor.core.spec import AdapterSpec
 
@@ -73,3 +73,22 @@ class CertificationPlan:
     alpha: float
     epsilon: float
     delta: float
+
+
+class Distinguisher(Protocol):
+    """Chooses distinguishing events from a training split.
+
+    ``max_events`` is fixed before any data is seen: the run's error budget reserves that many
+    events (each tested in both directions), so ``propose`` must never return more.
+    ``train_fraction`` is the share of the trial's per-side budget spent on training (0 for
+    events fixed in advance).
+    """
+
+    max_events: int
+    train_fraction: float
+
+    def propose(
+        self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan
+    ) -> list[Event]:
+        """Return at most ``max_events`` events, chosen using the training outputs only."""
+        ...

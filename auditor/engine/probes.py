@@ -16,20 +16,13 @@ This module is the only place that calls the probe, as ``auditor.engine.sampling
 from __future__ import annotations
 
 import math
-import numbers
 from fractions import Fraction
 from typing import Any
 
-from auditor.core.errors import AdapterContractError, AdapterOutputError, adapter_code
-from auditor.core.spec import AdapterSpec
+from auditor.core.errors import AdapterOutputError, adapter_code
+from auditor.core.spec import NOISELESS_PROBE, AdapterSpec, exact_number
 
-#: name of the optional extra
-PROBE = "release_without_noise"
-
-
-def has_noiseless_probe(spec: AdapterSpec) -> bool:
-    """Whether the adapter offers ``release_without_noise``."""
-    return callable(getattr(spec.adapter, PROBE, None))
+PROBE = NOISELESS_PROBE
 
 
 def declared_sensitivity(spec: AdapterSpec) -> Fraction:
@@ -37,31 +30,12 @@ def declared_sensitivity(spec: AdapterSpec) -> Fraction:
 
     Computed from the adapter's own ``domain`` values (not the float copies in ``spec``), so
     that an integer domain near 2**62 keeps its width.
-
-    Raises:
-        AdapterContractError: the adapter declares a ``sensitivity`` that is not a finite
-            number > 0.
     """
-    assert spec.domain is not None
-    declared = getattr(spec.adapter, "sensitivity", None)
-    if declared is not None:
-        ok = isinstance(declared, int | float) and not isinstance(declared, bool)
-        if not (ok and math.isfinite(declared) and declared > 0):
-            raise AdapterContractError(
-                f"adapter {spec.name!r}: sensitivity={declared!r} must be a finite number > 0"
-            )
-        return Fraction(declared)
-    lo, hi = (exact_number(v) for v in spec.adapter.domain)
+    if spec.dataset_sensitivity is not None:
+        return spec.dataset_sensitivity
+    assert spec.exact_domain is not None
+    lo, hi = spec.exact_domain
     return Fraction(hi - lo if spec.neighbours == "replace" else max(abs(lo), abs(hi)))
-
-
-def exact_number(value: Any) -> int | float:
-    """``value`` as a Python int (integers of any width) or float, without rounding an int."""
-    if isinstance(value, bool):
-        raise TypeError("a bool is not a number here")
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    return float(value)
 
 
 def noiseless_release(spec: AdapterSpec, query: Any) -> int | float:

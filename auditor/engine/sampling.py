@@ -107,10 +107,6 @@ def start_counts(
     return start(spec, requests, events)
 
 
-def is_vectorised(spec: AdapterSpec) -> bool:
-    return bool(getattr(spec.adapter, "vectorised", True))
-
-
 def chunk_sizes(n: int, vectorised: bool = True) -> list[int]:
     """The sizes of the ``sample`` calls that make up a request for ``n`` outputs."""
     lo, hi = (MIN_CHUNK, MAX_CHUNK) if vectorised else (MIN_CHUNK_LOOP, MAX_CHUNK_LOOP)
@@ -224,7 +220,7 @@ class OutputBuffer:
 def draw(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
     """Draw ``n`` checked outputs in this process, chunk by chunk (see the module docstring)."""
     buffer = OutputBuffer(n)
-    for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+    for i, size in enumerate(chunk_sizes(n, spec.vectorised)):
         buffer.add(sample_once(spec, query, size, chunk_entropy(entropy, i)))
     return buffer.result(spec, query)
 
@@ -308,7 +304,7 @@ class InProcessSampler:
 
     def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
         buffer = OutputBuffer(n)
-        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+        for i, size in enumerate(chunk_sizes(n, spec.vectorised)):
             buffer.add(self._sample(spec, query, size, chunk_entropy(entropy, i)))
         return buffer.result(spec, query)
 
@@ -316,7 +312,7 @@ class InProcessSampler:
         self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]
     ) -> np.ndarray:
         total = np.zeros(len(events), dtype=np.int64)
-        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+        for i, size in enumerate(chunk_sizes(n, spec.vectorised)):
             total += count_events(
                 events, self._sample(spec, query, size, chunk_entropy(entropy, i))
             )

@@ -1,127 +1,18 @@
-"""Turning adapter targets into adapter objects.
-
-A target is ``module:attr``, ``path/to/file.py:attr``, or the name of an entry point in the
-group ``dp_audit.adapters``; on the command line, built-in adapters can also be named as
-``dp-audit list`` shows them (``load_named``).  ``attr`` may be an adapter, a list of adapters, or a
-zero-argument callable returning either.  Built-ins are listed as strings in
+"""What ``--adapter`` names: a target (``auditor.core.targets``), or built-in adapters by the names
+``dp-audit list`` shows (``load_named``).  Built-ins are listed as strings in
 ``auditor.adapters.builtin`` and imported only when asked for.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
-import importlib
-import importlib.util
 import re
-import sys
 from dataclasses import dataclass
-from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from auditor.adapters.builtin import BUILTIN_TARGETS
-from auditor.core.errors import AdapterLoadError, adapter_code
-
-ENTRY_POINT_GROUP = "dp_audit.adapters"
-
-
-def _is_adapter(obj: Any) -> bool:
-    return hasattr(obj, "sample") and hasattr(obj, "family") and not isinstance(obj, type)
-
-
-def expand(obj: Any, target: str) -> list[Any]:
-    """An adapter, a list of adapters, or a zero-argument callable returning either."""
-    if not _is_adapter(obj) and callable(obj):
-        with adapter_code(f"target {target!r}: calling it", AdapterLoadError):
-            obj = obj()
-    items = list(obj) if isinstance(obj, list | tuple) else [obj]
-    for item in items:
-        if not _is_adapter(item):
-            raise AdapterLoadError(
-                f"target {target!r}: {item!r} is not an adapter (needs 'sample' and 'family' attributes)"
-            )
-    return items
-
-
-def _load_file(path: Path, target: str) -> Any:
-    if not path.is_file():
-        raise AdapterLoadError(f"target {target!r}: no such file {str(path)!r}")
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
-    module_name = f"dp_audit_user_{path.stem}_{digest}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise AdapterLoadError(f"target {target!r}: cannot load {str(path)!r} as Python")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        with adapter_code(f"target {target!r}: importing {str(path)!r}", AdapterLoadError):
-            spec.loader.exec_module(module)
-    except AdapterLoadError:
-        sys.modules.pop(module_name, None)
-        raise
-    return module
-
-
-def _load_module(name: str, target: str) -> Any:
-    try:
-        with adapter_code(f"target {target!r}: importing {name!r}", AdapterLoadError):
-            return importlib.import_module(name)
-    except AdapterLoadError as exc:
-        missing = exc.__cause__
-        if isinstance(missing, ModuleNotFoundError) and missing.name is not None:
-            # the module itself, or one it imports: say which
-            raise AdapterLoadError(
-                f"target {target!r}: cannot import module {missing.name!r}"
-            ) from missing
-        raise
-
-
-def _entry_points() -> dict[str, metadata.EntryPoint]:
-    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
-
-
-def load_target(target: str) -> list[Any]:
-    """Load the adapters a target names.
-
-    Raises:
-        AdapterLoadError: the module, file, attribute or entry point does not exist or fails.
-    """
-    if not isinstance(target, str) or not target.strip():
-        raise AdapterLoadError(
-            f"target {target!r} must be 'module:attr', 'file.py:attr' or an entry-point name"
-        )
-    if ":" not in target:
-        eps = _entry_points()
-        if target not in eps:
-            known = ", ".join(sorted(eps)) or "none installed"
-            raise AdapterLoadError(
-                f"target {target!r} is not 'module:attr' or 'file.py:attr', and no entry point "
-                f"{target!r} in group {ENTRY_POINT_GROUP!r} (known: {known})"
-            )
-        ep = eps[target]
-        dist = ep.dist.name if ep.dist else "?"
-        with adapter_code(
-            f"entry point {target!r} from distribution {dist!r}: loading it", AdapterLoadError
-        ):
-            obj = ep.load()
-        return expand(obj, target)
-    where, _, attr = target.rpartition(":")
-    if not where or not attr:
-        raise AdapterLoadError(f"target {target!r} must be 'module:attr' or 'file.py:attr'")
-    module = (
-        _load_file(Path(where), target)
-        if where.endswith(".py") or "/" in where
-        else _load_module(where, target)
-    )
-    obj = module
-    for part in attr.split("."):
-        with adapter_code(f"target {target!r}: reading {attr!r}", AdapterLoadError):
-            found = hasattr(obj, part)
-            obj = getattr(obj, part) if found else None
-        if not found:
-            raise AdapterLoadError(f"target {target!r}: {where!r} has no attribute {attr!r}")
-    return expand(obj, target)
+from auditor.core.errors import AdapterLoadError
+from auditor.core.targets import entry_points, load_target
 
 
 @dataclass(frozen=True)
@@ -181,7 +72,7 @@ def select_builtins(pattern: str) -> list[tuple[Any, str]]:
 def load_named(target: str) -> list[tuple[Any, str]]:
     """The adapters ``--adapter TARGET`` names, each with the target a worker loads it from:
     a target for :func:`load_target`, else built-ins by name (:func:`select_builtins`)."""
-    if ":" in target or target in _entry_points():
+    if ":" in target or target in entry_points():
         return [(a, target) for a in load_target(target)]
     return select_builtins(target)
 
@@ -189,7 +80,7 @@ def load_named(target: str) -> list[tuple[Any, str]]:
 def load_entry_point_adapters() -> list[tuple[str, list[Any] | str]]:
     """Adapters registered by installed plugins: ``(name, adapters or error message)``."""
     found: list[tuple[str, list[Any] | str]] = []
-    for name in sorted(_entry_points()):
+    for name in sorted(entry_points()):
         try:
             found.append((name, load_target(name)))
         except AdapterLoadError as exc:

@@ -18,22 +18,9 @@ import numpy as np
 
 from auditor.core.claims import Family
 from auditor.core.errors import AdapterContractError
-from auditor.core.spec import AdapterSpec, check_adapter
-from auditor.engine.probes import declared_sensitivity, has_noiseless_probe, noiseless_release
+from auditor.core.spec import AdapterSpec, check_adapter, typical_query
+from auditor.engine.probes import declared_sensitivity, noiseless_release
 from auditor.engine.sampling import draw
-
-
-def typical_query(spec: AdapterSpec) -> Any:
-    """A query every adapter of the family must accept."""
-    if spec.family is Family.ADDITIVE:
-        return 0 if spec.integer_queries else 0.0
-    if spec.family is Family.SELECTION:
-        return np.zeros(4)
-    if spec.family is Family.BINARY:
-        return 1
-    assert spec.domain is not None
-    lo, hi = spec.domain
-    return np.linspace(lo, hi, 11)
 
 
 def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) -> AdapterSpec:
@@ -58,7 +45,7 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
             raise AdapterContractError(
                 f"adapter {spec.name!r}: seed(entropy) does not replay: two draws with the same seed differ"
             )
-    if spec.family is Family.DATASET and has_noiseless_probe(spec):
+    if spec.family is Family.DATASET and spec.has_noiseless_probe:
         declared_sensitivity(spec)  # a declared sensitivity must be a finite number > 0
         noiseless_release(spec, query)  # one finite number, integers kept exact
     return spec

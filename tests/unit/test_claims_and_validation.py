@@ -92,3 +92,37 @@ def test_dataset_family_needs_domain_and_relation():
         check_adapter(make(family="dataset", domain=(1, 0)))
     with pytest.raises(AdapterContractError, match="neighbours"):
         check_adapter(make(family="dataset", domain=(0, 1), neighbours="swap"))
+
+
+def test_the_spec_holds_every_optional_extra_read_once():
+    class Selection:
+        name, family, epsilon, sensitivity = "s", "selection", 1.0, 1.0
+        utility_bounds = (0, 10)
+
+        def sample(self, query, n):
+            return [0] * n
+
+        def probabilities(self, query):
+            return [1.0]
+
+    spec = check_adapter(Selection())
+    assert spec.utility_bounds == (0.0, 10.0) and spec.has_probabilities
+    assert not spec.seedable and not spec.has_noiseless_probe and spec.query_bounds is None
+
+    Selection.utility_bounds = (3, 1)
+    with pytest.raises(AdapterContractError, match=r"utility_bounds=\(3, 1\) must be a pair"):
+        check_adapter(Selection())
+
+    class Dataset:
+        name, family, epsilon = "d", "dataset", 1.0
+        domain, neighbours, sensitivity = (2**62, 2**62 + 1), "replace", 1
+
+        def sample(self, query, n):
+            return [0.0] * n
+
+        def release_without_noise(self, query):
+            return 0.0
+
+    spec = check_adapter(Dataset())
+    assert spec.exact_domain == (2**62, 2**62 + 1) and spec.integer_domain  # no float collapse
+    assert spec.dataset_sensitivity == 1 and spec.has_noiseless_probe

@@ -31,7 +31,6 @@ from auditor.engine.sampling import (
     chunk_entropy,
     chunk_sizes,
     count_events,
-    is_vectorised,
 )
 
 IN_PROCESS_NOTE = (
@@ -248,7 +247,7 @@ class ChunkedSampler:
         source = self._sources[spec.name]
         pin = None if spec.seedable else spec.name
         futures = []
-        for i, size in enumerate(chunk_sizes(n, is_vectorised(spec))):
+        for i, size in enumerate(chunk_sizes(n, spec.vectorised)):
             task = Task(
                 kind,
                 spec.name,

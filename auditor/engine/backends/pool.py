@@ -271,6 +271,15 @@ class ProcessPool:
             try:
                 slot.conn.send(task)
             except (OSError, ValueError) as exc:
+                if len(slot.jobs) > 1:
+                    # the worker died under the job it was running (whose crash _handle reports
+                    # with its exit status); this one never reached it and goes back in line
+                    slot.jobs.pop()
+                    with self._lock:
+                        self._queue.appendleft(job)
+                    slot.process.join(1)
+                    self._handle(slot)
+                    continue
                 self._fail(
                     slot, AdapterCrashed(f"{job.label}: could not reach its worker process: {exc}")
                 )

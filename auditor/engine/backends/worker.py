@@ -99,7 +99,7 @@ def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
         if entry not in sys.path:
             sys.path.append(entry)
     if source.kind == "target":
-        from auditor.shell.loading import load_target
+        from auditor.core.targets import load_target
 
         found = [a for a in load_target(str(source.payload)) if adapter_label(a) == source.name]
         if len(found) != 1:
@@ -130,7 +130,7 @@ def _check_replay(spec: AdapterSpec) -> None:
     Raises:
         AdapterContractError: two draws after the same ``seed`` differ.
     """
-    from auditor.shell.testing import typical_query
+    from auditor.core.spec import typical_query
 
     query = typical_query(spec)
     first = sample_once(spec, query, 16, 20240917)

@@ -1,0 +1,80 @@
+"""The import structure: no module imports itself back through others (a cycle), and the layer
+contract in pyproject.toml holds (``lint-imports`` runs it in .ci/run as well)."""
+
+from __future__ import annotations
+
+import grimp
+
+PACKAGES = ("auditor", "attacks", "reports", "reference_mechanisms")
+
+
+def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in sorted(graph.modules):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append(
+                        (child, iter(sorted(graph.find_modules_directly_imported_by(child))))
+                    )
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        cycles.append(sorted(component))
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    graph = grimp.build_graph(*PACKAGES)
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = grimp.ImportGraph()
+    for a, b in [("p.a", "p.b"), ("p.b", "p.c"), ("p.c", "p.a"), ("p.c", "p.d")]:
+        graph.add_import(importer=a, imported=b)
+    assert import_cycles(graph) == [["p.a", "p.b", "p.c"]]
+
+
+def test_attacks_read_the_spec_never_the_adapter() -> None:
+    """Everything an attack needs is read once into the spec by ``check_adapter``; only the
+    engine calls the adapter (``sample``, ``probabilities``, the noiseless probe)."""
+    import ast
+    from pathlib import Path
+
+    import attacks
+
+    offenders = []
+    for path in sorted(Path(attacks.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "adapter":
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
