@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,7 +50,6 @@ from auditor.engine.sampling import (
     Sampler,
     call_with_timeout,
     count_events,
-    start_counts,
 )
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
 from auditor.statistics.clopper_pearson import (
@@ -146,7 +145,7 @@ class Certifier:
             for b, size in batches
             for side, q in enumerate((trial.x, trial.x_prime))
         ]
-        return start_counts(self.sampler, self.spec, requests, events)
+        return self.sampler.start_counts(self.spec, requests, events)
 
     def _collect(self, counts: Counts, events: list[Event]) -> np.ndarray:
         """Rows 0 and 1: the counts on x and on x', summed over the batches."""
@@ -177,7 +176,7 @@ class Certifier:
         # a hang gets the engine's timeout rather than stopping the whole audit
         evidence = call_with_timeout(
             lambda: trial.exact(self.spec),
-            getattr(self.sampler, "timeout", None),
+            self.sampler.timeout,
             f"adapter {self.spec.name!r}: the white-box check of attack {attack.name!r}",
         )
         if evidence is None:
@@ -226,15 +225,16 @@ class Certifier:
         drawn: int,
         alpha: float,
         splits: np.ndarray,
-    ) -> tuple[float, int, int, EpsilonEstimate] | None:
+    ) -> Candidate | None:
+        """The strongest (event, direction) on counts ``k`` of ``drawn`` outputs per side."""
         delta = self.spec.claim.delta
-        best = None
+        best: Candidate | None = None
         for j, event in enumerate(events):
             for side in (0, 1):
                 k0, k1 = int(k[side, j]), int(k[1 - side, j])
                 split = float(splits[side, j])
                 lb = epsilon_lower_bound(k0, drawn, k1, drawn, alpha, delta, split)
-                if best is None or lb > best[0]:
+                if best is None or lb > best.bound:
                     estimate = EpsilonEstimate(
                         epsilon_lower_bound=lb,
                         point_estimate=epsilon_point_estimate(k0, drawn, k1, drawn, delta),
@@ -245,50 +245,16 @@ class Certifier:
                         white_box=event.white_box,
                         alpha_split=split,
                     )
-                    best = (lb, side, j, estimate)
+                    best = Candidate(lb, side, estimate)
         return best
 
-    def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
-        """The trial's best finding (a violation as soon as one is certified), or None."""
-        self._kept: tuple[list[np.ndarray], str] | None = None
-        self._proposed: list[Event] = []
-        best = self._run(attack, index, trial)
-        # timed rows (output, ns) are not plotted; a white-box finding has no outputs
-        if best is None or is_timed(trial.distinguisher) or best.n_certify == 0:
-            return best
-        if self._kept is None:
-            # no training split: a few fresh outputs, drawn for the plot alone
-            try:
-                self._keep(
-                    self._draw_pair(trial, OUTPUT_SAMPLE_SIZE, attack.name, index, "plot"), "plot"
-                )
-            except DPAuditError:
-                return best  # a plot never costs a finding
-        assert self._kept is not None
-        kept, source = self._kept
-        return replace(
-            best, output_sample=_output_sample(best, trial, self._proposed, kept, source)
-        )
-
-    def _keep(self, outputs: list[np.ndarray], source: str) -> None:
-        """Remember a few outputs per side for the report's plots (never for a bound)."""
-        if self._kept is None and len(outputs[0]):
-            self._kept = ([o[:OUTPUT_SAMPLE_SIZE].copy() for o in outputs], source)
-
-    def _run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
-        spec, config = self.spec, self.config
-        claim = spec.claim
-        exact = self._exact(attack, trial)
-        if exact is not None and exact.estimate.epsilon_lower_bound > claim.epsilon:
-            return exact
-        d = trial.distinguisher
-        if d.max_events <= 0:
-            return exact
-        budget = config.budget_for(spec)
+    def _schedule(self, trial: Trial) -> Schedule:
+        """Sizes and alpha shares of the trial's stages, from the configuration alone."""
+        config, d = self.config, trial.distinguisher
+        budget = config.budget_for(self.spec)
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_train = min(n_train, config.max_train)  # memory bound (engine); see AuditConfig
         n_cert = budget - n_train
-        label = (attack.name, index)
         # the pilot belongs to the sequential design: a single configured look means a fixed-n
         # certification with no early stop, so no pilot either
         sequential = len(config.looks) > 1
@@ -296,85 +262,28 @@ class Certifier:
         main_share = 1.0 - PILOT_SHARE if pilot else 1.0
         looks = plan_looks(config.looks, n_cert)
         final_alpha = self.alpha_test * main_share * looks[-1][1]
-        best: Finding | None = exact
-        n_train_used = 0
+        return Schedule(n_train, n_cert, pilot, main_share, tuple(looks), final_alpha)
 
-        def consider(found: Any, n_tr: int, drawn: int, look_no: int) -> None:
-            nonlocal best
-            if found is None:
-                return
-            lb, side, _, estimate = found
-            if best is not None and lb <= best.estimate.epsilon_lower_bound:
-                return
-            x, x_prime = (trial.x, trial.x_prime) if side == 0 else (trial.x_prime, trial.x)
-            best = Finding(
-                attack.name, trial.description, x, x_prime, estimate, n_tr, drawn, look_no
-            )
-
-        def violated() -> bool:
-            return best is not None and best.estimate.epsilon_lower_bound > claim.epsilon
-
-        train: list[np.ndarray] = [np.empty(0), np.empty(0)]
-        if pilot:
-            pilot_train = self._draw_pair(trial, pilot, *label, "pilot-train")
-            pilot_cert = self._draw_pair(trial, pilot, *label, "pilot-certify")
-            self._keep(pilot_train, "training")
-            alpha = self.alpha_test * PILOT_SHARE
-            plan = CertificationPlan(pilot, alpha, claim.epsilon, claim.delta)
-            events = list(d.propose(pilot_train[0], pilot_train[1], plan))[: d.max_events]
-            self._proposed += events
-            if events:
-                k = np.array([[np.count_nonzero(e(out)) for e in events] for out in pilot_cert])
-                splits = self._splits(events, pilot_train, pilot, alpha)
-                consider(self._best(events, k, pilot, alpha, splits), pilot, pilot, 0)
-            if violated():
-                return best
-            rest = self._draw_pair(trial, n_train - 2 * pilot, *label, "train")
-            train = [
-                np.concatenate(parts) for parts in zip(pilot_train, pilot_cert, rest, strict=True)
-            ]
-        elif n_train:
-            train = self._draw_pair(trial, n_train, *label, "train")
-            self._keep(train, "training")
-        n_train_used = n_train
-        plan = CertificationPlan(n_cert, final_alpha, claim.epsilon, claim.delta)
-        events = list(d.propose(train[0], train[1], plan))[: d.max_events]
-        self._proposed += events
-        if events:
-            splits = self._splits(events, train, n_cert, final_alpha)
-            k = np.zeros((2, len(events)), dtype=np.int64)
-            schedule = batch_schedule(looks, config.batch_size)
-            where = (*label, "certify")
-            ahead: Counts | None = None
+    def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
+        """The trial's best finding (a violation as soon as one is certified), or None."""
+        stages = _TrialStages(self, attack, index, trial)
+        best = stages.run()
+        # timed rows (output, ns) are not plotted; a white-box finding has no outputs
+        if best is None or is_timed(trial.distinguisher) or best.n_certify == 0:
+            return best
+        if stages.kept is None:
+            # no training split: a few fresh outputs, drawn for the plot alone
             try:
-                for look_no, ((drawn, share), batches) in enumerate(
-                    zip(looks, schedule, strict=True), 1
-                ):
-                    current = ahead
-                    if is_timed(d):  # timed rows are drawn in this process
-                        k += self._draw_counts(trial, batches, events, *where)
-                    else:
-                        if current is None:
-                            current = self._send(trial, batches, events, *where)
-                        # the next look goes out before this one is waited on and decided, so
-                        # the workers never idle at a look; if this look stops the trial, the
-                        # next is discarded unread (its seeds are its own: no count changes)
-                        later = schedule[look_no] if look_no < len(schedule) else None
-                        ahead = self._send(trial, later, events, *where) if later else None
-                        k += self._collect(current, events)
-                    alpha = self.alpha_test * main_share * share
-                    consider(
-                        self._best(events, k, drawn, alpha, splits), n_train_used, drawn, look_no
-                    )
-                    if violated():
-                        return best
-            finally:
-                if ahead is not None:
-                    ahead.discard()
-        # a white-box finding has no counts to state power from
-        if best is not None and best is not exact:
-            best = self._with_power(best, n_cert, final_alpha)
-        return best
+                stages.keep(
+                    self._draw_pair(trial, OUTPUT_SAMPLE_SIZE, attack.name, index, "plot"), "plot"
+                )
+            except DPAuditError:
+                return best  # a plot never costs a finding
+        assert stages.kept is not None
+        kept, source = stages.kept
+        return replace(
+            best, output_sample=_output_sample(best, trial, stages.proposed, kept, source)
+        )
 
     def _with_power(self, finding: Finding, n_cert: int, alpha: float) -> Finding:
         """Attach the power statement of the finding's event at the main certification's n and alpha."""
@@ -391,6 +300,159 @@ class Certifier:
             est.alpha_split,
         )
         return replace(finding, power=power)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The strongest (event, direction) at one look: its bound, the direction (0: the event is
+    likelier on x, 1: on x') and the estimate behind it."""
+
+    bound: float
+    side: int
+    estimate: EpsilonEstimate
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A trial's stages, fixed from the configuration before anything is sampled: training
+    and certification outputs per side, the pilot's size (0: none), the share of alpha left
+    to the main stage, the planned looks ``(outputs seen, share)`` and the last look's alpha."""
+
+    n_train: int
+    n_cert: int
+    pilot: int
+    main_share: float
+    looks: tuple[tuple[int, float], ...]
+    final_alpha: float
+
+
+class _TrialStages:
+    """One trial through its stages: white-box check, pilot, training, certification looks.
+
+    Holds what the stages share: the best finding so far, the outputs kept for the report's
+    plots and every event proposed (the plot marks the winning one).
+    """
+
+    def __init__(self, certifier: Certifier, attack: Attack, index: int, trial: Trial) -> None:
+        self.certifier, self.attack, self.trial = certifier, attack, trial
+        self.label = (attack.name, index)
+        self.claim = certifier.spec.claim
+        self.schedule = certifier._schedule(trial)
+        self.best: Finding | None = None
+        self.kept: tuple[list[np.ndarray], str] | None = None
+        self.proposed: list[Event] = []
+
+    def run(self) -> Finding | None:
+        exact = self.certifier._exact(self.attack, self.trial)
+        self.best = exact
+        if self.violated() or self.trial.distinguisher.max_events <= 0:
+            return exact
+        train = self.pilot() if self.schedule.pilot else self.training()
+        if self.violated():
+            return self.best
+        self.certify(train)
+        if self.violated():
+            return self.best
+        # a white-box finding has no counts to state power from
+        if self.best is not None and self.best is not exact:
+            self.best = self.certifier._with_power(
+                self.best, self.schedule.n_cert, self.schedule.final_alpha
+            )
+        return self.best
+
+    def violated(self) -> bool:
+        return self.best is not None and self.best.estimate.epsilon_lower_bound > self.claim.epsilon
+
+    def keep(self, outputs: list[np.ndarray], source: str) -> None:
+        """Remember a few outputs per side for the report's plots (never for a bound)."""
+        if self.kept is None and len(outputs[0]):
+            self.kept = ([o[:OUTPUT_SAMPLE_SIZE].copy() for o in outputs], source)
+
+    def consider(self, found: Candidate | None, n_train: int, drawn: int, look_no: int) -> None:
+        if found is None:
+            return
+        if self.best is not None and found.bound <= self.best.estimate.epsilon_lower_bound:
+            return
+        trial = self.trial
+        x, x_prime = (trial.x, trial.x_prime) if found.side == 0 else (trial.x_prime, trial.x)
+        self.best = Finding(
+            self.attack.name, trial.description, x, x_prime, found.estimate, n_train, drawn, look_no
+        )
+
+    def propose(self, train: list[np.ndarray], plan: CertificationPlan) -> list[Event]:
+        d = self.trial.distinguisher
+        events = list(d.propose(train[0], train[1], plan))[: d.max_events]
+        self.proposed += events
+        return events
+
+    def pilot(self) -> list[np.ndarray]:
+        """Propose on a small training part, certify on the next (a gross violation stops
+        here); return the whole training split, pilot outputs included."""
+        c, size = self.certifier, self.schedule.pilot
+        pilot_train = c._draw_pair(self.trial, size, *self.label, "pilot-train")
+        pilot_cert = c._draw_pair(self.trial, size, *self.label, "pilot-certify")
+        self.keep(pilot_train, "training")
+        alpha = c.alpha_test * PILOT_SHARE
+        events = self.propose(
+            pilot_train, CertificationPlan(size, alpha, self.claim.epsilon, self.claim.delta)
+        )
+        if events:
+            k = np.array([[np.count_nonzero(e(out)) for e in events] for out in pilot_cert])
+            splits = c._splits(events, pilot_train, size, alpha)
+            self.consider(c._best(events, k, size, alpha, splits), size, size, 0)
+        if self.violated():
+            return pilot_train
+        rest = c._draw_pair(self.trial, self.schedule.n_train - 2 * size, *self.label, "train")
+        return [np.concatenate(parts) for parts in zip(pilot_train, pilot_cert, rest, strict=True)]
+
+    def training(self) -> list[np.ndarray]:
+        """The training split, without a pilot (empty for events fixed in advance)."""
+        if not self.schedule.n_train:
+            return [np.empty(0), np.empty(0)]
+        train = self.certifier._draw_pair(self.trial, self.schedule.n_train, *self.label, "train")
+        self.keep(train, "training")
+        return train
+
+    def certify(self, train: list[np.ndarray]) -> None:
+        """Propose on the whole training split; certify on fresh outputs at the planned looks,
+        stopping at the first that certifies a violation."""
+        c, schedule, d = self.certifier, self.schedule, self.trial.distinguisher
+        plan = CertificationPlan(
+            schedule.n_cert, schedule.final_alpha, self.claim.epsilon, self.claim.delta
+        )
+        events = self.propose(train, plan)
+        if not events:
+            return
+        splits = c._splits(events, train, schedule.n_cert, schedule.final_alpha)
+        k = np.zeros((2, len(events)), dtype=np.int64)
+        batches_per_look = batch_schedule(schedule.looks, c.config.batch_size)
+        where = (*self.label, "certify")
+        ahead: Counts | None = None
+        try:
+            for look_no, ((drawn, share), batches) in enumerate(
+                zip(schedule.looks, batches_per_look, strict=True), 1
+            ):
+                current = ahead
+                if is_timed(d):  # timed rows are drawn in this process
+                    k += c._draw_counts(self.trial, batches, events, *where)
+                else:
+                    if current is None:
+                        current = c._send(self.trial, batches, events, *where)
+                    # the next look goes out before this one is waited on and decided, so the
+                    # workers never idle at a look; if this look stops the trial, the next is
+                    # discarded unread (its seeds are its own: no count changes)
+                    later = batches_per_look[look_no] if look_no < len(batches_per_look) else None
+                    ahead = c._send(self.trial, later, events, *where) if later else None
+                    k += c._collect(current, events)
+                alpha = c.alpha_test * schedule.main_share * share
+                self.consider(
+                    c._best(events, k, drawn, alpha, splits), schedule.n_train, drawn, look_no
+                )
+                if self.violated():
+                    return
+        finally:
+            if ahead is not None:
+                ahead.discard()
 
 
 def _output_sample(

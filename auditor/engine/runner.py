@@ -52,6 +52,7 @@ from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
 from auditor.core.trials import Trial
 from auditor.engine.backends import open_sampler
 from auditor.engine.certify import Certifier
+from auditor.engine.sampling import Sampler
 
 ProgressCallback = Callable[[str, int, int], None]
 
@@ -136,7 +137,7 @@ def run_audit(
     sampler = open_sampler(engine, lock)
     try:
         for p in planned:
-            if p.spec is not None and not p.error and hasattr(sampler, "prepare"):
+            if p.spec is not None and not p.error:
                 sampler.prepare(p.spec, targets.get(p.name))
 
         def audit(p: _PlannedAdapter) -> AdapterResult:
@@ -156,8 +157,7 @@ def run_audit(
             finally:
                 pool.shutdown(wait=False, cancel_futures=True)
     finally:
-        if hasattr(sampler, "close"):
-            sampler.close()
+        sampler.close()
     return AuditReport(
         alpha=config.alpha,
         seed=config.seed,
@@ -177,7 +177,7 @@ def _audit_adapter(
     p: _PlannedAdapter,
     config: AuditConfig,
     alpha_test: float,
-    sampler: Any,
+    sampler: Sampler,
     on_samples: Callable[[int, str], None],
 ) -> AdapterResult:
     t_start = time.perf_counter()
@@ -204,7 +204,7 @@ def _audit_adapter(
                 break
     best = max(findings, key=lambda f: f.estimate.epsilon_lower_bound, default=None)
     violated = best is not None and best.estimate.epsilon_lower_bound > p.spec.claim.epsilon
-    notes = p.notes + _sampler_notes(sampler, p.name)
+    notes = p.notes + sampler.notes(p.name)
     if errors and not violated:
         p.notes = notes + tuple(f"also failed: {e}" for e in errors[1:])
         return replace(
@@ -228,10 +228,6 @@ def _audit_adapter(
         notes=notes,
         power=best.power if best is not None and not violated else None,
     )
-
-
-def _sampler_notes(sampler: Any, name: str) -> tuple[str, ...]:
-    return tuple(sampler.notes(name)) if hasattr(sampler, "notes") else ()
 
 
 def _error_result(p: _PlannedAdapter, message: str, samples: int, seconds: float) -> AdapterResult:

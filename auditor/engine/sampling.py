@@ -37,11 +37,20 @@ MIN_CHUNK_LOOP, MAX_CHUNK_LOOP = 1 << 8, 1 << 10
 
 
 class Sampler(Protocol):
-    """How the certifier obtains outputs; backends differ only in where the chunks run.
+    """How the engine obtains outputs; backends differ only in where the chunks run.
 
-    Both methods raise a ``DPAuditError`` (``AdapterRaised``, ``AdapterOutputError``,
-    ``AdapterTimeout``, ``AdapterCrashed``, ``EventError``) naming the adapter and the call.
+    The runner calls ``prepare`` once per adapter before any sampling, ``notes`` for each
+    adapter's result, and ``close`` once at the end.  ``draw``, ``count`` and ``start_counts``
+    raise a ``DPAuditError`` (``AdapterRaised``, ``AdapterOutputError``, ``AdapterTimeout``,
+    ``AdapterCrashed``, ``EventError``) naming the adapter and the call.  ``timeout`` is the
+    limit of one ``sample`` call in seconds (None: none), which white-box calls share.
     """
+
+    timeout: float | None
+
+    def prepare(self, spec: AdapterSpec, target: str | None = None) -> None:
+        """Get ready to sample ``spec``'s adapter (``target``: where a worker can load it)."""
+        ...
 
     def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
         """``n`` checked outputs on ``query``."""
@@ -51,6 +60,28 @@ class Sampler(Protocol):
         self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]
     ) -> np.ndarray:
         """For each event, how many of ``n`` fresh outputs fall in it (int64 array)."""
+        ...
+
+    def start_counts(
+        self,
+        spec: AdapterSpec,
+        requests: Sequence[tuple[Any, int, int]],
+        events: Sequence[Event],
+    ) -> Counts:
+        """Start counting ``events`` on each ``(query, n, entropy)`` request; wait on it later.
+
+        A backend with workers sends every chunk at once, so that the workers run this work
+        while the caller decides about earlier counts; the counts are what :meth:`count` gives
+        for each request (same chunks, same seeds), whichever way they are computed.
+        """
+        ...
+
+    def notes(self, name: str) -> tuple[str, ...]:
+        """Notes for the report about how adapter ``name`` was sampled."""
+        ...
+
+    def close(self) -> None:
+        """Release workers and threads; the sampler is not used afterwards."""
         ...
 
 
@@ -87,24 +118,6 @@ class LazyCounts:
 
     def discard(self) -> None:
         pass
-
-
-def start_counts(
-    sampler: Sampler,
-    spec: AdapterSpec,
-    requests: Sequence[tuple[Any, int, int]],
-    events: Sequence[Event],
-) -> Counts:
-    """Start counting ``events`` on each ``(query, n, entropy)`` request; wait on it later.
-
-    A backend with workers sends every chunk at once, so that the workers run this work while
-    the caller decides about earlier counts; the counts are what :meth:`Sampler.count` gives
-    for each request (same chunks, same seeds), whichever way they are computed.
-    """
-    start = getattr(sampler, "start_counts", None)
-    if start is None:
-        return LazyCounts(sampler, spec, requests, events)
-    return start(spec, requests, events)
 
 
 def chunk_sizes(n: int, vectorised: bool = True) -> list[int]:
@@ -317,6 +330,23 @@ class InProcessSampler:
                 events, self._sample(spec, query, size, chunk_entropy(entropy, i))
             )
         return total
+
+    def start_counts(
+        self,
+        spec: AdapterSpec,
+        requests: Sequence[tuple[Any, int, int]],
+        events: Sequence[Event],
+    ) -> Counts:
+        return LazyCounts(self, spec, requests, events)  # one process: nothing runs ahead
+
+    def prepare(self, spec: AdapterSpec, target: str | None = None) -> None:
+        pass
+
+    def notes(self, name: str) -> tuple[str, ...]:
+        return ()
+
+    def close(self) -> None:
+        pass
 
 
 #: how far the oracle's probabilities may sum from 1 (float rounding over many outcomes)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Any
 
 from auditor.core.configs import BACKEND_NAMES, EngineConfig
 from auditor.core.errors import InvalidArgument
+from auditor.engine.sampling import Sampler
 
 #: backend name -> "module:attr" of a sampler factory ``(engine, lock) -> sampler``
 BACKENDS: dict[str, str] = {
@@ -24,8 +24,8 @@ BACKENDS: dict[str, str] = {
 assert tuple(BACKENDS) == BACKEND_NAMES
 
 
-def open_sampler(engine: EngineConfig, lock: threading.Lock | None = None) -> Any:
-    """A sampler for ``engine``; close it with ``.close()`` when it has one.
+def open_sampler(engine: EngineConfig, lock: threading.Lock | None = None) -> Sampler:
+    """A sampler for ``engine``; close it with ``.close()``.
 
     Raises:
         InvalidArgument: the backend's library is missing or the scheduler is unreachable.
