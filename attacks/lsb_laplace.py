@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attacks.float_pair import FloatPairDistinguisher, float_training
 from attacks.laplace_models import LaplaceSamplerModel, candidate_models
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
@@ -62,15 +63,10 @@ def select_model(
     x_prime: float,
 ) -> LaplaceSamplerModel | None:
     """The first model that explains all training outputs at both inputs, or None."""
-    if not (
-        len(train_x)
-        and len(train_x_prime)
-        and np.issubdtype(train_x.dtype, np.floating)
-        and np.issubdtype(train_x_prime.dtype, np.floating)
-    ):
+    floats = float_training(train_x, train_x_prime)
+    if floats is None:
         return None
-    a = np.asarray(train_x, dtype=np.float64)
-    b = np.asarray(train_x_prime, dtype=np.float64)
+    a, b = floats
     for model in models:
         # both quick checks before either full one: a wrong model usually fails in 256 outputs
         if (
@@ -84,17 +80,13 @@ def select_model(
 
 
 @dataclass
-class LSBDistinguisher:
+class LSBDistinguisher(FloatPairDistinguisher):
     """Picks the sampler model that explains every training output, then proposes its holes.
 
     ``chosen`` records the model picked by the last ``propose`` (None: no model validated).
     """
 
-    x: float
-    x_prime: float
     models: list[LaplaceSamplerModel]
-    max_events: int = 1
-    train_fraction: float = 0.05
     chosen: LaplaceSamplerModel | None = field(default=None, compare=False)
 
     def propose(

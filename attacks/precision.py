@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attacks.float_pair import FloatPairDistinguisher, float_training
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
@@ -143,29 +144,20 @@ def rescaled_tests(x_prime: float, sensitivity: float, epsilon: float) -> list[G
 
 
 @dataclass
-class PrecisionDistinguisher:
+class PrecisionDistinguisher(FloatPairDistinguisher):
     """Chooses the grid test with no training hit at ``x_prime`` and most hits at ``x``."""
 
-    x: float
-    x_prime: float
     tests: list[GridTest]
-    max_events: int = 1
-    train_fraction: float = 0.05
     chosen: GridTest | None = field(default=None, compare=False)
 
     def propose(
         self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan
     ) -> list[Event]:
         self.chosen = None
-        if not (
-            len(train_x)
-            and len(train_x_prime)
-            and np.issubdtype(train_x.dtype, np.floating)
-            and np.issubdtype(train_x_prime.dtype, np.floating)
-        ):
+        floats = float_training(train_x, train_x_prime)
+        if floats is None:
             return []
-        a = np.asarray(train_x, dtype=np.float64)
-        b = np.asarray(train_x_prime, dtype=np.float64)
+        a, b = floats
         tests = list(self.tests)
         learned = coarsest_grid(b)
         if math.isfinite(learned) and learned > tests[0].grid:

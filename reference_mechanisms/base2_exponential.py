@@ -49,6 +49,7 @@ from reference_mechanisms.base2_arithmetic import (
 )
 from reference_mechanisms.bernoulli import sample_bernoulli
 from reference_mechanisms.normalized_sampling import LevelSampler, normalized_sample
+from reference_mechanisms.params import check_count
 from reference_mechanisms.randomness import IntegerSource
 
 __all__ = [
@@ -336,9 +337,8 @@ class Base2ExponentialMechanism:
 
     def sample(self, utilities: Any, n: int, rng: IntegerSource) -> np.ndarray:
         """``n`` independent releases on ``utilities``: int64 indices in ``[0, k)``."""
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n={n!r} must be a non-negative int")
-        return self.prepare(utilities).sample(int(n), rng)
+        n = check_count(n)
+        return self.prepare(utilities).sample(n, rng)
 
     def probabilities(self, utilities: Any) -> list[Fraction]:
         """Exact selection probabilities as Fractions (for tests and white-box audits)."""

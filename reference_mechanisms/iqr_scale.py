@@ -41,11 +41,10 @@ from typing import Any
 import numpy as np
 
 from reference_mechanisms.discrete_laplace import sample_discrete_laplace
-from reference_mechanisms.params import check_delta, check_epsilon, rational_floor
+from reference_mechanisms.params import check_count
 from reference_mechanisms.ptr import (
+    NoisyTestParameters,
     check_dataset,
-    check_domain,
-    floor_scaled_log_threshold,
     noisy_test,
 )
 from reference_mechanisms.randomness import IntegerSource
@@ -107,7 +106,7 @@ def _log_units(iqr: Fraction, grid: int) -> int:
     return _floor_log2(iqr**grid)
 
 
-class IQRScale:
+class IQRScale(NoisyTestParameters):
     """Dwork–Roth's Scale algorithm with exact samplers; outputs floats, NaN for ⊥.
 
     Args:
@@ -123,16 +122,7 @@ class IQRScale:
     def __init__(
         self, epsilon: float, delta: float, domain: tuple[float, float], grid: int = 16
     ) -> None:
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, positive=True)
-        self.domain = check_domain(domain)
-        if isinstance(grid, bool) or not isinstance(grid, int) or grid < 2 or grid % 2:
-            raise ValueError(f"grid={grid!r} must be an even int >= 2")
-        self.grid = grid
-        self.epsilon_q = rational_floor(self.epsilon)
-        self.threshold_units = floor_scaled_log_threshold(
-            grid, Fraction(self.delta), self.epsilon_q
-        )
+        super().__init__(epsilon, delta, domain, grid, min_grid=2, even_grid=True)
 
     @property
     def claimed_epsilon(self) -> float:
@@ -140,10 +130,8 @@ class IQRScale:
 
     def sample(self, x: Any, n: int, rng: IntegerSource) -> np.ndarray:
         """``n`` independent releases on dataset ``x`` (float64; NaN = ⊥)."""
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n={n!r} must be a non-negative int")
+        n = check_count(n)
         xs = check_dataset(x, self.domain)
-        n = int(n)
         out = np.full(n, np.nan)
         todo = np.arange(n)
         for j in (1, 2):

@@ -44,7 +44,13 @@ import gmpy2
 import numpy as np
 
 from reference_mechanisms.discrete_laplace import sample_discrete_laplace
-from reference_mechanisms.params import check_delta, check_epsilon, rational_floor
+from reference_mechanisms.params import (
+    check_count,
+    check_delta,
+    check_epsilon,
+    check_integer,
+    rational_floor,
+)
 from reference_mechanisms.randomness import IntegerSource
 
 __all__ = [
@@ -145,7 +151,40 @@ def median_distance(xs: np.ndarray) -> tuple[float, int]:
     return float(m), min(p - s, e - p)
 
 
-class PTRMedian:
+class NoisyTestParameters:
+    """The checked parameters of an exact propose-test-release test, shared by A_dist
+    (:class:`PTRMedian`) and the Scale algorithm (``iqr_scale.IQRScale``): epsilon (rounded
+    down to ``epsilon_q`` for the noise), delta, the records' domain, the grid G and the
+    threshold ``floor(G ln(1/delta) / epsilon_q)`` in grid units.
+
+    Raises:
+        ValueError: bad epsilon, delta, domain or grid (an integer >= ``min_grid``, even when
+            ``even_grid``).
+    """
+
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float,
+        domain: tuple[float, float],
+        grid: int,
+        *,
+        min_grid: int = 1,
+        even_grid: bool = False,
+    ) -> None:
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = check_delta(delta, positive=True)
+        self.domain = check_domain(domain)
+        self.grid = check_integer(grid, "grid", minimum=min_grid)
+        if even_grid and grid % 2:
+            raise ValueError(f"grid={grid!r} must be even")
+        self.epsilon_q = rational_floor(self.epsilon)
+        self.threshold_units = floor_scaled_log_threshold(
+            grid, Fraction(self.delta), self.epsilon_q
+        )
+
+
+class PTRMedian(NoisyTestParameters):
     """A_dist with g = the lower median, exact test; outputs the median or NaN (⊥).
 
     Args:
@@ -161,21 +200,11 @@ class PTRMedian:
     def __init__(
         self, epsilon: float, delta: float, domain: tuple[float, float], grid: int = 16
     ) -> None:
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, positive=True)
-        self.domain = check_domain(domain)
-        if isinstance(grid, bool) or not isinstance(grid, int) or grid < 1:
-            raise ValueError(f"grid={grid!r} must be a positive int")
-        self.grid = grid
-        self.epsilon_q = rational_floor(self.epsilon)
-        self.threshold_units = floor_scaled_log_threshold(
-            grid, Fraction(self.delta), self.epsilon_q
-        )
+        super().__init__(epsilon, delta, domain, grid)
 
     def sample(self, x: Any, n: int, rng: IntegerSource) -> np.ndarray:
         """``n`` independent releases on dataset ``x`` (float64; NaN = ⊥)."""
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n={n!r} must be a non-negative int")
+        n = check_count(n)
         med, d = median_distance(check_dataset(x, self.domain))
         ok = noisy_test(
             np.full(int(n), d * self.grid), self.grid, self.threshold_units, self.epsilon_q, rng

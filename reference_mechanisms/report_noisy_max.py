@@ -34,7 +34,12 @@ import numpy as np
 
 from reference_mechanisms.base2_exponential import check_utilities
 from reference_mechanisms.bernoulli import as_fraction, sample_bernoulli
-from reference_mechanisms.params import check_epsilon, check_sensitivity, rational_floor
+from reference_mechanisms.params import (
+    check_count,
+    check_epsilon,
+    check_sensitivity,
+    rational_floor,
+)
 from reference_mechanisms.randomness import IntegerSource
 
 __all__ = ["ReportNoisyMax"]
@@ -102,10 +107,9 @@ class ReportNoisyMax:
         Raises:
             ValueError: utilities not a non-empty 1-D array of finite numbers; ``n`` negative.
         """
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n={n!r} must be a non-negative int")
+        n = check_count(n)
         u = check_utilities(utilities)
-        n, k = int(n), u.size
+        k = u.size
         coins = np.ones((n, k), dtype=bool)
         for j, g in enumerate(self._gammas(u)):
             if g:  # q = 1 for the maximal utilities

@@ -48,7 +48,7 @@ from typing import Any
 import gmpy2
 import numpy as np
 
-from reference_mechanisms.params import check_delta, check_epsilon, rational_floor
+from reference_mechanisms.params import check_count, check_delta, check_epsilon, rational_floor
 from reference_mechanisms.ptr import (
     check_dataset,
     check_domain,
@@ -140,11 +140,9 @@ class SubsampleAndAggregate:
         Raises:
             ValueError: empty, non-finite or out-of-domain records; ``n`` negative.
         """
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n={n!r} must be a non-negative int")
+        n = check_count(n)
         xs = check_dataset(x, self.domain)
         xs = np.floor(xs)  # per-record discretisation: replace-neighbours stay neighbours
-        n = int(n)
         aborted, mode, gap, m = self.statistics(xs, n, rng)
         grid, units = self.ptr_grid(m)
         stat = gap * units - grid  # G d = G gap / (4mq) - G, an integer

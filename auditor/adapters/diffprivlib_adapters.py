@@ -50,6 +50,9 @@ class _Additive(_DiffprivlibAdapter):
     integer_queries = False
     _dtype: type = np.float64
 
+    #: the class in ``diffprivlib.mechanisms`` this adapter drives
+    _class: str = ""
+
     def __init__(self, epsilon: float, delta: float, sensitivity: float) -> None:
         super().__init__()
         self.epsilon = float(epsilon)
@@ -57,8 +60,22 @@ class _Additive(_DiffprivlibAdapter):
         self.sensitivity = sensitivity
         self._mechanism()  # validate the parameters now, through the library
 
+    def _arguments(self) -> dict[str, Any]:
+        """The library constructor's arguments: the claim, and the bounds when declared."""
+        arguments: dict[str, Any] = {"epsilon": self.epsilon, "sensitivity": self.sensitivity}
+        if self.delta:
+            arguments["delta"] = self.delta
+        if hasattr(self, "query_bounds"):
+            arguments["lower"], arguments["upper"] = self.query_bounds
+        return arguments
+
     def _mechanism(self) -> Any:
-        raise NotImplementedError
+        """A fresh library mechanism, seeded with the current ``random_state``."""
+        from diffprivlib import mechanisms
+
+        return getattr(mechanisms, self._class)(
+            **self._arguments(), random_state=self._random_state
+        )
 
     def _value(self, query: float) -> float | int:
         return float(query)
@@ -75,16 +92,10 @@ class Laplace(_Additive):
 
     name = "diffprivlib.laplace"
     description = "diffprivlib.mechanisms.Laplace (float Laplace, 4-uniform cos/log sampler)"
+    _class = "Laplace"
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0) -> None:
         super().__init__(epsilon, 0.0, float(sensitivity))
-
-    def _mechanism(self) -> Any:
-        from diffprivlib.mechanisms import Laplace as _Laplace
-
-        return _Laplace(
-            epsilon=self.epsilon, sensitivity=self.sensitivity, random_state=self._random_state
-        )
 
 
 class LaplaceTruncated(_Additive):
@@ -92,6 +103,7 @@ class LaplaceTruncated(_Additive):
 
     name = "diffprivlib.laplace_truncated"
     description = "diffprivlib.mechanisms.LaplaceTruncated (Laplace, output clamped to bounds)"
+    _class = "LaplaceTruncated"
 
     def __init__(
         self,
@@ -102,36 +114,13 @@ class LaplaceTruncated(_Additive):
         self.query_bounds = (float(bounds[0]), float(bounds[1]))
         super().__init__(epsilon, 0.0, float(sensitivity))
 
-    def _mechanism(self) -> Any:
-        from diffprivlib.mechanisms import LaplaceTruncated as _LaplaceTruncated
-
-        lower, upper = self.query_bounds
-        return _LaplaceTruncated(
-            epsilon=self.epsilon,
-            sensitivity=self.sensitivity,
-            lower=lower,
-            upper=upper,
-            random_state=self._random_state,
-        )
-
 
 class LaplaceBoundedDomain(LaplaceTruncated):
     """``diffprivlib.mechanisms.LaplaceBoundedDomain``: Laplace conditioned on the bounds."""
 
     name = "diffprivlib.laplace_bounded_domain"
     description = "diffprivlib.mechanisms.LaplaceBoundedDomain (Laplace conditioned on bounds, scale adjusted)"
-
-    def _mechanism(self) -> Any:
-        from diffprivlib.mechanisms import LaplaceBoundedDomain as _LaplaceBoundedDomain
-
-        lower, upper = self.query_bounds
-        return _LaplaceBoundedDomain(
-            epsilon=self.epsilon,
-            sensitivity=self.sensitivity,
-            lower=lower,
-            upper=upper,
-            random_state=self._random_state,
-        )
+    _class = "LaplaceBoundedDomain"
 
 
 class Geometric(_Additive):
@@ -141,6 +130,7 @@ class Geometric(_Additive):
     description = "diffprivlib.mechanisms.Geometric (two-sided geometric, float log/floor sampler)"
     integer_queries = True
     _dtype = np.int64
+    _class = "Geometric"
 
     def __init__(self, epsilon: float = 1.0, sensitivity: int = 1) -> None:
         super().__init__(epsilon, 0.0, as_integer(sensitivity, "sensitivity"))
@@ -148,32 +138,16 @@ class Geometric(_Additive):
     def _value(self, query: float) -> int:
         return as_integer(query)
 
-    def _mechanism(self) -> Any:
-        from diffprivlib.mechanisms import Geometric as _Geometric
-
-        return _Geometric(
-            epsilon=self.epsilon, sensitivity=self.sensitivity, random_state=self._random_state
-        )
-
 
 class Gaussian(_Additive):
     """``diffprivlib.mechanisms.Gaussian``: classic σ = Δ·sqrt(2 ln(1.25/δ))/ε (ε ≤ 1)."""
 
     name = "diffprivlib.gaussian"
     description = "diffprivlib.mechanisms.Gaussian (classic calibration, epsilon <= 1)"
+    _class = "Gaussian"
 
     def __init__(self, epsilon: float = 0.5, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
         super().__init__(epsilon, delta, float(sensitivity))
-
-    def _mechanism(self) -> Any:
-        from diffprivlib.mechanisms import Gaussian as _Gaussian
-
-        return _Gaussian(
-            epsilon=self.epsilon,
-            delta=self.delta,
-            sensitivity=self.sensitivity,
-            random_state=self._random_state,
-        )
 
 
 class GaussianAnalytic(_Additive):
@@ -181,25 +155,17 @@ class GaussianAnalytic(_Additive):
 
     name = "diffprivlib.gaussian_analytic"
     description = "diffprivlib.mechanisms.GaussianAnalytic (Balle-Wang analytic calibration)"
+    _class = "GaussianAnalytic"
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
         super().__init__(epsilon, delta, float(sensitivity))
-
-    def _mechanism(self) -> Any:
-        from diffprivlib.mechanisms import GaussianAnalytic as _GaussianAnalytic
-
-        return _GaussianAnalytic(
-            epsilon=self.epsilon,
-            delta=self.delta,
-            sensitivity=self.sensitivity,
-            random_state=self._random_state,
-        )
 
 
 class Snapping(LaplaceTruncated):
     """``diffprivlib.mechanisms.Snapping``: Mironov's snapping mechanism (the LSB fix)."""
 
     name = "diffprivlib.snapping"
+    _class = "Snapping"
 
     def __init__(
         self,
@@ -213,18 +179,6 @@ class Snapping(LaplaceTruncated):
         # Mironov's proof needs a correctly rounded log; diffprivlib falls back to numpy's.
         log = "crlibm log_rn" if snapping.log_rn is not np.log else "numpy log: crlibm missing"
         self.description = f"diffprivlib.mechanisms.Snapping (snapping mechanism, {log})"
-
-    def _mechanism(self) -> Any:
-        from diffprivlib.mechanisms import Snapping as _Snapping
-
-        lower, upper = self.query_bounds
-        return _Snapping(
-            epsilon=self.epsilon,
-            sensitivity=self.sensitivity,
-            lower=lower,
-            upper=upper,
-            random_state=self._random_state,
-        )
 
 
 class Exponential(_DiffprivlibAdapter):

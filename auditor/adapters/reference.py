@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from importlib import metadata
-from typing import Any
+from typing import Any, final
 
 import gmpy2
 import numpy as np
@@ -38,6 +38,7 @@ from reference_mechanisms.geometric_rr import (
     sample_two_sided_geometric_exp,
 )
 from reference_mechanisms.params import (
+    check_count,
     check_delta,
     check_epsilon,
     check_sensitivity,
@@ -65,10 +66,40 @@ def _own_version() -> str:
 
 
 class _ReferenceAdapter(SeededAdapter):
-    """Provenance shared by the reference adapters (the mechanisms are this project's own)."""
+    """What the reference adapters share: provenance (the mechanisms are this project's own),
+    the checked claim, and ``sample`` as a final template: read the query, check ``n``, then
+    ``_release`` — the one step each adapter writes."""
 
     library = "dp-audit"
     library_version = f"{_own_version()} (gmpy2 {gmpy2.version()})"
+    integer_queries = False
+
+    def __init__(
+        self,
+        epsilon: float,
+        *,
+        delta: float | None = None,
+        sensitivity: float | None = None,
+    ) -> None:
+        """Check and set the claim; ``delta`` (> 0) and ``sensitivity`` when the adapter has
+        them (the exact sensitivity is kept as ``_sens``)."""
+        super().__init__()
+        self.epsilon = check_epsilon(epsilon)
+        if delta is not None:
+            self.delta = check_delta(delta, positive=True)
+        if sensitivity is not None:
+            self._sens = check_sensitivity(sensitivity)
+            self.sensitivity = float(sensitivity)
+
+    def _query(self, query: Any) -> Any:
+        return _integer_query(query) if self.integer_queries else _float_query(query)
+
+    def _release(self, query: Any, n: int) -> np.ndarray:
+        raise NotImplementedError
+
+    @final
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        return self._release(self._query(query), check_count(n))
 
 
 def _integer_query(query: Any) -> int:
@@ -95,10 +126,17 @@ def _float_query(query: Any) -> float:
     return q
 
 
-def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"n={n!r} must be a non-negative int")
-    return int(n)
+class _MechanismAdapter(_ReferenceAdapter):
+    """A reference adapter around a mechanism object with ``sample(query, n, rng)`` that checks
+    its queries itself (utility vectors, datasets)."""
+
+    mechanism: Any
+
+    def _query(self, query: Any) -> Any:
+        return query
+
+    def _release(self, q: Any, n: int) -> np.ndarray:
+        return self.mechanism.sample(q, n, self._rng)
 
 
 class DiscreteLaplaceAdapter(_ReferenceAdapter):
@@ -121,10 +159,7 @@ class DiscreteLaplaceAdapter(_ReferenceAdapter):
     delta = 0.0
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1, name: str | None = None):
-        super().__init__()
-        self.epsilon = check_epsilon(epsilon)
-        self._sens = check_sensitivity(sensitivity)
-        self.sensitivity = float(sensitivity)
+        super().__init__(epsilon, sensitivity=sensitivity)
         self.epsilon_rational = rational_floor(epsilon)
         #: exact noise scale actually used (>= sensitivity / epsilon)
         self.scale: Fraction = self._sens / self.epsilon_rational
@@ -133,9 +168,7 @@ class DiscreteLaplaceAdapter(_ReferenceAdapter):
             f"exact discrete Laplace, scale {float(self.scale):.6g} >= sensitivity/epsilon"
         )
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        q = _integer_query(query)
-        n = _check_n(n)
+    def _release(self, q: Any, n: int) -> np.ndarray:
         return q + sample_discrete_laplace(self.scale, n, self._rng)
 
 
@@ -159,18 +192,13 @@ class GeometricAdapter(_ReferenceAdapter):
     delta = 0.0
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1, name: str | None = None):
-        super().__init__()
-        self.epsilon = check_epsilon(epsilon)
-        self._sens = check_sensitivity(sensitivity)
-        self.sensitivity = float(sensitivity)
+        super().__init__(epsilon, sensitivity=sensitivity)
         #: exact rate x with alpha = e^-x, x <= epsilon / sensitivity
         self.rate: Fraction = rational_floor(epsilon) / self._sens
         self.name = name or f"reference.geometric[eps={self.epsilon:g}]"
         self.description = f"exact two-sided geometric, alpha = exp(-{float(self.rate):.6g})"
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        q = _integer_query(query)
-        n = _check_n(n)
+    def _release(self, q: Any, n: int) -> np.ndarray:
         return q + sample_two_sided_geometric_exp(self.rate, n, self._rng)
 
 
@@ -198,12 +226,8 @@ class DiscreteGaussianAdapter(_ReferenceAdapter):
         sensitivity: float = 1,
         name: str | None = None,
     ):
-        super().__init__()
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, positive=True)
-        sens = check_sensitivity(sensitivity)
-        self.sensitivity = float(sensitivity)
-        self._sens_int = max(1, math.floor(sens))
+        super().__init__(epsilon, delta=delta, sensitivity=sensitivity)
+        self._sens_int = max(1, math.floor(self._sens))
         self.sigma2: Fraction = calibrate_discrete_gaussian(
             self.epsilon, self.delta, self._sens_int
         )
@@ -216,9 +240,7 @@ class DiscreteGaussianAdapter(_ReferenceAdapter):
         """Upper bound on the true delta at ``epsilon`` (<= the claimed delta)."""
         return float(discrete_gaussian_delta(self.epsilon, self.sigma2, self._sens_int))
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        q = _integer_query(query)
-        n = _check_n(n)
+    def _release(self, q: Any, n: int) -> np.ndarray:
         return q + sample_discrete_gaussian(self.sigma2, n, self._rng)
 
 
@@ -246,10 +268,8 @@ class LaplaceFloatAdapter(_ReferenceAdapter):
         grid_bits: int = 20,
         name: str | None = None,
     ):
-        super().__init__()
-        self.epsilon = check_epsilon(epsilon)
-        sens = check_sensitivity(sensitivity)
-        self.sensitivity = float(sensitivity)
+        super().__init__(epsilon, sensitivity=sensitivity)
+        sens = self._sens
         self.k = math.floor(math.log2(sens)) - int(grid_bits)
         while Fraction(2) ** (self.k + grid_bits) > sens:  # exact floor(log2) for any rational
             self.k -= 1
@@ -265,9 +285,7 @@ class LaplaceFloatAdapter(_ReferenceAdapter):
             f"scale {float(self.scale):.6g}"
         )
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        q = _float_query(query)
-        n = _check_n(n)
+    def _release(self, q: Any, n: int) -> np.ndarray:
         return sample_laplace_float(q, self.scale, n, self.k, self._rng)
 
 
@@ -293,11 +311,7 @@ class GaussianFloatAdapter(_ReferenceAdapter):
         sensitivity: float = 1.0,
         name: str | None = None,
     ):
-        super().__init__()
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = check_delta(delta, positive=True)
-        check_sensitivity(sensitivity)
-        self.sensitivity = float(sensitivity)
+        super().__init__(epsilon, delta=delta, sensitivity=sensitivity)
         self.k, self.sigma2 = calibrate_gaussian_float(self.epsilon, self.delta, sensitivity)
         self.name = name or f"reference.gaussian[eps={self.epsilon:g},delta={self.delta:g}]"
         self.description = (
@@ -305,9 +319,7 @@ class GaussianFloatAdapter(_ReferenceAdapter):
             f"sigma {math.sqrt(self.sigma2):.6g}"
         )
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        q = _float_query(query)
-        n = _check_n(n)
+    def _release(self, q: Any, n: int) -> np.ndarray:
         return sample_gaussian_float(q, self.sigma2, n, self.k, self._rng)
 
 
@@ -334,10 +346,9 @@ class SnappingAdapter(_ReferenceAdapter):
         sensitivity: float = 1.0,
         name: str | None = None,
     ):
-        super().__init__()
+        super().__init__(epsilon, sensitivity=sensitivity)
         self.params = snapping_parameters(epsilon, bound, sensitivity)
         self.epsilon = self.params.epsilon
-        self.sensitivity = float(sensitivity)
         self.bound = float(bound)
         self.name = name or f"reference.snapping[eps={self.epsilon:g}]"
         self.description = (
@@ -345,9 +356,7 @@ class SnappingAdapter(_ReferenceAdapter):
             f"Lambda {self.params.Lambda * self.params.D:g}, clamp +-{self.bound:g}"
         )
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        q = _float_query(query)
-        n = _check_n(n)
+    def _release(self, q: Any, n: int) -> np.ndarray:
         return sample_snapping(q, self.params, n, self._rng)
 
 
@@ -367,21 +376,22 @@ class RandomizedResponseAdapter(_ReferenceAdapter):
     delta = 0.0
 
     def __init__(self, epsilon: float = 1.0, name: str | None = None):
-        super().__init__()
-        self.epsilon = check_epsilon(epsilon)
+        super().__init__(epsilon)
         self.p: Fraction = rr_probability(self.epsilon)
         self.name = name or f"reference.randomized_response[eps={self.epsilon:g}]"
         self.description = f"randomized response, keep probability {float(self.p):.12g}"
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        n = _check_n(n)
+    def _query(self, query: Any) -> int:
         try:
             bit = int(query)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"query={query!r} must be a bit 0 or 1") from exc
         if bit != query or bit not in (0, 1):
             raise ValueError(f"query={query!r} must be a bit 0 or 1")
-        return sample_randomized_response(bit, self.p, n, self._rng)
+        return bit
+
+    def _release(self, q: Any, n: int) -> np.ndarray:
+        return sample_randomized_response(q, self.p, n, self._rng)
 
 
 def builtin_adapters() -> list:

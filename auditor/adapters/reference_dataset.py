@@ -25,9 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from auditor.adapters.reference import _ReferenceAdapter
+from auditor.adapters.reference import _MechanismAdapter
 from reference_mechanisms.iqr_scale import IQRScale
 from reference_mechanisms.ptr import PTRMedian
 from reference_mechanisms.subsample_aggregate import SubsampleAndAggregate
@@ -40,17 +38,15 @@ __all__ = [
 ]
 
 
-def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"n={n!r} must be a non-negative int")
-    return int(n)
-
-
-class _DatasetAdapter(_ReferenceAdapter):
+class _DatasetAdapter(_MechanismAdapter):
     family = "dataset"
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        return self.mechanism.sample(query, _check_n(n), self._rng)
+    def __init__(self, mechanism: Any, epsilon: float, name: str) -> None:
+        """``epsilon``: the claim (the Scale algorithm claims 4 times its step's epsilon)."""
+        super().__init__(epsilon, delta=mechanism.delta)
+        self.mechanism = mechanism
+        self.domain = mechanism.domain
+        self.name = name
 
 
 class PTRMedianAdapter(_DatasetAdapter):
@@ -72,11 +68,9 @@ class PTRMedianAdapter(_DatasetAdapter):
         domain: tuple[float, float] = (0.0, 100.0),
         name: str | None = None,
     ) -> None:
-        super().__init__()
-        self.mechanism = PTRMedian(epsilon, delta, domain)
-        self.epsilon, self.delta = self.mechanism.epsilon, self.mechanism.delta
-        self.domain = self.mechanism.domain
-        self.name = name or f"reference.ptr_median[eps={epsilon:g},delta={delta:g}]"
+        mechanism = PTRMedian(epsilon, delta, domain)
+        default = f"reference.ptr_median[eps={epsilon:g},delta={delta:g}]"
+        super().__init__(mechanism, mechanism.epsilon, name or default)
         self.description = "propose-test-release median (Dwork-Roth A_dist), exact noisy test"
 
 
@@ -99,12 +93,10 @@ class IQRScaleAdapter(_DatasetAdapter):
         domain: tuple[float, float] = (0.0, 100.0),
         name: str | None = None,
     ) -> None:
-        super().__init__()
-        self.mechanism = IQRScale(epsilon_step, delta, domain)
-        self.epsilon = self.mechanism.claimed_epsilon
-        self.delta = self.mechanism.delta
-        self.domain = self.mechanism.domain
-        self.name = name or f"reference.iqr_scale[eps={self.epsilon:g},delta={delta:g}]"
+        mechanism = IQRScale(epsilon_step, delta, domain)
+        claim = mechanism.claimed_epsilon
+        default = f"reference.iqr_scale[eps={claim:g},delta={delta:g}]"
+        super().__init__(mechanism, claim, name or default)
         self.description = "Dwork-Roth IQR Scale algorithm, two discretisations, exact PTR"
 
 
@@ -127,11 +119,9 @@ class SubsampleAggregateAdapter(_DatasetAdapter):
         domain: tuple[float, float] = (0.0, 10.0),
         name: str | None = None,
     ) -> None:
-        super().__init__()
-        self.mechanism = SubsampleAndAggregate(epsilon, delta, domain)
-        self.epsilon, self.delta = self.mechanism.epsilon, self.mechanism.delta
-        self.domain = self.mechanism.domain
-        self.name = name or f"reference.subsample_aggregate[eps={epsilon:g},delta={delta:g}]"
+        mechanism = SubsampleAndAggregate(epsilon, delta, domain)
+        default = f"reference.subsample_aggregate[eps={epsilon:g},delta={delta:g}]"
+        super().__init__(mechanism, mechanism.epsilon, name or default)
         self.description = (
             f"Dwork-Roth A_samp, q={float(self.mechanism.q):.4g}, mode of floor(mean), exact PTR"
         )

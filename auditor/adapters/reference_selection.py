@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.adapters.reference import _ReferenceAdapter
+from auditor.adapters.reference import _MechanismAdapter
 from reference_mechanisms.base2_exponential import (
     MAX_FRACTIONAL_FOR_PROBABILITIES,
     Base2ExponentialMechanism,
@@ -31,13 +31,7 @@ from reference_mechanisms.report_noisy_max import ReportNoisyMax
 __all__ = ["Base2ExponentialAdapter", "ReportNoisyMaxAdapter", "builtin_adapters"]
 
 
-def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"n={n!r} must be a non-negative int")
-    return int(n)
-
-
-class Base2ExponentialAdapter(_ReferenceAdapter):
+class Base2ExponentialAdapter(_MechanismAdapter):
     """Exact base-2 exponential mechanism (Ilvento 2020) as a selection adapter.
 
     References:
@@ -60,12 +54,11 @@ class Base2ExponentialAdapter(_ReferenceAdapter):
         convention: str = "utility",
         name: str | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(epsilon, sensitivity=sensitivity)
         self.mechanism = Base2ExponentialMechanism(
             epsilon, sensitivity, utility_bounds, convention=convention
         )
         self.epsilon = self.mechanism.epsilon
-        self.sensitivity = float(sensitivity)
         self.utility_bounds = self.mechanism.utility_bounds
         self.convention = convention
         self.name = name or f"reference.base2_exponential[eps={epsilon:g}]"
@@ -93,9 +86,8 @@ class Base2ExponentialAdapter(_ReferenceAdapter):
             self._cache.move_to_end(key)
         return hit
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        n = _check_n(n)
-        return self._prepared(query).sample(n, self._rng)
+    def _release(self, q: Any, n: int) -> np.ndarray:
+        return self._prepared(q).sample(n, self._rng)
 
     def probabilities(self, query: Any) -> np.ndarray:
         """Selection probabilities as float64: the exact ones rounded at the end.
@@ -115,7 +107,7 @@ class Base2ExponentialAdapter(_ReferenceAdapter):
         return self._prepared(query).probabilities()
 
 
-class ReportNoisyMaxAdapter(_ReferenceAdapter):
+class ReportNoisyMaxAdapter(_MechanismAdapter):
     """Exact report-noisy-max with exponential noise (permute-and-flip) as a selection adapter.
 
     References:
@@ -131,19 +123,14 @@ class ReportNoisyMaxAdapter(_ReferenceAdapter):
     def __init__(
         self, epsilon: float = 1.0, sensitivity: float = 1.0, name: str | None = None
     ) -> None:
-        super().__init__()
+        super().__init__(epsilon, sensitivity=sensitivity)
         self.mechanism = ReportNoisyMax(epsilon, sensitivity)
         self.epsilon = self.mechanism.epsilon
-        self.sensitivity = float(sensitivity)
         self.name = name or f"reference.report_noisy_max[eps={epsilon:g}]"
         self.description = (
             "exact report-noisy-max with exponential noise (permute-and-flip), "
             f"epsilon rounded down to {float(self.mechanism.epsilon_rational):.10g}"
         )
-
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        n = _check_n(n)
-        return self.mechanism.sample(query, n, self._rng)
 
     def probabilities(self, query: Any) -> np.ndarray:
         return np.array([float(p) for p in self.mechanism.probabilities(query)])
