@@ -27,11 +27,15 @@ __all__ = [
     "check_delta",
     "check_epsilon",
     "check_integer",
+    "check_integer_queries",
+    "check_integer_sensitivity",
     "check_real",
     "check_sensitivity",
     "rational_floor",
 ]
 
+#: Largest |query| / |threshold| accepted: exact as float64 and far from int64 overflow.
+QUERY_BOUND = 2**52
 #: Default number of binary digits kept when rounding epsilon down to a dyadic rational.
 EPSILON_BITS = 30
 
@@ -145,3 +149,45 @@ def rational_floor(x: Any, bits: int = EPSILON_BITS, name: str = "epsilon") -> F
             f"{name}={x!r} is too small to round down to a positive 2^-{bits} multiple"
         )
     return q
+
+
+def check_integer_queries(queries: Any, name: str = "queries") -> np.ndarray:
+    """``queries`` as an int64 array; ValueError unless a non-empty 1-D array of integers.
+
+    Integer dtypes, Python ints and integral finite floats are accepted; every entry must satisfy
+    ``|q| <= 2^52`` (exact as float64, no int64 overflow once noise is added).
+    """
+    if isinstance(queries, (str, bytes, dict)) or queries is None:
+        raise ValueError(f"{name}={queries!r} must be a non-empty 1-D array of integers")
+    try:
+        a = np.asarray(queries)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a non-empty 1-D array of integers ({exc})") from exc
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of integers, got shape {a.shape}")
+    if a.dtype.kind == "b":
+        raise ValueError(f"{name} must hold integers, not bools")
+    if a.dtype.kind in "iu":
+        big = np.flatnonzero((a > QUERY_BOUND) | (a < -QUERY_BOUND))
+    elif a.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(a) | (a != np.floor(a)))
+        if bad.size:
+            raise ValueError(f"{name} must hold integers; entry {bad[0]} is {a[bad[0]].item()!r}")
+        big = np.flatnonzero(np.abs(a) > QUERY_BOUND)
+    elif a.dtype.kind == "O":  # Python ints of any size, checked one by one
+        for i, v in enumerate(a):
+            check_integer(v, f"{name}[{i}]", minimum=-QUERY_BOUND, maximum=QUERY_BOUND)
+        return np.array([int(v) for v in a], dtype=np.int64)
+    else:
+        raise ValueError(f"{name} must hold integers, got dtype {a.dtype}")
+    if big.size:
+        raise ValueError(f"{name}[{big[0]}]={a[big[0]].item()!r} must satisfy |value| <= 2^52")
+    return a.astype(np.int64)
+
+
+def check_integer_sensitivity(sensitivity: Any) -> int:
+    """``sensitivity`` as a positive ``int`` (an integral float such as 1.0 is accepted)."""
+    sens = check_sensitivity(sensitivity)
+    if sens.denominator != 1:
+        raise ValueError(f"sensitivity={sensitivity!r} must be an integer (integer-valued queries)")
+    return int(sens)
