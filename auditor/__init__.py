@@ -10,6 +10,8 @@ environment where dp-audit is installed.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import sys
 from typing import TYPE_CHECKING, Any
 
 #: public name -> module that defines it
@@ -39,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "AdapterSpec": "auditor.core.spec",
     "check_adapter": "auditor.core.spec",
     "assert_private": "auditor.shell.pytest_plugin",
+    "check_adapter_conformance": "auditor.shell.testing",
 }
 
 __all__ = [
@@ -65,6 +68,7 @@ __all__ = [
     "Verdict",
     "assert_private",
     "check_adapter",
+    "check_adapter_conformance",
     "load_target",
     "run_audit",
 ]
@@ -88,6 +92,46 @@ if TYPE_CHECKING:
     from auditor.core.trials import CertificationPlan, Event, Trial
     from auditor.engine.runner import run_audit
     from auditor.shell.pytest_plugin import assert_private
+    from auditor.shell.testing import check_adapter_conformance
+
+
+#: modules of dp-audit 0.1 that moved in 0.2 (see CHANGELOG.md); importing a submodule of an
+#: old package fails at the package, so only these names need an entry
+MOVED: dict[str, str] = {
+    **{
+        f"auditor.{m}": f"auditor.core.{m}"
+        for m in ("errors", "claims", "trials", "interfaces", "results", "seeding", "provenance")
+    },
+    "auditor.validation": "auditor.core.spec",
+    "auditor.estimators": "auditor.statistics (estimators) and auditor.statistics.events "
+    "(event proposers)",
+    **{
+        f"auditor.{m}": f"auditor.engine.{m}"
+        for m in ("runner", "certify", "sampling", "timed_sampling", "probes", "backends")
+    },
+    **{
+        f"auditor.{m}": f"auditor.shell.{m}"
+        for m in ("cli", "arguments", "loading", "progress", "pytest_plugin", "testing")
+    },
+}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder):
+    """Asked last, for modules nothing else found: an old path gets a message naming the new
+    one, instead of a bare ``No module named ...``."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        new = MOVED.get(fullname)
+        if new is not None:
+            raise ModuleNotFoundError(
+                f"{fullname} moved to {new} in dp-audit 0.2 (see CHANGELOG.md); the public "
+                "names are importable from 'auditor' itself",
+                name=fullname,
+            )
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name: str) -> Any:

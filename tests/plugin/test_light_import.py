@@ -26,3 +26,16 @@ def test_every_public_name_resolves() -> None:
     assert sorted(auditor.__all__) == sorted(auditor._EXPORTS)
     for name in auditor.__all__:
         assert getattr(auditor, name).__name__ == name
+
+
+def test_a_module_path_of_dp_audit_0_1_names_its_new_home() -> None:
+    import pytest
+
+    with pytest.raises(ModuleNotFoundError, match=r"auditor.runner moved to auditor.engine.runner"):
+        import auditor.runner  # noqa: F401
+    with pytest.raises(ModuleNotFoundError, match=r"auditor.backends moved to auditor.engine"):
+        from auditor.backends.local import LocalProcessSampler  # noqa: F401
+    with pytest.raises(ModuleNotFoundError, match=r"auditor.pytest_plugin moved to auditor.shell"):
+        import auditor.pytest_plugin  # noqa: F401
+    with pytest.raises(ModuleNotFoundError, match="No module named"):
+        import auditor.no_such_module  # noqa: F401
