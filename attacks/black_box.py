@@ -128,6 +128,8 @@ def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]
                 offsets = [(float(rng.integers(first, last + 1)), "a random offset")]
         elif not offsets and hi - lo >= step:
             offsets = [(lo + rng.random() * (hi - lo - step), "a random offset")]
+    x: int | float
+    x_prime: int | float
     for a, text in offsets:
         if spec.integer_queries:
             x, x_prime = int(a), int(a) + int(step)
@@ -183,6 +185,7 @@ def _random_pair(spec: AdapterSpec, rng: np.random.Generator) -> tuple[np.ndarra
     n = int(rng.integers(1, MAX_RANDOM_RECORDS + 1))
     assert spec.exact_domain is not None
     raw_lo, raw_hi = spec.exact_domain
+    bound: np.int64 | float
     if spec.integer_domain and int(raw_lo) >= -(2**62) and int(raw_hi) <= 2**62:
         ilo, ihi = int(raw_lo), int(raw_hi)  # exact: float copies of wide ints may round out
         x = rng.integers(ilo, ihi, size=n, endpoint=True, dtype=np.int64)
@@ -223,6 +226,7 @@ def _stability_chain(spec: AdapterSpec) -> list[Trial]:
     if length == 0:
         return []
     lo, hi = spec.domain
+    dtype: type[np.int64] | type[np.float64]
     if spec.integer_domain:
         assert spec.exact_domain is not None
         lo_v, hi_v = int(spec.exact_domain[0]), int(spec.exact_domain[1])

@@ -18,7 +18,7 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import gmpy2
 from gmpy2 import mpfr
@@ -28,7 +28,7 @@ PRECISION = 256
 
 
 def exact_em_probabilities(
-    utilities: Sequence[float], epsilon: float, sensitivity: float, sign: int, half: bool = True
+    utilities: Collection[float], epsilon: float, sensitivity: float, sign: int, half: bool = True
 ) -> list[mpfr]:
     """Selection probabilities of the exponential mechanism, as 256-bit MPFR numbers.
 
@@ -66,7 +66,7 @@ def exact_em_probabilities(
     return [unique_probabilities[zi] for zi in z]
 
 
-def exact_mass(probabilities: Sequence[mpfr], indices: Sequence[int]) -> mpfr:
+def exact_mass(probabilities: Sequence[mpfr], indices: Iterable[int]) -> mpfr:
     """Exact (256-bit) probability of the outcome set ``indices``."""
     ctx = gmpy2.context(precision=PRECISION)
     return ctx.fsum([probabilities[int(i)] for i in indices])

@@ -218,7 +218,9 @@ class LaplaceSamplerModel:
                 [self.reachable(y[i : i + _BLOCK], loc) for i in range(0, y.size, _BLOCK)]
             )
         loc = float(loc)
-        hit = y == loc  # the uniform giving log(1) = 0 (or a superset of the support there)
+        hit: np.ndarray = (
+            y == loc
+        )  # the uniform giving log(1) = 0 (or a superset of the support there)
         with np.errstate(all="ignore"):
             for branch in self.sampler.branches:
                 idx = np.flatnonzero(~hit & ((y < loc) if branch.sign > 0 else (y > loc)))

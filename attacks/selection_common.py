@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.events.event_selection import DataDrivenEvents
@@ -56,7 +57,7 @@ def are_neighbours(x: np.ndarray, x_prime: np.ndarray, sensitivity: float) -> bo
     return all(_exactly_within(a, b, limit) for a, b in pairs)
 
 
-def pull_within(x: np.ndarray, x_prime: np.ndarray, sensitivity: float) -> np.ndarray:
+def pull_within(x: npt.ArrayLike, x_prime: npt.ArrayLike, sensitivity: float) -> np.ndarray:
     """``x_prime`` with each entry moved (by ulps) towards ``x`` until it is at most
     ``sensitivity`` away exactly: ``fl(u + sensitivity)`` can overshoot by rounding."""
     limit = Fraction(float(sensitivity))
@@ -83,7 +84,7 @@ def bounds_note(bounds: tuple[float, float] | None) -> str:
     )
 
 
-def index_set_text(indices: np.ndarray, k: int) -> str:
+def index_set_text(indices: npt.ArrayLike, k: int) -> str:
     """Readable outcome set: "output == 0", "output != 0", "output in {0, 3}", ..."""
     indices = np.unique(np.asarray(indices, dtype=np.int64))
     if len(indices) == 1:
@@ -96,7 +97,7 @@ def index_set_text(indices: np.ndarray, k: int) -> str:
     return f"output in a set of {len(indices)} outcomes {{{', '.join(str(int(i)) for i in indices[:6])}, ...}}"
 
 
-def index_set_event(indices: np.ndarray, k: int, white_box: bool = False) -> Event:
+def index_set_event(indices: npt.ArrayLike, k: int, white_box: bool = False) -> Event:
     """The event "output is one of ``indices``" over outcomes ``0..k-1``."""
     members = np.zeros(k, dtype=bool)
     members[np.asarray(indices, dtype=np.int64)] = True

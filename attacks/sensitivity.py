@@ -49,7 +49,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -189,11 +189,13 @@ def _overflow(dom: _Domain) -> list[Candidate]:
     """Integer datasets whose sum sits just inside ±2**63, and a neighbour just outside."""
     if not dom.integer or dom.hi - dom.lo < 1:
         return []
+    # an integer domain's bounds are Python ints (see _domain)
+    int_lo, int_hi = cast(int, dom.lo), cast(int, dom.hi)
     out = []
     two63 = 1 << 63
     for sign in (1, -1):
         # mirror the negative side onto the positive one
-        lo, hi = (dom.lo, dom.hi) if sign == 1 else (-dom.hi, -dom.lo)
+        lo, hi = (int_lo, int_hi) if sign == 1 else (-int_hi, -int_lo)
         if hi <= 0:
             continue
         boundary = two63 if sign == 1 else two63 + 1  # -2**63 itself does not wrap
@@ -288,7 +290,10 @@ def _random_bases(dom: _Domain, rng: np.random.Generator) -> list[Base]:
     if n is None:
         return []
     if dom.integer:
-        uniform = rng.integers(dom.lo, dom.hi, size=n, endpoint=True, dtype=np.int64)
+        # an integer domain's bounds are Python ints (see _domain)
+        uniform = rng.integers(
+            cast(int, dom.lo), cast(int, dom.hi), size=n, endpoint=True, dtype=np.int64
+        )
     else:
         uniform = np.clip(dom.lo + rng.random(n) * (dom.hi - dom.lo), dom.lo, dom.hi)
     mixed = np.where(rng.random(n) < 0.5, dom.lo, dom.hi)

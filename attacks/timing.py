@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 
@@ -58,9 +59,13 @@ def _fmt_ns(t: float) -> str:
     return f"{t / 1000:.4g} µs"
 
 
-def _cells(y: np.ndarray) -> list[tuple[str, np.ndarray | tuple[float, float] | None]]:
+#: outputs an event looks at: a set of values, a range [lo, hi), or every output
+Cell: TypeAlias = np.ndarray | tuple[float, float] | None
+
+
+def _cells(y: np.ndarray) -> list[tuple[str, Cell]]:
     """Output cells: ("any output", None), single values, or half-open quantile bins."""
-    cells: list[tuple[str, np.ndarray | tuple[float, float] | None]] = [("any output", None)]
+    cells: list[tuple[str, Cell]] = [("any output", None)]
     finite = y[np.isfinite(y)]
     if finite.size == 0:
         return cells
@@ -75,16 +80,19 @@ def _cells(y: np.ndarray) -> list[tuple[str, np.ndarray | tuple[float, float] | 
     return cells
 
 
-def _in_cell(y: np.ndarray, cell: np.ndarray | tuple[float, float] | None) -> np.ndarray:
+def _in_cell(y: np.ndarray, cell: Cell) -> np.ndarray:
     if cell is None:
         return np.ones(len(y), dtype=bool)
     if isinstance(cell, tuple):
-        return (y >= cell[0]) & (y < cell[1])
+        inside: np.ndarray = (y >= cell[0]) & (y < cell[1])
+        return inside
     return np.isin(y, cell)
 
 
-def _event(text: str, cell, tau: float, slower: bool) -> Event:
-    def predicate(rows: np.ndarray, cell=cell, tau=tau, slower=slower) -> np.ndarray:
+def _event(text: str, cell: Cell, tau: float, slower: bool) -> Event:
+    def predicate(
+        rows: np.ndarray, cell: Cell = cell, tau: float = tau, slower: bool = slower
+    ) -> np.ndarray:
         rows = np.asarray(rows, dtype=float)
         y, t = rows[:, 0], rows[:, 1]
         timed = t > tau if slower else t < tau

@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from gmpy2 import mpfr
 
 from attacks.exact_selection import exact_em_probabilities, exact_mass
 from attacks.selection_common import (
@@ -110,7 +111,7 @@ def candidate_pairs(
     return pairs
 
 
-def _textbook(query: np.ndarray, spec: AdapterSpec, sign: int) -> list:
+def _textbook(query: np.ndarray, spec: AdapterSpec, sign: int) -> list[mpfr]:
     assert spec.sensitivity is not None
     return exact_em_probabilities(query, spec.claim.epsilon, spec.sensitivity, sign)
 

@@ -86,7 +86,7 @@ def randomized_round_up(frac: np.ndarray, rng: IntegerSource) -> np.ndarray:
     rest = scaled - whole  # exact
     c = np.asarray(rng.integers(0, 1 << 62, size=frac.size), dtype=np.int64)
     a = whole.astype(np.int64)
-    out = c < a
+    out: np.ndarray = c < a
     tie = np.flatnonzero((c == a) & (rest > 0))
     if tie.size:
         out[tie] = randomized_round_up(rest[tie], rng)
@@ -176,7 +176,8 @@ class PreparedUtilities:
             # phi_j = p e^{-t w1} + (1-p) e^{-t w2} = e^{-t w2} (p e^{-t (w1 - w2)} + 1 - p)
             log_phi = -t * w2 + np.log(p * np.exp(-t * (w1 - w2)) + (1.0 - p))
             g = p * w1 * np.exp(-t * w1) + (1.0 - p) * w2 * np.exp(-t * w2)
-            return g * np.exp(log_phi.sum() - log_phi) / scale
+            derivative: np.ndarray = g * np.exp(log_phi.sum() - log_phi) / scale
+            return derivative
 
         # the integrand decays at least like exp(-s): [0, 60] holds all but e^-60 of it
         val, _ = quad_vec(f, 0.0, 60.0, epsrel=1e-12, epsabs=0.0, points=(1.0, 4.0, 15.0))

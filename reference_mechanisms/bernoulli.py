@@ -94,7 +94,8 @@ def sample_bernoulli(p: Any, size: int, rng: IntegerSource | None = None) -> np.
     if size == 0:
         return np.zeros(0, dtype=bool)
     if d <= INT64_SAFE:
-        return np.asarray(rng.integers(0, d, size=size)) < n
+        below: np.ndarray = np.asarray(rng.integers(0, d, size=size)) < n
+        return below
     out = np.zeros(size, dtype=bool)
     undecided = np.arange(size)
     rest = p  # the part of p's binary expansion not yet compared, scaled to [0, 1)

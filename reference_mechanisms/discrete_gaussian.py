@@ -178,9 +178,11 @@ def _analytic_gaussian_ratio(epsilon: float, delta: float) -> float:
 
     def excess(s: float) -> float:
         a, b = 1 / (2 * s), epsilon * s
-        return stats.norm.cdf(a - b) - math.exp(epsilon) * stats.norm.cdf(-a - b) - delta
+        gap: float = stats.norm.cdf(a - b) - math.exp(epsilon) * stats.norm.cdf(-a - b) - delta
+        return gap
 
-    return optimize.brentq(excess, 1e-6, 1e8, xtol=1e-12)
+    ratio: float = optimize.brentq(excess, 1e-6, 1e8, xtol=1e-12)
+    return ratio
 
 
 def _round_up_sigma2(sigma: float) -> Fraction:

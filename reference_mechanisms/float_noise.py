@@ -115,7 +115,8 @@ def sample_laplace_float(
 def laplace_float_epsilon(scale: Any, sensitivity: Any, k: int) -> Fraction:
     """Exact pure-DP epsilon of :func:`sample_laplace_float`: ``ceil(Delta 2^-k) 2^k / scale``."""
     scale = positive_fraction(scale, "scale")
-    return grid_sensitivity(sensitivity, k) * Fraction(2) ** k / scale
+    epsilon: Fraction = grid_sensitivity(sensitivity, k) * Fraction(2) ** k / scale
+    return epsilon
 
 
 def sample_gaussian_float(

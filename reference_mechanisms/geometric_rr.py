@@ -58,7 +58,8 @@ def sample_two_sided_geometric(
         raise ValueError(f"alpha={alpha!r} must be in (0, 1)")
     size = _check_size(size)
     rng = resolve_rng(rng)
-    return sample_geometric(1 - a, size, rng) - sample_geometric(1 - a, size, rng)
+    diff: np.ndarray = sample_geometric(1 - a, size, rng) - sample_geometric(1 - a, size, rng)
+    return diff
 
 
 def sample_two_sided_geometric_exp(
@@ -71,7 +72,8 @@ def sample_two_sided_geometric_exp(
     """
     size = _check_size(size)
     rng = resolve_rng(rng)
-    return sample_geometric_exp(x, size, rng) - sample_geometric_exp(x, size, rng)
+    diff: np.ndarray = sample_geometric_exp(x, size, rng) - sample_geometric_exp(x, size, rng)
+    return diff
 
 
 def two_sided_geometric_pmf(z: int, alpha: Any, precision: int = 256) -> gmpy2.mpfr:

@@ -234,4 +234,5 @@ class LevelSampler:
         levels = self.sample_levels(n, rng)
         cnt = self.counts[levels]
         within = np.asarray(rng.integers(0, cnt), dtype=np.int64) if n else levels
-        return self.order[self.starts[levels] + within]
+        picked: np.ndarray = self.order[self.starts[levels] + within]
+        return picked

@@ -56,7 +56,8 @@ def _bernoulli_exp1(g: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
         active = active[go]
         k[active] += 1
         step += 1
-    return k % 2 == 1
+    odd: np.ndarray = k % 2 == 1
+    return odd
 
 
 def bernoulli_exp_column(gamma: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
@@ -119,7 +120,8 @@ class ReportNoisyMax:
         cnt = coins.sum(axis=1)  # >= 1: a maximal utility always succeeds
         pick = np.asarray(rng.integers(0, cnt), dtype=np.int64)
         rank = np.cumsum(coins, axis=1) - 1
-        return np.argmax(coins & (rank == pick[:, None]), axis=1).astype(np.int64)
+        chosen: np.ndarray = np.argmax(coins & (rank == pick[:, None]), axis=1).astype(np.int64)
+        return chosen
 
     def probabilities(self, utilities: Any, precision: int = 128) -> list[gmpy2.mpfr]:
         """Selection probabilities to ``precision`` bits (mpfr), for tests and white-box audits.

@@ -113,7 +113,9 @@ def sample_uniform_double(size: int, rng: IntegerSource | None = None) -> np.nda
         e[todo[~hit]] += 31
         todo = todo[~hit]
     m = np.asarray(rng.integers(0, 1 << 52, size=size), dtype=np.int64)
-    u = np.ldexp((m + (1 << 52)).astype(np.float64), (-52 - e).astype(np.int32).clip(-2000))
+    u: np.ndarray = np.ldexp(
+        (m + (1 << 52)).astype(np.float64), (-52 - e).astype(np.int32).clip(-2000)
+    )
     sub = e > 1022
     if np.any(sub):  # spacing 2^-1074 below 2^-1022: uniform over the subnormals (never 0)
         for i in np.flatnonzero(sub):
@@ -154,4 +156,5 @@ def sample_snapping(
     sign = np.where(np.asarray(rng.integers(0, 2, size=size)) == 1, -1.0, 1.0)
     noise = sign * (params.lam * _ln_correctly_rounded(sample_uniform_double(size, rng)))
     y = _round_to_multiple(xs + noise, params.Lambda)
-    return np.clip(y, -b, b) * params.D
+    released: np.ndarray = np.clip(y, -b, b) * params.D
+    return released

@@ -105,7 +105,9 @@ class SubsampleAndAggregate:
             v = v / gmpy2.mpfr(gmpy2.mpq(self.q.numerator, self.q.denominator)) ** 2
             return max(1, int(gmpy2.ceil(v)))
 
-    def statistics(self, xs: np.ndarray, n: int, rng: IntegerSource) -> tuple[np.ndarray, ...]:
+    def statistics(
+        self, xs: np.ndarray, n: int, rng: IntegerSource
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """For n releases: (aborted, mode, gap = count(1) - count(2), m) — the exact internals."""
         recs = xs.astype(np.int64)
         size = recs.size

@@ -15,7 +15,8 @@ SCHEMA_PATH = Path(__file__).with_name("schema") / "report.schema.json"
 
 def report_schema() -> dict[str, Any]:
     """The report.json JSON Schema as a dictionary (validate with any draft 2020-12 validator)."""
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
 
 
 def render_json(report: dict[str, Any]) -> str:

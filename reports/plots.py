@@ -58,8 +58,8 @@ def epsilon_png(results: Sequence[dict[str, Any]]) -> bytes | None:
     ln((p0 − δ)/p1) at the result's significance; its lower end is the certified ε_lb, its
     upper end is drawn as an arrow when no output on x' fell in the event (unbounded).
     """
-    rows = [(r, EventEvidence.from_result(r)) for r in results]
-    rows = [(r, ev) for r, ev in rows if ev is not None]
+    found = [(r, EventEvidence.from_result(r)) for r in results]
+    rows = [(r, ev) for r, ev in found if ev is not None]
     if not rows:
         return None
     finite = [

@@ -283,7 +283,7 @@ class ClampedSum(_OpenDPAdapter):
         return np.fromiter((measurement(records) for _ in range(n)), np.float64, count=n)
 
 
-def builtin_adapters() -> list:
+def builtin_adapters() -> list[Any]:
     """OpenDP's measurements at their default audit parameters (raises ImportError if absent)."""
     _prelude()
     return [

@@ -147,7 +147,7 @@ class Count(BoundedSum):
         return _Count(epsilon=self.epsilon, dtype="float")
 
 
-def builtin_adapters() -> list:
+def builtin_adapters() -> list[Any]:
     """PyDP's mechanisms at their default audit parameters (raises ImportError if absent)."""
     import pydp  # noqa: F401  (ImportError here means: skipped, install the extra)
 

@@ -162,11 +162,11 @@ def check_adapter(adapter: Any) -> AdapterSpec:
     if family is Family.DATASET:
         domain = read("domain")
         try:
-            lo, hi = (float(v) for v in domain)  # type: ignore[union-attr]
+            lo, hi = (float(v) for v in domain)
         except (TypeError, ValueError):
             raise fail("domain", f"={domain!r} must be a pair (lo, hi) of numbers") from None
         # compare the adapter's own values: float copies of wide integers may collapse
-        raw_lo, raw_hi = domain  # type: ignore[misc]
+        raw_lo, raw_hi = domain
         if not (math.isfinite(lo) and math.isfinite(hi) and raw_lo < raw_hi):
             raise fail("domain", f"={domain!r} must satisfy finite lo < hi")
         try:

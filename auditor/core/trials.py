@@ -84,8 +84,12 @@ class Distinguisher(Protocol):
     events fixed in advance).
     """
 
-    max_events: int
-    train_fraction: float
+    # read-only: frozen dataclasses satisfy the protocol too
+    @property
+    def max_events(self) -> int: ...
+
+    @property
+    def train_fraction(self) -> float: ...
 
     def propose(
         self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan

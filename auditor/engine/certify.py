@@ -155,7 +155,8 @@ class Certifier:
             self.on_samples(n)
 
         found = np.array(counts.wait(done), dtype=np.int64)
-        return found.reshape(-1, 2, len(events)).sum(axis=0)
+        summed: np.ndarray = found.reshape(-1, 2, len(events)).sum(axis=0)
+        return summed
 
     def _draw_counts(
         self, trial: Trial, batches: list[tuple[int, int]], events: list[Event], *labels: object
@@ -170,12 +171,13 @@ class Certifier:
 
     def _exact(self, attack: Attack, trial: Trial) -> Finding | None:
         """Run the trial's white-box check (no sampling, no alpha), if it has one."""
-        if trial.exact is None:
+        exact = trial.exact
+        if exact is None:
             return None
         # white-box extras (probabilities, release_without_noise) run here, not in a worker:
         # a hang gets the engine's timeout rather than stopping the whole audit
         evidence = call_with_timeout(
-            lambda: trial.exact(self.spec),
+            lambda: exact(self.spec),
             self.sampler.timeout,
             f"adapter {self.spec.name!r}: the white-box check of attack {attack.name!r}",
         )

@@ -183,9 +183,12 @@ def _audit_adapter(
     t_start = time.perf_counter()
     if p.spec is None or p.error:
         return _error_result(p, p.error or "invalid adapter", 0, 0.0)
-    certifier = Certifier(
-        p.spec, config, alpha_test, lambda n, name=p.name: on_samples(n, name), sampler
-    )
+    name = p.name
+
+    def counted(n: int) -> None:
+        on_samples(n, name)
+
+    certifier = Certifier(p.spec, config, alpha_test, counted, sampler)
     findings: list[Finding] = []
     errors: list[str] = []
     for index, (attack, trial) in enumerate(p.trials):

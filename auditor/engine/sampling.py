@@ -18,7 +18,7 @@ import math
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias, cast
 
 import numpy as np
 
@@ -238,11 +238,15 @@ def draw(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
     return buffer.result(spec, query)
 
 
+#: what :class:`_CallThread` runs: the call, the box its outcome goes in, and the event set then
+_CallJob: TypeAlias = tuple[Callable[[], Any], list[tuple[bool, Any]], threading.Event]
+
+
 class _CallThread:
     """A daemon thread that runs one call at a time; abandoned (never joined) if a call hangs."""
 
     def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[_CallJob] = queue.SimpleQueue()
         thread = threading.Thread(target=self._loop, name="dp-audit-sample", daemon=True)
         thread.start()
 
@@ -313,7 +317,7 @@ class InProcessSampler:
                 f"adapter {spec.name!r}: sample(query, n={n}) did not return within "
                 f"{self.timeout:g} s (sampled in-process: the call was abandoned, not stopped)"
             )
-        return out
+        return cast(np.ndarray, out)
 
     def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
         buffer = OutputBuffer(n)

@@ -26,6 +26,7 @@ def _integral_float(text: str) -> int | None:
 
 def whole_number(text: str) -> int:
     """A whole number >= 0; scientific notation such as ``1e6`` is accepted when integral."""
+    value: int | None
     try:
         value = int(text)
     except ValueError:

@@ -11,6 +11,7 @@ import argparse
 import math
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -284,13 +285,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     baseline = _read_report(args.baseline) if args.baseline is not None else None
 
+    fixed_n: dict[str, Any] = {"looks": ((1.0, 1.0),)} if args.no_early_stop else {}
     config = AuditConfig(
         budget=args.budget,
         loop_budget=args.loop_budget,
         alpha=args.alpha,
         seed=args.seed,
         attacks=tuple(args.attack) if args.attack else None,
-        **({"looks": ((1.0, 1.0),)} if args.no_early_stop else {}),
+        **fixed_n,
     )
     engine = _engine(args)
     _check_out(args.out)
@@ -298,7 +300,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     adapters, skipped, origins = _collect_adapters(args.adapter)
     if not adapters:
         raise InvalidArgument("no adapters to audit")
-    say = (
+    say: Callable[[str], None] = (
         (lambda text: None)
         if args.quiet
         else (lambda text: print(text, file=sys.stderr, flush=True))
@@ -458,7 +460,7 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-def _verdict_line(r: dict) -> str:
+def _verdict_line(r: dict[str, Any]) -> str:
     """One line per adapter: verdict, name, the bound against the claim (or the error)."""
     detail = (
         r["error"]
@@ -468,7 +470,7 @@ def _verdict_line(r: dict) -> str:
     return f"  {r['verdict']:>12}  {r['adapter']}: {detail}"
 
 
-def _bound_summary(r: dict) -> str:
+def _bound_summary(r: dict[str, Any]) -> str:
     """ ">= 2.3" for certified bounds; "= inf (white-box)" when a white-box event is impossible on x'."""
     if r.get("unbounded"):
         return "= inf (white-box)"

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from scipy import special
@@ -61,7 +62,7 @@ def _check_counts(k: int, n: int, alpha: float) -> None:
         raise InvalidArgument(f"alpha={alpha!r} must be in (0, 1)")
 
 
-def _bisect_log(tail, alpha: float, increasing: bool) -> float:
+def _bisect_log(tail: Callable[[float], float], alpha: float, increasing: bool) -> float:
     """Find p with ``tail(p) = alpha`` by bisection on log p; return the conservative end.
 
     ``tail`` is monotone in p.  For a lower limit (``increasing``) the returned p has

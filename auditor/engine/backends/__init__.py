@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import threading
+from collections.abc import Callable
+from typing import cast
 
 from auditor.core.configs import BACKEND_NAMES, EngineConfig
 from auditor.core.errors import InvalidArgument
@@ -32,9 +34,12 @@ def open_sampler(engine: EngineConfig, lock: threading.Lock | None = None) -> Sa
     """
     module_name, _, attr = BACKENDS[engine.backend].partition(":")
     if engine.backend == "inline":
-        return getattr(importlib.import_module(module_name), attr)(engine.timeout)
+        inline = cast(
+            Callable[[float | None], Sampler], getattr(importlib.import_module(module_name), attr)
+        )
+        return inline(engine.timeout)
     try:
-        factory = getattr(importlib.import_module(module_name), attr)
+        factory = cast(Callable[..., Sampler], getattr(importlib.import_module(module_name), attr))
     except ImportError as exc:
         raise InvalidArgument(
             f"backend {engine.backend!r} needs {exc.name or 'an optional library'}; install it with: "

@@ -25,9 +25,9 @@ import math
 import pickle
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import CancelledError
-from typing import Any
+from typing import Any, Protocol, cast
 
 from auditor.core.errors import AdapterCrashed, AdapterTimeout, BackendUnavailable, InvalidArgument
 from auditor.engine.backends.chunked import ChunkedSampler
@@ -40,6 +40,22 @@ GROUP_OUTPUTS = 1 << 23
 GROUPS_PER_THREAD = 1
 #: the most seconds a wait goes without asking the workers how long the task's chunk has run
 PROBE_INTERVAL = 1.0
+
+
+class _Client(Protocol):
+    """The methods of ``distributed.Client`` used here (Dask leaves most of them unannotated)."""
+
+    def run(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
+
+    def submit(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
+
+    def nthreads(self) -> dict[str, int]: ...
+
+    def cancel(self, futures: list[Any]) -> Any: ...
+
+    def restart_workers(self, workers: list[str], timeout: float) -> Any: ...
+
+    def close(self) -> Any: ...
 
 
 class _Group:
@@ -104,16 +120,16 @@ class DaskSampler(ChunkedSampler):
                     # silent this long (Dask's default is 5 minutes, checked as often)
                     settings["distributed.scheduler.worker-ttl"] = f"{load_timeout(timeout):g}s"
                 with dask.config.set(settings):
-                    self._cluster = LocalCluster(
+                    self._cluster = LocalCluster(  # type: ignore[no-untyped-call]  # Dask: unannotated
                         n_workers=workers,
                         threads_per_worker=1,
                         processes=True,
                         dashboard_address=None,
                         silence_logs=logging.CRITICAL,
                     )
-                self._client = Client(self._cluster)
+                self._client: _Client = cast(_Client, Client(self._cluster))  # type: ignore[no-untyped-call]  # Dask: unannotated
             else:
-                self._client = Client(scheduler, timeout="30s")
+                self._client = cast(_Client, Client(scheduler, timeout="30s"))  # type: ignore[no-untyped-call]  # Dask: unannotated
         except OSError as exc:
             if self._cluster is not None:
                 self._cluster.close()

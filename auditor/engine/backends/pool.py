@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+import numpy as np
+
 from auditor.core.errors import AdapterCrashed, AdapterTimeout
 from auditor.engine.backends.worker import Task, error_from, worker_main
 
@@ -66,7 +68,7 @@ DEPTH = 2
 @dataclass
 class _Job:
     task: Task
-    future: Future
+    future: Future[np.ndarray]
     label: str  # "adapter 'x': sample(query, n=...)" for messages
     pin: str | None  # run only on the worker that owns this key (unseedable adapters)
     #: its future is marked running: it was sent to a worker, and may be back in the queue
@@ -137,7 +139,7 @@ class ProcessPool:
         self._ctx = _context(start_method)
         self._lock = threading.Lock()
         self._queue: deque[_Job] = deque()
-        self._cancels: list[Future] = []
+        self._cancels: list[Future[np.ndarray]] = []
         self._slots: list[_Slot] = []
         self._owner: dict[str, _Slot] = {}
         self._lost: set[str] = set()
@@ -149,8 +151,8 @@ class ProcessPool:
 
     # --- called from any thread -------------------------------------------------------------
 
-    def submit(self, task: Task, label: str, pin: str | None = None) -> Future:
-        future: Future = Future()
+    def submit(self, task: Task, label: str, pin: str | None = None) -> Future[np.ndarray]:
+        future: Future[np.ndarray] = Future()
         with self._lock:
             if self._closing:
                 raise RuntimeError("pool is closed")
@@ -158,7 +160,7 @@ class ProcessPool:
         self._wake()
         return future
 
-    def cancel(self, future: Future) -> None:
+    def cancel(self, future: Future[np.ndarray]) -> None:
         """Drop a queued task, or stop the worker running it."""
         if future.done():
             return
@@ -166,7 +168,7 @@ class ProcessPool:
             self._cancels.append(future)
         self._wake()
 
-    def discard(self, futures: list[Future]) -> None:
+    def discard(self, futures: list[Future[np.ndarray]]) -> None:
         """Drop tasks that have not started; running ones finish and their results are ignored
         (stopping them would cost their workers, and an unseedable adapter its only copy)."""
         drop = {id(f) for f in futures}
@@ -220,7 +222,7 @@ class ProcessPool:
                     )
                 )
 
-    def _apply_cancels(self, cancels: list[Future]) -> None:
+    def _apply_cancels(self, cancels: list[Future[np.ndarray]]) -> None:
         for future in cancels:
             with self._lock:
                 for job in list(self._queue):

@@ -17,7 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 
@@ -30,13 +30,19 @@ from auditor.core.errors import (
     describe,
 )
 from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
+from auditor.core.trials import Event
 from auditor.engine.sampling import count_events, sample_once
 
 #: how many distinct event lists a worker keeps unpickled
 EVENT_CACHE = 8
 
+#: (name, family, epsilon, delta, sensitivity, domain, neighbours, integer_queries, seedable)
+Fingerprint: TypeAlias = tuple[
+    str, str, float, float, float | None, tuple[float, float] | None, str | None, bool, bool
+]
 
-def fingerprint(spec: AdapterSpec) -> tuple:
+
+def fingerprint(spec: AdapterSpec) -> Fingerprint:
     """What must agree between the main process's adapter and a worker's copy."""
     return (
         spec.name,
@@ -59,7 +65,7 @@ class AdapterSource:
     kind: str
     payload: str | bytes
     name: str
-    fingerprint: tuple
+    fingerprint: Fingerprint
     #: the main process's ``sys.path`` when the adapter was prepared (a long-lived fork
     #: server may have started before the user's folders were added)
     sys_path: tuple[str, ...] = ()
@@ -81,7 +87,7 @@ class Task:
 
 
 _SPECS: dict[str, AdapterSpec] = {}
-_EVENTS: OrderedDict[str, list] = OrderedDict()
+_EVENTS: OrderedDict[str, list[Event]] = OrderedDict()
 
 
 def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
@@ -109,7 +115,9 @@ def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
         obj = found[0]
     else:
         with adapter_code(f"{where}: unpickling it", AdapterLoadError):
-            obj = pickle.loads(source.payload)  # noqa: S301 - our own pickle of the user's object
+            # kind "pickle": the payload is the cloudpickle bytes
+            payload = cast(bytes, source.payload)
+            obj = pickle.loads(payload)  # noqa: S301 - our own pickle of the user's object
     spec = check_adapter(obj)
     if fingerprint(spec) != source.fingerprint:
         raise AdapterLoadError(
@@ -144,13 +152,13 @@ def _check_replay(spec: AdapterSpec) -> None:
         )
 
 
-def _events(key: str, blob: bytes | None) -> list:
+def _events(key: str, blob: bytes | None) -> list[Event]:
     if key in _EVENTS:
         _EVENTS.move_to_end(key)
         return _EVENTS[key]
     if blob is None:
         raise DPAuditError(f"worker has no events {key!r}")
-    events = pickle.loads(blob)  # noqa: S301 - pickled by this run's main process
+    events: list[Event] = pickle.loads(blob)  # noqa: S301 - pickled by this run's main process
     _EVENTS[key] = events
     while len(_EVENTS) > EVENT_CACHE:
         _EVENTS.popitem(last=False)
@@ -254,7 +262,7 @@ def run_tasks_remote(tasks: list[Task]) -> bytes:
     def started(loading: bool) -> None:
         _RUNNING[key] = (time.monotonic(), loading)
 
-    results = []
+    results: list[np.ndarray] = []
     try:
         for task in tasks:
             started(task.key not in _SPECS)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from typing import Any, cast
 
 import numpy as np
 
@@ -70,13 +71,15 @@ class LogitScore:
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         f = (float_features(y)[:, self.keep] - self.mean) / self.scale
-        return np.nan_to_num(self.beta[0] + f @ self.beta[1:], nan=0.0)
+        score: np.ndarray = np.nan_to_num(self.beta[0] + f @ self.beta[1:], nan=0.0)
+        return score
 
 
-_CONTROLLER: list = []
+#: threadpoolctl's ``ThreadpoolController`` (threadpoolctl has no type annotations)
+_CONTROLLER: list[Any] = []
 
 
-def _one_blas_thread() -> contextlib.AbstractContextManager:
+def _one_blas_thread() -> contextlib.AbstractContextManager[object]:
     """Limit BLAS to one thread during the fit: the design is tiny (~15 columns) and on a
     loaded machine multi-threaded BLAS made each fit 20x slower.  The controller (which scans
     the loaded libraries, ~30 ms) is created once."""
@@ -86,7 +89,7 @@ def _one_blas_thread() -> contextlib.AbstractContextManager:
         return contextlib.nullcontext()
     if not _CONTROLLER:
         _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1)
+    return cast(contextlib.AbstractContextManager[object], _CONTROLLER[0].limit(limits=1))
 
 
 def fit_score(a: np.ndarray, b: np.ndarray) -> LogitScore | None:
@@ -141,7 +144,11 @@ def classifier_events(
     every x score" (events one side never produced: no ln(1/c) cap).  Returns the events and
     how many of ``sel_a`` / ``sel_b`` fall in each, computed with one scoring pass.
     """
-    empty = ([], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    empty: tuple[list[Event], np.ndarray, np.ndarray] = (
+        [],
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+    )
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if min(len(a), len(b)) < 50 or min(len(sel_a), len(sel_b)) == 0:
         return empty

@@ -55,8 +55,16 @@ def _is_discrete(values: np.ndarray) -> bool:
 
 def threshold_event(t: float, above: bool) -> Event:
     if above:
-        return Event(f"output > {_fmt(t)}", lambda y, t=t: np.asarray(y, dtype=float) > t)
-    return Event(f"output < {_fmt(t)}", lambda y, t=t: np.asarray(y, dtype=float) < t)
+
+        def over(y: np.ndarray, t: float = t) -> np.ndarray:
+            return np.asarray(y, dtype=float) > t
+
+        return Event(f"output > {_fmt(t)}", over)
+
+    def under(y: np.ndarray, t: float = t) -> np.ndarray:
+        return np.asarray(y, dtype=float) < t
+
+    return Event(f"output < {_fmt(t)}", under)
 
 
 def outcome_set_event(values: np.ndarray) -> Event:
@@ -68,7 +76,11 @@ def outcome_set_event(values: np.ndarray) -> Event:
     else:
         shown = ", ".join(_fmt(v) for v in values[:6])
         text = f"output in a set of {len(values)} values {{{shown}, ...}}"
-    return Event(text, lambda y, v=values: np.isin(y, v))
+
+    def member(y: np.ndarray, v: np.ndarray = values) -> np.ndarray:
+        return np.isin(y, v)
+
+    return Event(text, member)
 
 
 def bottom_event() -> Event:
@@ -95,10 +107,11 @@ def predicted_scores(
     sa, sb = np.sqrt(pa * (1 - pa) / (na + 1.0)), np.sqrt(pb * (1 - pb) / (nb + 1.0))
     lo_a, hi_a = np.clip(pa - PESSIMISM * sa, 0, 1), np.clip(pa + PESSIMISM * sa, 0, 1)
     lo_b, hi_b = np.clip(pb - PESSIMISM * sb, 0, 1), np.clip(pb + PESSIMISM * sb, 0, 1)
-    return np.maximum(
+    best: np.ndarray = np.maximum(
         predicted_lower_bounds(lo_a, hi_b, plan.n, plan.alpha, plan.delta),
         predicted_lower_bounds(lo_b, hi_a, plan.n, plan.alpha, plan.delta),
     )
+    return best
 
 
 @dataclass

@@ -38,7 +38,8 @@ class BinUnion:
     def __call__(self, y: np.ndarray) -> np.ndarray:
         y = np.asarray(y, dtype=float)
         idx = np.searchsorted(self.edges, y, side="right")
-        return self.member[np.minimum(idx, len(self.edges))] & ~np.isnan(y)
+        inside: np.ndarray = self.member[np.minimum(idx, len(self.edges))] & ~np.isnan(y)
+        return inside
 
 
 def _describe(edges: np.ndarray, bins: np.ndarray, side: str) -> str:
