@@ -41,9 +41,13 @@ _QUICK = 256
 
 def unreachable_event(model: LaplaceSamplerModel, loc: float) -> Event:
     """The event "output is a double the model cannot produce at ``loc``"."""
+
+    def unreachable(y: np.ndarray) -> np.ndarray:
+        return ~model.reachable(y, loc)
+
     return Event(
         f"output is a double that {model.label} cannot produce at input {loc!r}",
-        lambda y, m=model, loc=loc: ~m.reachable(y, loc),
+        unreachable,
         white_box=True,
     )
 

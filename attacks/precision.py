@@ -55,11 +55,14 @@ def not_multiple(t: np.ndarray, grid: float) -> np.ndarray:
     ``t / grid`` is exact unless it underflows, which happens only for ``|t| < grid`` (then
     ``t`` is a multiple only if it is 0, and an underflow to 0 errs on the side of "multiple").
     """
+    off: np.ndarray
     if grid < 2.0**-1022:
-        return np.fmod(t, grid) != 0
+        off = np.fmod(t, grid) != 0
+        return off
     with np.errstate(over="ignore"):
         z = t * (1.0 / grid)  # inf for huge t: a multiple, and floor(inf) == inf says so
-    return z != np.floor(z)
+    off = z != np.floor(z)
+    return off
 
 
 def coarsest_grid(y: np.ndarray) -> float:
@@ -120,7 +123,8 @@ class GridTest:
                 | (np.abs(t0) < 2.0**-1000)  # stepping would cross zero: give up, conservatively
                 | ~np.isfinite(t0)
             )
-            return ~possible
+            impossible: np.ndarray = ~possible
+            return impossible
 
     def event(self) -> Event:
         return Event(self.description, self.off_grid, white_box=False)

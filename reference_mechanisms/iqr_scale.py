@@ -155,10 +155,10 @@ class IQRScale(NoisyTestParameters):
             return np.zeros(n)
         return np.exp2((_log_units(iqr, self.grid) + z) / self.grid)
 
-    def release_units(self, x: Any) -> list[tuple[Fraction, int, int]]:
+    def release_units(self, x: Any) -> list[tuple[Fraction, int, int | None]]:
         """Per discretisation: ``(IQR, A'_j, floor(G log2 IQR) or None)`` (for tests/diagnostics)."""
         xs = check_dataset(x, self.domain)
-        out = []
+        out: list[tuple[Fraction, int, int | None]] = []
         for j in (1, 2):
             iqr, a = iqr_stability(xs, j)
             out.append((iqr, a, _log_units(iqr, self.grid) if iqr > 0 else None))

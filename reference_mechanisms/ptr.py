@@ -98,7 +98,8 @@ def noisy_test(
     """
     stat_units = np.asarray(stat_units, dtype=np.int64)
     z = sample_discrete_laplace(Fraction(grid) / epsilon_q, stat_units.size, rng)
-    return stat_units + z >= threshold_units + 2
+    passed: np.ndarray = stat_units + z >= threshold_units + 2
+    return passed
 
 
 def pass_probability(

@@ -316,7 +316,7 @@ class ToolsMean(_Tool):
         return dp_mean
 
 
-def builtin_adapters() -> list:
+def builtin_adapters() -> list[Any]:
     """diffprivlib's mechanisms at their default audit parameters (raises ImportError if absent)."""
     import diffprivlib  # noqa: F401  (ImportError here means: skipped, install the extra)
 

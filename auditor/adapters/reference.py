@@ -136,7 +136,8 @@ class _MechanismAdapter(_ReferenceAdapter):
         return query
 
     def _release(self, q: Any, n: int) -> np.ndarray:
-        return self.mechanism.sample(q, n, self._rng)
+        out: np.ndarray = self.mechanism.sample(q, n, self._rng)
+        return out
 
 
 class DiscreteLaplaceAdapter(_ReferenceAdapter):
@@ -169,7 +170,8 @@ class DiscreteLaplaceAdapter(_ReferenceAdapter):
         )
 
     def _release(self, q: Any, n: int) -> np.ndarray:
-        return q + sample_discrete_laplace(self.scale, n, self._rng)
+        out: np.ndarray = q + sample_discrete_laplace(self.scale, n, self._rng)
+        return out
 
 
 class GeometricAdapter(_ReferenceAdapter):
@@ -199,7 +201,8 @@ class GeometricAdapter(_ReferenceAdapter):
         self.description = f"exact two-sided geometric, alpha = exp(-{float(self.rate):.6g})"
 
     def _release(self, q: Any, n: int) -> np.ndarray:
-        return q + sample_two_sided_geometric_exp(self.rate, n, self._rng)
+        out: np.ndarray = q + sample_two_sided_geometric_exp(self.rate, n, self._rng)
+        return out
 
 
 class DiscreteGaussianAdapter(_ReferenceAdapter):
@@ -241,7 +244,8 @@ class DiscreteGaussianAdapter(_ReferenceAdapter):
         return float(discrete_gaussian_delta(self.epsilon, self.sigma2, self._sens_int))
 
     def _release(self, q: Any, n: int) -> np.ndarray:
-        return q + sample_discrete_gaussian(self.sigma2, n, self._rng)
+        out: np.ndarray = q + sample_discrete_gaussian(self.sigma2, n, self._rng)
+        return out
 
 
 class LaplaceFloatAdapter(_ReferenceAdapter):
@@ -286,7 +290,8 @@ class LaplaceFloatAdapter(_ReferenceAdapter):
         )
 
     def _release(self, q: Any, n: int) -> np.ndarray:
-        return sample_laplace_float(q, self.scale, n, self.k, self._rng)
+        out: np.ndarray = sample_laplace_float(q, self.scale, n, self.k, self._rng)
+        return out
 
 
 class GaussianFloatAdapter(_ReferenceAdapter):
@@ -320,7 +325,8 @@ class GaussianFloatAdapter(_ReferenceAdapter):
         )
 
     def _release(self, q: Any, n: int) -> np.ndarray:
-        return sample_gaussian_float(q, self.sigma2, n, self.k, self._rng)
+        out: np.ndarray = sample_gaussian_float(q, self.sigma2, n, self.k, self._rng)
+        return out
 
 
 class SnappingAdapter(_ReferenceAdapter):
@@ -357,7 +363,8 @@ class SnappingAdapter(_ReferenceAdapter):
         )
 
     def _release(self, q: Any, n: int) -> np.ndarray:
-        return sample_snapping(q, self.params, n, self._rng)
+        out: np.ndarray = sample_snapping(q, self.params, n, self._rng)
+        return out
 
 
 class RandomizedResponseAdapter(_ReferenceAdapter):
@@ -391,10 +398,11 @@ class RandomizedResponseAdapter(_ReferenceAdapter):
         return bit
 
     def _release(self, q: Any, n: int) -> np.ndarray:
-        return sample_randomized_response(q, self.p, n, self._rng)
+        out: np.ndarray = sample_randomized_response(q, self.p, n, self._rng)
+        return out
 
 
-def builtin_adapters() -> list:
+def builtin_adapters() -> list[Any]:
     """The reference adapters the registry lists under library ``dp-audit`` (all correct)."""
     return [
         DiscreteLaplaceAdapter(epsilon=1.0, name="reference.discrete_laplace"),

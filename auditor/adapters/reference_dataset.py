@@ -127,7 +127,7 @@ class SubsampleAggregateAdapter(_DatasetAdapter):
         )
 
 
-def builtin_adapters() -> list:
+def builtin_adapters() -> list[Any]:
     """The exact dataset-family adapters, listed under library ``dp-audit``."""
     return [
         PTRMedianAdapter(name="reference.ptr_median"),

@@ -67,14 +67,15 @@ class Base2ExponentialAdapter(_MechanismAdapter):
             f"exact base-2 exponential mechanism, eta=-log2({e.x}/2^{e.y}) (x{e.z}), "
             f"utilities clamped to {self.utility_bounds}, {convention} convention"
         )
-        self._cache: OrderedDict[tuple, PreparedUtilities] = OrderedDict()
+        self._cache: OrderedDict[tuple[Any, ...], PreparedUtilities] = OrderedDict()
 
     def _prepared(self, query: Any) -> PreparedUtilities:
         """The tabulated query, cached (LRU of 8) so repeated batches on one query are cheap."""
         try:
             u = np.asarray(query, dtype=np.float64)
         except (TypeError, ValueError):
-            return self.mechanism.prepare(query)  # raises the mechanism's clear ValueError
+            prepared: PreparedUtilities = self.mechanism.prepare(query)
+            return prepared  # (it raises the mechanism's clear ValueError)
         key = (u.shape, u.tobytes())
         hit = self._cache.get(key)
         if hit is None:
@@ -102,7 +103,7 @@ class Base2ExponentialAdapter(_MechanismAdapter):
             return prep.numeric_probabilities()
         return np.array([float(p) for p in prep.probabilities()])
 
-    def exact_probabilities(self, query: Any) -> list:
+    def exact_probabilities(self, query: Any) -> list[Any]:
         """Exact probabilities as Fractions (see ``PreparedUtilities.probabilities``)."""
         return self._prepared(query).probabilities()
 
@@ -136,7 +137,7 @@ class ReportNoisyMaxAdapter(_MechanismAdapter):
         return np.array([float(p) for p in self.mechanism.probabilities(query)])
 
 
-def builtin_adapters() -> list:
+def builtin_adapters() -> list[Any]:
     """The exact selection adapters, listed under library ``dp-audit``."""
     return [
         Base2ExponentialAdapter(epsilon=1.0, name="reference.base2_exponential"),
