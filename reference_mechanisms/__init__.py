@@ -42,14 +42,27 @@ from reference_mechanisms.geometric_rr import (
     sample_two_sided_geometric_exp,
 )
 from reference_mechanisms.iqr_scale import IQRScale
+from reference_mechanisms.noisy_max import NoisyTopK, ReportNoisyMaxWithValue
 from reference_mechanisms.ptr import PTRMedian
+from reference_mechanisms.quantile import ExponentialQuantile
 from reference_mechanisms.randomness import IntegerSource, SystemRandomness
+from reference_mechanisms.rappor import Rappor
 from reference_mechanisms.report_noisy_max import ReportNoisyMax
 from reference_mechanisms.snapping import sample_snapping, snapping_parameters
+from reference_mechanisms.sparse_vector import AboveThreshold, SparseVector
 from reference_mechanisms.subsample_aggregate import SubsampleAndAggregate
+from reference_mechanisms.vector_noise import VectorDiscreteGaussian, VectorDiscreteLaplace
 
 __all__ = [
+    "AboveThreshold",
     "Base2ExponentialMechanism",
+    "ExponentialQuantile",
+    "NoisyTopK",
+    "Rappor",
+    "ReportNoisyMaxWithValue",
+    "SparseVector",
+    "VectorDiscreteGaussian",
+    "VectorDiscreteLaplace",
     "Eta",
     "IQRScale",
     "IntegerSource",

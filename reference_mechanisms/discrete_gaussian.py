@@ -185,7 +185,7 @@ def _analytic_gaussian_ratio(epsilon: float, delta: float) -> float:
     return ratio
 
 
-def _round_up_sigma2(sigma: float) -> Fraction:
+def round_up_sigma2(sigma: float) -> Fraction:
     """A rational >= sigma^2 that the sampler handles on int64 arrays."""
     sq = Fraction(sigma) ** 2
     if sigma < 64:
@@ -213,7 +213,7 @@ def calibrate_discrete_gaussian(epsilon: float, delta: float, sensitivity: int) 
     guess = _analytic_gaussian_ratio(epsilon, delta) * int(sensitivity) * (1 + 2.0**-10)
     target = gmpy2.mpfr(delta, 128)
     for _ in range(2000):
-        s2 = _round_up_sigma2(guess)
+        s2 = round_up_sigma2(guess)
         if discrete_gaussian_delta(epsilon, s2, int(sensitivity)) <= target:
             return s2
         guess *= 1 + 2.0**-8
