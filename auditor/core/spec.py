@@ -19,6 +19,8 @@ import numpy as np
 
 from auditor.core.claims import Family, PrivacyClaim
 from auditor.core.errors import AdapterContractError, InvalidArgument, adapter_code
+from auditor.core.targets import NotAnAdapter
+from auditor.core.text import printable
 
 NEIGHBOUR_RELATIONS = ("add_remove", "replace")
 _ABSENT = object()
@@ -105,7 +107,9 @@ def adapter_label(adapter: Any) -> str:
             name = getattr(adapter, "name", None)
     except AdapterContractError:
         name = None
-    return name if isinstance(name, str) and name.strip() else f"<{type(adapter).__name__} object>"
+    if isinstance(name, str) and name.strip():
+        return printable(name)
+    return f"<{type(adapter).__name__} object>"
 
 
 def check_adapter(adapter: Any) -> AdapterSpec:
@@ -115,6 +119,8 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         AdapterContractError: a required attribute is missing or out of range; the message
             names the adapter and the field.
     """
+    if isinstance(adapter, NotAnAdapter):
+        raise AdapterContractError(adapter.problem)
     label = f"<{type(adapter).__name__} object>"
 
     def read(field: str, default: Any = None) -> Any:
@@ -126,6 +132,11 @@ def check_adapter(adapter: Any) -> AdapterSpec:
     if not isinstance(name, str) or not name.strip():
         raise AdapterContractError(
             f"adapter {label}: attribute 'name' must be a non-empty string, got {name!r}"
+        )
+    if printable(name) != name:  # it would rewrite terminal lines, or not encode at all
+        raise AdapterContractError(
+            f"adapter {printable(name)!r}: attribute 'name' must be printable text "
+            "(no control characters or lone surrogates)"
         )
     label = repr(name)
 

@@ -10,6 +10,7 @@ import hashlib
 import importlib
 import importlib.util
 import sys
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -23,18 +24,50 @@ def _is_adapter(obj: Any) -> bool:
     return hasattr(obj, "sample") and hasattr(obj, "family") and not isinstance(obj, type)
 
 
+@dataclass(frozen=True)
+class NotAnAdapter:
+    """Stands in for an item of a target's list that is not an adapter: the run reports it as
+    an ``error`` (``check_adapter`` raises ``problem``) and audits the rest of the list."""
+
+    name: str
+    problem: str
+
+
 def expand(obj: Any, target: str) -> list[Any]:
-    """An adapter, a list of adapters, or a zero-argument callable returning either."""
+    """An adapter, a list of adapters, or a zero-argument callable returning either.
+
+    Raises:
+        AdapterLoadError: the target holds no adapter at all.
+    """
     if not _is_adapter(obj) and callable(obj):
         with adapter_code(f"target {target!r}: calling it", AdapterLoadError):
             obj = obj()
     items = list(obj) if isinstance(obj, list | tuple) else [obj]
-    for item in items:
-        if not _is_adapter(item):
-            raise AdapterLoadError(
-                f"target {target!r}: {item!r} is not an adapter (needs 'sample' and 'family' attributes)"
-            )
-    return items
+    found = [
+        item if _is_adapter(item) else _not_an_adapter(item, target, i)
+        for i, item in enumerate(items)
+    ]
+    if not any(_is_adapter(item) for item in items):
+        raise AdapterLoadError(
+            f"target {target!r} holds no adapter: "
+            + (found[0].problem if found else "it is an empty list")
+        )
+    return found
+
+
+def _not_an_adapter(item: Any, target: str, index: int) -> NotAnAdapter:
+    try:
+        with adapter_code("repr", AdapterLoadError):
+            shown = repr(item)
+    except AdapterLoadError:  # its own __repr__ failed: its type says enough
+        shown = f"<{type(item).__name__} object>"
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return NotAnAdapter(
+        f"{target}[{index}]",
+        f"target {target!r}: item {index}, {shown}, is not an adapter "
+        "(needs 'sample' and 'family' attributes)",
+    )
 
 
 def _load_file(path: Path, target: str) -> Any:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import traceback
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from auditor.core.errors import DPAuditError, InvalidArgument, describe
+from auditor.core.text import printable
 from auditor.shell.arguments import probability, whole_number
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
@@ -243,8 +246,19 @@ def _engine(args: argparse.Namespace) -> Any:
 
 
 def _check_out(out: Path) -> None:
+    """Create ``out`` and write a file in it now: a folder that cannot hold the report must
+    stop the run before any sampling, not throw a finished audit away."""
     if out.exists() and not out.is_dir():
         raise InvalidArgument(f"--out {str(out)!r} exists and is not a folder")
+    probe = out / f".dp-audit-write-test-{os.getpid()}"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise InvalidArgument(
+            f"--out {str(out)!r} cannot be written: {exc.strerror or exc}"
+        ) from None
 
 
 def _collect_adapters(
@@ -258,8 +272,15 @@ def _collect_adapters(
     if targets:
         adapters: list[Any] = []
         for target in targets:
+            names: set[str] = set()
             for adapter, origin in load_named(target):
                 name = adapter_label(adapter)
+                if name in names:
+                    raise InvalidArgument(
+                        f"target {target!r} holds two adapters named {printable(name)!r}; "
+                        "reports are keyed on names, so each must be unique"
+                    )
+                names.add(name)
                 if origins.get(name) == origin:
                     continue  # named twice, e.g. by 'textbook.*' and by its own name
                 adapters.append(adapter)
@@ -295,6 +316,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         **fixed_n,
     )
     engine = _engine(args)
+    if args.quiet:  # nothing on the terminal but errors: library warnings included, in workers too
+        warnings.simplefilter("ignore")
+        os.environ["PYTHONWARNINGS"] = "ignore"
     _check_out(args.out)
     attacks = load_attacks(config.attacks)
     adapters, skipped, origins = _collect_adapters(args.adapter)
@@ -303,7 +327,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     say: Callable[[str], None] = (
         (lambda text: None)
         if args.quiet
-        else (lambda text: print(text, file=sys.stderr, flush=True))
+        else (lambda text: print(printable(text), file=sys.stderr, flush=True))
     )
     say(
         f"dp-audit: auditing {len(adapters)} adapter(s), budget {config.budget:,}, alpha {config.alpha:g}, seed {config.seed}"
@@ -428,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)  # --help and --version exit here, with status 0
     except DPAuditError as exc:
-        print(f"dp-audit: error: {exc}", file=sys.stderr)
+        print(f"dp-audit: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     if args.command is None:
         parser.print_help()
@@ -442,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return handler(args)
     except DPAuditError as exc:
-        print(f"dp-audit: error: {exc}", file=sys.stderr)
+        print(f"dp-audit: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("dp-audit: interrupted", file=sys.stderr)
@@ -452,7 +476,10 @@ def main(argv: list[str] | None = None) -> int:
         # 0 would pass a CI gate without an audit and Python's own exit 1 would read as a
         # certified violation: so it is an error, with the traceback for the bug report.
         traceback.print_exc()
-        print(f"dp-audit: error: the run failed unexpectedly: {describe(exc)}", file=sys.stderr)
+        print(
+            f"dp-audit: error: the run failed unexpectedly: {printable(describe(exc))}",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
 
 
