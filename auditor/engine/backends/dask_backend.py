@@ -120,16 +120,16 @@ class DaskSampler(ChunkedSampler):
                     # silent this long (Dask's default is 5 minutes, checked as often)
                     settings["distributed.scheduler.worker-ttl"] = f"{load_timeout(timeout):g}s"
                 with dask.config.set(settings):
-                    self._cluster = LocalCluster(  # type: ignore[no-untyped-call]  # Dask: unannotated
+                    self._cluster = LocalCluster(  # type: ignore[no-untyped-call,unused-ignore]  # Dask: unannotated
                         n_workers=workers,
                         threads_per_worker=1,
                         processes=True,
                         dashboard_address=None,
                         silence_logs=logging.CRITICAL,
                     )
-                self._client: _Client = cast(_Client, Client(self._cluster))  # type: ignore[no-untyped-call]  # Dask: unannotated
+                self._client: _Client = cast(_Client, Client(self._cluster))  # type: ignore[no-untyped-call,unused-ignore]  # Dask: unannotated
             else:
-                self._client = cast(_Client, Client(scheduler, timeout="30s"))  # type: ignore[no-untyped-call]  # Dask: unannotated
+                self._client = cast(_Client, Client(scheduler, timeout="30s"))  # type: ignore[no-untyped-call,unused-ignore]  # Dask: unannotated
         except OSError as exc:
             if self._cluster is not None:
                 self._cluster.close()
