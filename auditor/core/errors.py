@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from auditor.core.text import printable
+
 
 class DPAuditError(Exception):
     """Root of every exception dp-audit raises on purpose."""
@@ -71,4 +73,5 @@ def adapter_code(where: str, error: type[DPAuditError] = AdapterRaised) -> Itera
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - see the docstring
-        raise error(f"{where} raised {describe(exc)}") from exc
+        # the message reaches terminals and every report format: control characters escaped
+        raise error(f"{where} raised {printable(describe(exc))}") from exc
