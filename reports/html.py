@@ -234,6 +234,7 @@ def _provenance(report: dict[str, Any]) -> str:
     mc = report.get("multiple_comparisons") or {}
     timing = report.get("timing") or {}
     rows = [
+        ("run", escape(str(report.get("run_id") or "—"))),
         ("seed", _num(report.get("seed"))),
         ("alpha (family-wise)", _num(report.get("alpha"))),
         ("budget", f"{int(report.get('budget') or 0):,} outputs per input per trial"),

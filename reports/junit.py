@@ -86,7 +86,7 @@ def render_junit(report: dict[str, Any]) -> str:
         timestamp=_text((report.get("timing") or {}).get("started", "")),
     )
     props = ET.SubElement(suite, "properties")
-    for key in ("seed", "alpha", "budget"):
+    for key in ("run_id", "seed", "alpha", "budget"):
         ET.SubElement(props, "property", name=key, value=_text(report.get(key)))
     for name, version in (report.get("versions") or {}).items():
         ET.SubElement(props, "property", name=f"version.{_text(name)}", value=_text(version))

@@ -67,7 +67,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         f"Family-wise confidence {1 - report['alpha']:.4g} (alpha = {report['alpha']:g}, "
         f"{mc.get('method', 'bonferroni')} over {mc.get('tests', '?')} tests), seed {report['seed']}, "
-        f"budget {report['budget']:,} outputs per input per trial.",
+        f"budget {report['budget']:,} outputs per input per trial."
+        + (f" Run `{report['run_id']}`." if report.get("run_id") else ""),
         "",
         "A *violation* is certified: with the confidence above, the mechanism's epsilon is at least the "
         "lower bound shown, which exceeds its claim. *No violation found* means nothing was found at this "

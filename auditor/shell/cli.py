@@ -12,6 +12,7 @@ import math
 import os
 import sys
 import traceback
+import uuid
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -302,7 +303,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from auditor.shell.progress import TerminalProgress
     from reports import RENDERERS
     from reports.baseline import compare_with_baseline, exit_code_with_baseline
-    from reports.writing import write_atomic
+    from reports.writing import FolderBusy, hold, write_report_set
 
     baseline = _read_report(args.baseline) if args.baseline is not None else None
 
@@ -320,6 +321,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore")
         os.environ["PYTHONWARNINGS"] = "ignore"
     _check_out(args.out)
+    try:  # held until this process ends: a second run into the same folder is refused
+        args.out_lock = hold(args.out)
+    except FolderBusy as busy:
+        raise InvalidArgument(
+            f"--out {str(args.out)!r} is being written by another dp-audit run (pid {busy.pid}); "
+            "wait for it to finish or choose another --out"
+        ) from None
     attacks = load_attacks(config.attacks)
     adapters, skipped, origins = _collect_adapters(args.adapter)
     if not adapters:
@@ -357,7 +365,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             targets=origins,
             on_result=on_result if live else None,
         )
-    data = report.to_dict()
+    data = {**report.to_dict(), "run_id": uuid.uuid4().hex[:16]}  # in every file of the set
     exit_code = report.exit_code
     if baseline is not None:
         data["baseline"] = compare_with_baseline(
@@ -375,13 +383,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"  baseline {args.baseline}: {len(section['regressions'])} regression(s), "
             f"{len(section['accepted'])} known violation(s) accepted, {len(section['fixed'])} fixed"
         )
-    for _, (filename, render) in RENDERERS.items():
-        try:
-            write_atomic(args.out / filename, render(data))
-        except OSError as exc:
-            raise InvalidArgument(
-                f"cannot write {str(args.out / filename)!r}: {exc.strerror or exc}"
-            ) from None
+    files = {filename: render(data) for filename, render in RENDERERS.values()}
+    try:
+        write_report_set(args.out, files)
+    except OSError as exc:
+        raise InvalidArgument(
+            f"cannot write the report to {str(args.out)!r}: {exc.strerror or exc}; "
+            "the previous report there, if any, is left as it was"
+        ) from None
     say(f"dp-audit: report written to {args.out}/ (exit code {exit_code})")
     return exit_code
 

@@ -61,9 +61,10 @@ class Exits:
 
 
 def strip_timing(value):
-    """A report dict without its ``timing`` keys: what must match between equal runs."""
+    """A report dict without its ``timing`` keys and its ``run_id``: what must match between
+    equal runs."""
     if isinstance(value, dict):
-        return {k: strip_timing(v) for k, v in value.items() if k != "timing"}
+        return {k: strip_timing(v) for k, v in value.items() if k not in ("timing", "run_id")}
     if isinstance(value, list):
         return [strip_timing(v) for v in value]
     return value
