@@ -80,9 +80,8 @@ def test_help_still_exits_0(capsys):
 def test_an_adapter_s_message_reaches_no_report_with_control_characters():
     from auditor.core.errors import AdapterRaised, adapter_code
 
-    with pytest.raises(AdapterRaised) as raised:
-        with adapter_code("adapter 'x': sample"):
-            raise ValueError("line one\nline two\x1b[2J")
+    with pytest.raises(AdapterRaised) as raised, adapter_code("adapter 'x': sample"):
+        raise ValueError("line one\nline two\x1b[2J")
     assert (
         str(raised.value) == "adapter 'x': sample raised ValueError: line one\\x0aline two\\x1b[2J"
     )
