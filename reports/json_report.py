@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -58,4 +59,20 @@ def load_report(text: str, source: str = "report") -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise InvalidArgument(f"{source} has schema {found!r}, expected {SCHEMA!r}")
+    import jsonschema.exceptions
+
+    # best_match looks inside anyOf/oneOf for the error that says what to fix
+    problem = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    if problem is not None:
+        where = "/".join(str(part) for part in problem.absolute_path) or "the top level"
+        raise InvalidArgument(
+            f"{source} is not a valid {SCHEMA} report: at {where}, {problem.message[:200]}"
+        )
     return data
+
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(report_schema())

@@ -196,10 +196,23 @@ def _read_report(path: Path) -> dict[str, Any]:
     from reports.json_report import load_report
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise InvalidArgument(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidArgument(
+            f"{str(path)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+            f"{exc.start}): not a report.json"
+        ) from None
     return load_report(text, str(path))
+
+
+def _write(action: Callable[[], Any], where: Path) -> Any:
+    """Run a writing step; an unwritable place is the user's to fix: one line, exit 2."""
+    try:
+        return action()
+    except OSError as exc:
+        raise InvalidArgument(f"cannot write {str(where)!r}: {exc.strerror or exc}") from None
 
 
 def _add_engine_options(run: argparse.ArgumentParser) -> None:
@@ -441,7 +454,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     data = _read_report(args.path)
     filename, render = RENDERERS[args.format]
     out = args.output or args.path.with_name(filename)
-    write_atomic(out, render(data))
+    _write(lambda: write_atomic(out, render(data)), out)
     print(out)
     return EXIT_OK
 
@@ -451,7 +464,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     a, b = _read_report(args.a), _read_report(args.b)
     labels = (str(args.a), str(args.b))
-    for path in write_comparison(a, b, labels, args.out):
+    for path in _write(lambda: write_comparison(a, b, labels, args.out), args.out):
         print(path)
     return EXIT_OK
 
