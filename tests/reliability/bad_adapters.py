@@ -37,6 +37,14 @@ class Hangs(_Base):
         return np.zeros(n)
 
 
+class HangsSeeded(Hangs):
+    """Hangs on every call, first one included, and is seedable: the worker's replay check
+    calls it right after loading, which must count as a sample call (--timeout), not a load."""
+
+    def seed(self, entropy):
+        pass
+
+
 class HangsOnLargeCalls(_Base):
     """Answers small calls (its load check, a pilot), then hangs: a hang on a warm worker."""
 
@@ -150,6 +158,7 @@ class GoodGeometric:
 EXPECTED = {
     "bad.raises": "sample raised RuntimeError: library exploded",
     "bad.hangs": "did not return within",
+    "bad.hangs_seeded": "did not return within",
     "bad.exits": "crashed its worker process (exit code 3)",
     "bad.segfaults": "crashed its worker process (killed by signal SIGSEGV)",
     "bad.nan": "returned nan (outputs must be finite)",
@@ -171,6 +180,7 @@ def bad() -> list:
     return [
         Raises("bad.raises"),
         Hangs("bad.hangs"),
+        HangsSeeded("bad.hangs_seeded"),
         Exits("bad.exits"),
         Segfaults("bad.segfaults"),
         ReturnsNaN("bad.nan"),

@@ -91,7 +91,8 @@ _EVENTS: OrderedDict[str, list[Event]] = OrderedDict()
 
 
 def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
-    """The adapter for ``key`` and whether it was loaded just now.
+    """The adapter for ``key`` and whether it was loaded just now (then the caller checks it
+    and keeps it in ``_SPECS``).
 
     Raises:
         AdapterLoadError: the source does not give back the same adapter.
@@ -124,9 +125,6 @@ def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
             f"{where} gave a different adapter {fingerprint(spec)} than the main process "
             f"{source.fingerprint}"
         )
-    if spec.seedable:
-        _check_replay(spec)
-    _SPECS[key] = spec
     return spec, True
 
 
@@ -168,8 +166,12 @@ def _events(key: str, blob: bytes | None) -> list[Event]:
 def run_task(task: Task, on_loaded: Any = None) -> np.ndarray:
     """Execute one task; raises the ``DPAuditError`` the in-process path would raise."""
     spec, fresh = load(task.key, task.source)
-    if fresh and on_loaded is not None:
-        on_loaded()
+    if fresh:
+        if on_loaded is not None:
+            on_loaded()  # from here on the call clock is --timeout, not the load allowance
+        if spec.seedable:
+            _check_replay(spec)  # calls sample: a hang here is the sample's, and says so
+        _SPECS[task.key] = spec
     out = sample_once(spec, task.query, task.n, task.entropy)
     if task.kind == "draw":
         return out
