@@ -71,7 +71,20 @@ def _seconds(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: converters of the run options a project may set in [tool.dp-audit] (by destination)
+CONFIGURABLE: dict[str, Callable[[str], Any]] = {
+    "budget": whole_number,
+    "loop_budget": whole_number,
+    "alpha": probability,
+    "seed": whole_number,
+    "timeout": _seconds,
+    "workers": _workers,
+}
+
+
+def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.ArgumentParser:
+    """The command line; ``run_defaults`` (from ``[tool.dp-audit]``) replace the defaults of
+    ``run``'s options, so flags given on the command line still win."""
     from auditor.core.configs import DEFAULT_BUDGET, DEFAULT_LOOP_BUDGET
 
     parser = _Parser(
@@ -86,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="audit adapters and write a report",
         description="Audit adapters (all built-ins by default) and write report.json, report.md, "
-        "report.html and junit.xml.",
+        "report.html and junit.xml. Settings may also come from [tool.dp-audit] in the nearest "
+        "pyproject.toml (targets, attacks, budget, loop-budget, alpha, seed, timeout, workers, "
+        "baseline, out); flags on the command line win.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -179,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=Path("dp-audit-compare"),
         help="output folder (default dp-audit-compare/)",
     )
+    if run_defaults:
+        # repeatable options keep None as default (append would add to a list); _cmd_run
+        # falls back to the project's lists when the command line gives none
+        run.set_defaults(
+            **{k: v for k, v in run_defaults.items() if k not in ("adapter", "attack")}
+        )
     return parser
 
 
@@ -318,6 +339,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from reports.baseline import compare_with_baseline, exit_code_with_baseline
     from reports.writing import FolderBusy, hold, write_report_set
 
+    no_project: tuple[Path | None, dict[str, Any]] = (None, {})
+    found, project = getattr(args, "project_config", no_project)
+    attack = args.attack or project.get("attack")
     baseline = _read_report(args.baseline) if args.baseline is not None else None
 
     fixed_n: dict[str, Any] = {"looks": ((1.0, 1.0),)} if args.no_early_stop else {}
@@ -326,7 +350,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         loop_budget=args.loop_budget,
         alpha=args.alpha,
         seed=args.seed,
-        attacks=tuple(args.attack) if args.attack else None,
+        attacks=tuple(attack) if attack else None,
         **fixed_n,
     )
     engine = _engine(args)
@@ -342,7 +366,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             "wait for it to finish or choose another --out"
         ) from None
     attacks = load_attacks(config.attacks)
-    adapters, skipped, origins = _collect_adapters(args.adapter)
+    adapters, skipped, origins = _collect_adapters(args.adapter or project.get("adapter"))
     if not adapters:
         raise InvalidArgument("no adapters to audit")
     say: Callable[[str], None] = (
@@ -358,6 +382,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         f"  sampling: backend {engine.backend}, {where}, "
         f"timeout {engine.timeout:g} s per sample call"
     )
+    if found is not None:
+        say(f"  settings: [tool.dp-audit] in {found} (command-line flags win)")
     for note in skipped:
         say(f"  skipped: {note}")
     # on a terminal: a progress bar, then the summary; in a log (CI): one line per adapter as it
@@ -470,9 +496,16 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from auditor.shell import project_config
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)  # --help and --version exit here, with status 0
+        if args.command == "run":
+            found, defaults = project_config.run_defaults(Path.cwd(), CONFIGURABLE)
+            if found is not None:
+                args = build_parser(defaults).parse_args(argv)
+                args.project_config = (found, defaults)
     except DPAuditError as exc:
         print(f"dp-audit: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
