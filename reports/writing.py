@@ -11,7 +11,6 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO
 
 
 def _umask() -> int:
@@ -93,33 +92,41 @@ def write_report_set(out: Path, files: Mapping[str, str]) -> Path:
 
 
 class FolderBusy(Exception):
-    """Another process holds the folder's lock; ``pid`` is its process id when known."""
-
-    def __init__(self, pid: str) -> None:
-        super().__init__(pid)
-        self.pid = pid
+    """Another process holds the report folder's lock."""
 
 
-def hold(out: Path) -> IO[bytes]:
-    """Lock report folder ``out`` for this process until it exits or closes the handle.
+class FolderLock:
+    """A held folder lock; released by ``close()``, when garbage-collected, or at exit."""
 
-    The lock file sits beside the folder (``.NAME.lock``), so that swapping the folder does
-    not drop it; the operating system releases it when the process dies.
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing the descriptor releases the flock
+            self.fd = -1
+
+    __del__ = close
+
+
+def hold(out: Path) -> FolderLock:
+    """Lock report folder ``out`` (created if missing) for this process, until it exits or
+    closes the returned lock.
+
+    The lock is on the folder itself (``flock`` on its descriptor): no lock file is left
+    behind, and the operating system releases it when the process dies.  Once a run has
+    swapped in its new set, a later run locks the new folder: the first one has finished
+    writing by then.
 
     Raises:
         FolderBusy: another process holds it.
     """
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(out.parent / f".{out.name or 'report'}.lock", "a+b")  # noqa: SIM115 - held
+    out.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        handle.seek(0)
-        pid = handle.read().decode("ascii", "replace").strip() or "?"
-        handle.close()
-        raise FolderBusy(pid) from None
-    handle.truncate(0)
-    handle.write(str(os.getpid()).encode())
-    handle.flush()
-    return handle
+        os.close(fd)
+        raise FolderBusy(str(out)) from None
+    return FolderLock(fd)

@@ -360,9 +360,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _check_out(args.out)
     try:  # held until this process ends: a second run into the same folder is refused
         args.out_lock = hold(args.out)
-    except FolderBusy as busy:
+    except FolderBusy:
         raise InvalidArgument(
-            f"--out {str(args.out)!r} is being written by another dp-audit run (pid {busy.pid}); "
+            f"--out {str(args.out)!r} is being written by another dp-audit run; "
             "wait for it to finish or choose another --out"
         ) from None
     attacks = load_attacks(config.attacks)

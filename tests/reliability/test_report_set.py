@@ -71,7 +71,7 @@ def test_a_second_run_into_the_same_folder_is_refused(tmp_path):
     held = hold(out)
     try:
         with pytest.raises(FolderBusy):
-            hold(out)  # another handle: flock locks are per open file
+            hold(out)  # another descriptor: flock locks are per open file
         proc = subprocess.run(
             [sys.executable, "-m", "auditor", "run", "--adapter", "textbook.laplace*",
              "--budget", "2000", "--out", str(out)],
@@ -82,3 +82,4 @@ def test_a_second_run_into_the_same_folder_is_refused(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "is being written by another dp-audit run" in proc.stderr
     hold(out).close()  # free again once the first run is gone
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no lock file left beside it
