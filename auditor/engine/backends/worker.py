@@ -87,6 +87,8 @@ class Task:
 
 
 _SPECS: dict[str, AdapterSpec] = {}
+#: adapters refused after loading (their seed does not replay), with the reason
+_REFUSED: dict[str, str] = {}
 _EVENTS: OrderedDict[str, list[Event]] = OrderedDict()
 
 
@@ -165,12 +167,18 @@ def _events(key: str, blob: bytes | None) -> list[Event]:
 
 def run_task(task: Task, on_loaded: Any = None) -> np.ndarray:
     """Execute one task; raises the ``DPAuditError`` the in-process path would raise."""
+    if task.key in _REFUSED:  # reported loaded, then refused: say why again, never sample
+        raise AdapterContractError(_REFUSED[task.key])
     spec, fresh = load(task.key, task.source)
     if fresh:
         if on_loaded is not None:
             on_loaded()  # from here on the call clock is --timeout, not the load allowance
         if spec.seedable:
-            _check_replay(spec)  # calls sample: a hang here is the sample's, and says so
+            try:
+                _check_replay(spec)  # calls sample: a hang here is the sample's, and says so
+            except AdapterContractError as exc:
+                _REFUSED[task.key] = str(exc)
+                raise
         _SPECS[task.key] = spec
     out = sample_once(spec, task.query, task.n, task.entropy)
     if task.kind == "draw":

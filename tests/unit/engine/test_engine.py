@@ -142,6 +142,9 @@ def test_a_seed_that_does_not_replay_is_refused_in_workers_but_fine_in_process()
     ).results
     assert isolated.verdict.value == "error", isolated
     assert "does not replay" in isolated.error
+    # every later trial is refused for the same reason, never sampled
+    also = [note for note in isolated.notes if note.startswith("also failed")]
+    assert all("does not replay" in note for note in also), also
     (inline,) = run_audit([SeedIgnored(1.0, name="test.seed_ignored")], attacks, config).results
     assert inline.verdict.value == "no_violation"
 
