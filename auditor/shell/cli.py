@@ -519,13 +519,20 @@ def main(argv: list[str] | None = None) -> int:
         "compare": _cmd_compare,
     }[args.command]
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not as a second error at exit
+        return code
     except DPAuditError as exc:
         print(f"dp-audit: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("dp-audit: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`dp-audit list | head`): no traceback, and no second error
+        # when Python flushes stdout at exit; a run whose output was cut is not a clean run
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR if args.command == "run" else EXIT_OK
     except BaseException as exc:  # noqa: BLE001 - the last line of defence of the exit code
         # Reaching here is a bug (adapter code that escaped isolation, or dp-audit's own). Exit
         # 0 would pass a CI gate without an audit and Python's own exit 1 would read as a

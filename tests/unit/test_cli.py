@@ -203,3 +203,20 @@ def test_log_output_has_one_verdict_line_per_adapter(tmp_path, write, capsys):
     main(["run", "--out", str(tmp_path / "o"), "--adapter", f"{f}:laplace", "--budget", "5000"])
     err = capsys.readouterr().err
     assert err.count("user.textbook_laplace: epsilon") == 1
+
+
+def test_a_closed_pipe_is_not_a_traceback():
+    """``dp-audit list | head -1``: the reader is gone before dp-audit writes."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "auditor", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
