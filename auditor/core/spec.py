@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
@@ -19,6 +21,17 @@ import numpy as np
 
 from auditor.core.claims import Family, PrivacyClaim
 from auditor.core.errors import AdapterContractError, InvalidArgument, adapter_code
+from auditor.core.kinds import (
+    FAMILY_KINDS,
+    FIELD_KINDS,
+    QUERY_LENGTH,
+    InputKind,
+    InputKindSpec,
+    Norm,
+    OutputKind,
+    OutputKindSpec,
+    family_of,
+)
 from auditor.core.targets import NotAnAdapter
 from auditor.core.text import printable
 
@@ -44,8 +57,10 @@ class AdapterSpec:
 
     adapter: Any
     name: str
-    family: Family
+    family: Family | None
     claim: PrivacyClaim
+    input: InputKindSpec
+    output: OutputKindSpec
     sensitivity: float | None = None
     domain: tuple[float, float] | None = None
     exact_domain: tuple[int | float, int | float] | None = None
@@ -61,6 +76,20 @@ class AdapterSpec:
     library_version: str = ""
     description: str = ""
     vectorised: bool = True
+    column_domains: tuple[tuple[float, float], ...] | None = None
+
+    @property
+    def kind_label(self) -> str:
+        """The family's name, or ``input → output`` for adapters outside the four families."""
+        if self.family is not None:
+            return self.family.value
+        return f"{self.input.label} → {self.output.label}"
+
+    def query_length(self, query: Any) -> int | None:
+        """How many entries ``query`` has when the input is a vector (None otherwise)."""
+        if self.input.kind is not InputKind.VECTOR:
+            return None
+        return len(np.atleast_1d(np.asarray(query)))
 
     @property
     def integer_domain(self) -> bool:
@@ -145,46 +174,35 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         joint = "" if problem.startswith("=") else " "
         return AdapterContractError(f"adapter {name!r}: {field}{joint}{problem}")
 
-    present = {field: read(field, _ABSENT) for field in ("family", "epsilon", "sample")}
+    present = {field: read(field, _ABSENT) for field in ("epsilon", "sample")}
     for required, value in present.items():
         if value is _ABSENT:
             raise fail(f"attribute {required!r}", "is missing")
     if not callable(present["sample"]):
         raise fail("attribute 'sample'", "must be callable as sample(query, n)")
-    family_raw = present["family"]
-    try:
-        family = Family(str(family_raw))
-    except ValueError:
-        allowed = ", ".join(f.value for f in Family)
-        raise fail("family", f"={family_raw!r} is not one of: {allowed}") from None
+    family, inputs, output = _kinds(read, fail)
     try:
         claim = PrivacyClaim(present["epsilon"], read("delta", 0.0))
     except InvalidArgument as exc:
         raise fail("claim", str(exc)) from None
 
     sensitivity = domain = exact_domain = neighbours = dataset_sensitivity = None
-    if family in (Family.ADDITIVE, Family.SELECTION):
+    column_domains = None
+    if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
         sensitivity = read("sensitivity")
         if sensitivity is None:
-            raise fail("attribute 'sensitivity'", "is missing (required for the family)")
+            raise fail("attribute 'sensitivity'", f"is missing (required for {inputs.kind} inputs)")
         if not _positive_finite(sensitivity):
             raise fail("sensitivity", f"={sensitivity!r} must be a finite number > 0")
         sensitivity = float(sensitivity)
-    if family is Family.DATASET:
-        domain = read("domain")
-        try:
-            lo, hi = (float(v) for v in domain)
-        except (TypeError, ValueError):
-            raise fail("domain", f"={domain!r} must be a pair (lo, hi) of numbers") from None
-        # compare the adapter's own values: float copies of wide integers may collapse
-        raw_lo, raw_hi = domain
-        if not (math.isfinite(lo) and math.isfinite(hi) and raw_lo < raw_hi):
-            raise fail("domain", f"={domain!r} must satisfy finite lo < hi")
-        try:
-            exact_domain = (exact_number(raw_lo), exact_number(raw_hi))
-        except (TypeError, ValueError):
-            raise fail("domain", f"={domain!r} must be a pair (lo, hi) of numbers") from None
-        domain = (lo, hi)
+    if inputs.kind is InputKind.DATASET:
+        raw_domain = read("domain")
+        if inputs.columns > 1:
+            column_domains = _column_domains(raw_domain, inputs.columns, fail)
+            lows, highs = zip(*column_domains, strict=True)
+            domain = exact_domain = (min(lows), max(highs))
+        else:
+            domain, exact_domain = _domain(raw_domain, fail)
         neighbours = read("neighbours", "add_remove")
         if neighbours not in NEIGHBOUR_RELATIONS:
             raise fail("neighbours", f"={neighbours!r} must be one of {NEIGHBOUR_RELATIONS}")
@@ -193,8 +211,18 @@ def check_adapter(adapter: Any) -> AdapterSpec:
             if not _positive_finite(declared):
                 raise fail("sensitivity", f"={declared!r} must be a finite number > 0")
             dataset_sensitivity = Fraction(declared)
+    if inputs.kind is InputKind.LOCAL:
+        # the binary family's inputs are the bits 0 and 1, whatever else it calls a domain
+        raw_domain = (0, 1) if family is Family.BINARY else read("domain")
+        domain, exact_domain = _domain(raw_domain, fail)
+        if not all(isinstance(v, int) for v in exact_domain):
+            raise fail(
+                "domain", f"={raw_domain!r} must be a pair of integers (lo, hi) for local inputs"
+            )
 
-    utility_bounds = None
+    utility_bounds = query_bounds = None
+    if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
+        query_bounds = _bounds(read("query_bounds"))  # malformed: attacks choose inputs freely
     if family is Family.SELECTION:
         raw_bounds = read("utility_bounds")
         utility_bounds = _bounds(raw_bounds)
@@ -203,20 +231,22 @@ def check_adapter(adapter: Any) -> AdapterSpec:
                 "utility_bounds",
                 f"={raw_bounds!r} must be a pair (lo, hi) of finite numbers lo < hi",
             )
+        utility_bounds = utility_bounds or query_bounds
 
     return AdapterSpec(
         adapter=adapter,
         name=name,
         family=family,
         claim=claim,
+        input=inputs,
+        output=output,
         sensitivity=sensitivity,
         domain=domain,
         exact_domain=exact_domain,
         neighbours=neighbours,
         dataset_sensitivity=dataset_sensitivity,
         integer_queries=bool(read("integer_queries", False)),
-        # a malformed optional bound is ignored: attacks then choose inputs without one
-        query_bounds=_bounds(read("query_bounds")) if family is Family.ADDITIVE else None,
+        query_bounds=query_bounds if family is not Family.SELECTION else None,
         utility_bounds=utility_bounds,
         has_probabilities=callable(read("probabilities")),
         has_noiseless_probe=callable(read(NOISELESS_PROBE)),
@@ -225,17 +255,152 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         library_version=str(read("library_version", "") or ""),
         description=str(read("description", "") or ""),
         vectorised=bool(read("vectorised", True)),
+        column_domains=column_domains,
     )
 
 
+def _domain(
+    raw: Any, fail: Callable[[str, str], AdapterContractError]
+) -> tuple[tuple[float, float], tuple[int | float, int | float]]:
+    """A ``(lo, hi)`` domain as floats (for arithmetic) and as the adapter's own numbers."""
+    try:
+        lo, hi = (float(v) for v in raw)
+        raw_lo, raw_hi = raw
+        # compare the adapter's own values: float copies of wide integers may collapse
+        ordered = bool(raw_lo < raw_hi)
+    except (TypeError, ValueError):
+        raise fail("domain", f"={raw!r} must be a pair (lo, hi) of numbers") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and ordered):
+        raise fail("domain", f"={raw!r} must satisfy finite lo < hi")
+    try:
+        exact = (exact_number(raw_lo), exact_number(raw_hi))
+    except (TypeError, ValueError):
+        raise fail("domain", f"={raw!r} must be a pair (lo, hi) of numbers") from None
+    return (lo, hi), exact
+
+
+def _column_domains(
+    raw: Any, columns: int, fail: Callable[[str, str], AdapterContractError]
+) -> tuple[tuple[float, float], ...]:
+    """One ``(lo, hi)`` per column: a single pair applies to every column."""
+    try:
+        pairs = list(raw)
+        if len(pairs) == 2 and all(isinstance(v, numbers.Real) for v in pairs):
+            pairs = [pairs] * columns
+    except TypeError:
+        raise fail("domain", f"={raw!r} must be (lo, hi) or one (lo, hi) per column") from None
+    if len(pairs) != columns:
+        raise fail("domain", f"={raw!r} must hold one (lo, hi) per column ({columns} columns)")
+    return tuple(_domain(pair, fail)[0] for pair in pairs)
+
+
+def _choice(
+    raw: Any, allowed: type[StrEnum], field: str, fail: Callable[[str, str], AdapterContractError]
+) -> Any:
+    try:
+        return allowed(str(raw))
+    except ValueError:
+        names = ", ".join(member.value for member in allowed)
+        raise fail(field, f"={raw!r} is not one of: {names}") from None
+
+
+def _whole(raw: Any) -> bool:
+    return isinstance(raw, numbers.Integral) and not isinstance(raw, bool) and int(raw) >= 1
+
+
+def _kinds(
+    read: Callable[..., Any], fail: Callable[[str, str], AdapterContractError]
+) -> tuple[Family | None, InputKindSpec, OutputKindSpec]:
+    """The adapter's family (None outside the four) and its input and output kinds.
+
+    An adapter declares ``family`` (the first release's contract) or ``input_kind`` and
+    ``output_kind`` with their shape attributes; declaring both, they must agree.
+    """
+    family_raw = read("family")
+    input_raw, output_raw = read("input_kind"), read("output_kind")
+    family = None if family_raw is None else _choice(family_raw, Family, "family", fail)
+    if input_raw is None and output_raw is None:
+        if family is None:
+            raise fail(
+                "attribute 'family'",
+                "is missing (declare a family, or input_kind and output_kind)",
+            )
+        inputs, output = FAMILY_KINDS[family]
+        return family, inputs, output
+    if input_raw is None or output_raw is None:
+        missing = "input_kind" if input_raw is None else "output_kind"
+        raise fail(f"attribute {missing!r}", "is missing (input_kind and output_kind go together)")
+    input_kind = _choice(input_raw, InputKind, "input_kind", fail)
+    norm = query_length = None
+    columns = 1
+    if input_kind is InputKind.VECTOR:
+        norm = _choice(read("norm"), Norm, "norm", fail)
+        query_length = read("query_length")
+        if query_length is not None and not _whole(query_length):
+            raise fail("query_length", f"={query_length!r} must be a whole number >= 1")
+    if input_kind is InputKind.DATASET:
+        columns = read("columns", 1)
+        if not _whole(columns):
+            raise fail("columns", f"={columns!r} must be a whole number >= 1")
+    inputs = InputKindSpec(input_kind, norm, query_length, int(columns))
+
+    output_kind = _choice(output_raw, OutputKind, "output_kind", fail)
+    length = read("output_length", 1)
+    if length == QUERY_LENGTH:
+        if input_kind is not InputKind.VECTOR:
+            raise fail("output_length", f"={length!r} needs input_kind = 'vector'")
+    elif not _whole(length):
+        raise fail("output_length", f"={length!r} must be a whole number >= 1 or {QUERY_LENGTH!r}")
+    if output_kind is OutputKind.INDEX and length != 1:
+        raise fail("output_length", f"={length!r}: an index output is one index (use index_set)")
+    fields: tuple[tuple[str, OutputKind], ...] = ()
+    if output_kind is OutputKind.RECORD:
+        raw_fields = read("fields")
+        try:
+            fields = tuple(
+                (str(k), _choice(v, OutputKind, f"fields[{k!r}]", fail))
+                for k, v in dict(raw_fields).items()
+            )
+        except (TypeError, ValueError):
+            raise fail("fields", f"={raw_fields!r} must map field names to kinds") from None
+        if not fields:
+            raise fail("fields", "is missing (a record output needs {name: kind, ...})")
+        for field_name, kind in fields:
+            if not field_name.isidentifier():
+                raise fail("fields", f": {field_name!r} is not a valid field name")
+            if kind not in FIELD_KINDS:
+                allowed = ", ".join(k.value for k in FIELD_KINDS)
+                raise fail(f"fields[{field_name!r}]", f"={kind.value!r} is not one of: {allowed}")
+    output = OutputKindSpec(
+        output_kind,
+        length,
+        fields,
+        nullable=bool(read("nullable", False)),
+        ordered=bool(read("ordered", True)),
+    )
+    derived = family_of(inputs, output, read("domain") if input_kind is InputKind.LOCAL else None)
+    if family is not None and derived is not family:
+        raise fail(
+            "family",
+            f"={family.value!r} does not match input_kind={inputs.label!r}, "
+            f"output_kind={output.label!r} (declare one or the other)",
+        )
+    return derived, inputs, output
+
+
 def typical_query(spec: AdapterSpec) -> Any:
-    """A query every adapter of the family must accept."""
-    if spec.family is Family.ADDITIVE:
+    """A query every adapter of its kind must accept."""
+    kind = spec.input.kind
+    if kind is InputKind.SCALAR:
         return 0 if spec.integer_queries else 0.0
-    if spec.family is Family.SELECTION:
-        return np.zeros(4)
-    if spec.family is Family.BINARY:
-        return 1
+    if kind is InputKind.VECTOR:
+        length = spec.input.length or 4
+        return np.zeros(length, dtype=np.int64 if spec.integer_queries else float)
+    if kind is InputKind.LOCAL:
+        assert spec.exact_domain is not None
+        return 1 if spec.family is Family.BINARY else spec.exact_domain[0]
+    if spec.column_domains is not None:
+        return np.column_stack([np.linspace(lo, hi, 11) for lo, hi in spec.column_domains])
     assert spec.domain is not None
     lo, hi = spec.domain
     return np.linspace(lo, hi, 11)

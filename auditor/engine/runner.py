@@ -219,7 +219,7 @@ def _audit_adapter(
         notes += tuple(f"a trial failed (the violation stands): {e}" for e in errors)
     return AdapterResult(
         adapter=p.name,
-        family=p.spec.family.value,
+        family=p.spec.kind_label,
         claim=p.spec.claim,
         verdict=Verdict.VIOLATION if violated else Verdict.NO_VIOLATION,
         best=best,
@@ -237,7 +237,7 @@ def _error_result(p: _PlannedAdapter, message: str, samples: int, seconds: float
     spec = p.spec
     return AdapterResult(
         adapter=p.name,
-        family=spec.family.value if spec else str(getattr(p, "family", "")),
+        family=spec.kind_label if spec else str(getattr(p, "family", "")),
         claim=spec.claim if spec else None,
         verdict=Verdict.ERROR,
         error=message,

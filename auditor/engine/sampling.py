@@ -22,10 +22,11 @@ from typing import Any, Protocol, TypeAlias, cast
 
 import numpy as np
 
-from auditor.core.claims import Family
 from auditor.core.errors import AdapterOutputError, AdapterTimeout, EventError, adapter_code
+from auditor.core.kinds import OutputProblem
 from auditor.core.seeding import entropy as derive_entropy
 from auditor.core.spec import AdapterSpec
+from auditor.core.text import printable
 from auditor.core.trials import Event
 
 #: a request is cut into about this many chunks, so that workers can share it
@@ -134,52 +135,17 @@ def chunk_entropy(entropy: int, index: int) -> int:
 
 
 def check_outputs(spec: AdapterSpec, query: Any, n: int, raw: Any) -> np.ndarray:
-    """Return ``raw`` as a 1-D array of length ``n`` if it meets the family's contract.
+    """Return ``raw`` as the canonical array of ``n`` outputs if it meets the adapter's
+    output kind (``auditor.core.kinds``): one-dimensional for d = 1, else (n, d) or structured.
 
     Raises:
-        AdapterOutputError: naming the adapter and what was wrong.
+        AdapterOutputError: naming the adapter, the call and what was wrong.
     """
-    where = f"adapter {spec.name!r}: sample(query, n={n})"
     try:
-        out = np.asarray(raw)
-    except Exception as exc:  # noqa: BLE001 - anything the adapter hands back
-        raise AdapterOutputError(
-            f"{where} returned {type(raw).__name__}, not an array: {exc}"
-        ) from None
-    if out.ndim != 1 or out.shape[0] != n:
-        raise AdapterOutputError(f"{where} returned shape {out.shape}, expected ({n},)")
-    if out.dtype == object or not (
-        np.issubdtype(out.dtype, np.number) or np.issubdtype(out.dtype, np.bool_)
-    ):
-        raise AdapterOutputError(f"{where} returned dtype {out.dtype}, expected numbers")
-    if np.issubdtype(out.dtype, np.complexfloating):
-        raise AdapterOutputError(f"{where} returned complex numbers")
-    family = spec.family
-    if family is Family.DATASET:
-        if np.isinf(out).any():
-            raise AdapterOutputError(f"{where} returned inf (only finite numbers or NaN for ⊥)")
-        return out.astype(float, copy=False)
-    if np.issubdtype(out.dtype, np.floating) and not np.isfinite(out).all():
-        bad = out[~np.isfinite(out)][0]
-        raise AdapterOutputError(f"{where} returned {bad} (outputs must be finite)")
-    if family is Family.ADDITIVE:
-        return out if not np.issubdtype(out.dtype, np.bool_) else out.astype(np.int64)
-    with np.errstate(invalid="ignore"):  # floats beyond int64 are caught just below
-        as_int = out.astype(np.int64)
-    if np.issubdtype(out.dtype, np.floating) and not np.array_equal(as_int, out):
-        raise AdapterOutputError(
-            f"{where} returned non-integer (or beyond 64-bit) values for a {family} mechanism"
-        )
-    if family is Family.SELECTION:
-        k = len(query)
-        if as_int.min(initial=0) < 0 or as_int.max(initial=0) >= k:
-            raise AdapterOutputError(
-                f"{where} returned index {int(as_int.max() if as_int.max() >= k else as_int.min())} "
-                f"outside [0, {k})"
-            )
-    elif family is Family.BINARY and not np.isin(as_int, (0, 1)).all():
-        raise AdapterOutputError(f"{where} returned values other than 0 and 1")
-    return as_int
+        return spec.output.conform(raw, n, spec.query_length(query))
+    except OutputProblem as exc:
+        where = f"adapter {spec.name!r}: sample(query, n={n})"
+        raise AdapterOutputError(f"{where} {printable(str(exc))}") from None
 
 
 def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
@@ -220,14 +186,14 @@ class OutputBuffer:
 
     def add(self, part: np.ndarray) -> None:
         if self.out is None:
-            self.out = np.empty(self.n, dtype=part.dtype)
+            self.out = np.empty((self.n, *part.shape[1:]), dtype=part.dtype)
         elif part.dtype != self.out.dtype:
             self.out = self.out.astype(np.promote_types(self.out.dtype, part.dtype))
         self.out[self.offset : self.offset + len(part)] = part
         self.offset += len(part)
 
     def result(self, spec: AdapterSpec, query: Any) -> np.ndarray:
-        return self.out if self.out is not None else check_outputs(spec, query, 0, [])
+        return self.out if self.out is not None else spec.output.empty(spec.query_length(query))
 
 
 def draw(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:

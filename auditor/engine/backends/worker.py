@@ -46,7 +46,7 @@ def fingerprint(spec: AdapterSpec) -> Fingerprint:
     """What must agree between the main process's adapter and a worker's copy."""
     return (
         spec.name,
-        spec.family.value,
+        spec.kind_label,
         spec.claim.epsilon,
         spec.claim.delta,
         spec.sensitivity,
