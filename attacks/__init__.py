@@ -25,6 +25,7 @@ ATTACKS: dict[str, str] = {
     "sensitivity": "attacks.sensitivity:SensitivityAttack",
     "black-box": "attacks.black_box:BlackBoxAttack",
     "selection-search": "attacks.selection_search:SelectionSearchAttack",
+    "pair-search": "attacks.pair_search:PairSearchAttack",
     "timing": "attacks.timing:TimingAttack",
 }
 

@@ -166,11 +166,6 @@ class OutputKindSpec:
             if out.ndim == 2 and out.shape[0] == n and d == 1:
                 hint = f" (declare output_length = {out.shape[1]} or 'query' for vector outputs)"
             raise OutputProblem(f"returned shape {out.shape}, expected {expected}{hint}")
-        if out.dtype.names is not None:
-            raise OutputProblem(
-                f"returned a structured array (fields {list(out.dtype.names)}) for {self.kind} "
-                "outputs (declare output_kind = 'record' and its fields)"
-            )
         return _values(self.kind, out, self.nullable, query_length, d > 1, self)
 
     def _record(self, raw: Any, n: int, query_length: int | None) -> np.ndarray:
@@ -236,8 +231,13 @@ def _as_array(raw: Any, structured: bool = False) -> np.ndarray:
         out = np.asarray(raw)
     except Exception as exc:  # noqa: BLE001 - anything the adapter hands back
         raise OutputProblem(f"returned {type(raw).__name__}, not an array: {exc}") from None
-    if structured and out.dtype.names is not None:
-        return out
+    if out.dtype.names is not None:
+        if structured:
+            return out
+        raise OutputProblem(
+            f"returned a structured array (fields {list(out.dtype.names)}); declare "
+            "output_kind = 'record' and its fields"
+        )
     if out.dtype == object or not (
         np.issubdtype(out.dtype, np.number) or np.issubdtype(out.dtype, np.bool_)
     ):

@@ -356,6 +356,8 @@ def _kinds(
     fields: tuple[tuple[str, OutputKind], ...] = ()
     if output_kind is OutputKind.RECORD:
         raw_fields = read("fields")
+        if raw_fields is None:
+            raise fail("attribute 'fields'", "is missing (a record output needs {name: kind, ...})")
         try:
             fields = tuple(
                 (str(k), _choice(v, OutputKind, f"fields[{k!r}]", fail))

@@ -51,6 +51,11 @@ class Trial:
     evidence that needs no statistics.  Every pair of inputs it reports must be neighbours too.
     A trial that only has an exact check uses a distinguisher with ``max_events = 0`` and so
     reserves none of the run's alpha.
+
+    ``candidates`` (optional) are further pairs ``(x, x_prime, description)`` to choose from:
+    the certifier screens every pair on outputs of its own, keeps the one whose proposed
+    events promise the largest bound, and certifies that pair alone on fresh outputs.  A
+    search over neighbouring pairs then costs screening samples, not alpha.
     """
 
     x: Any
@@ -58,6 +63,7 @@ class Trial:
     distinguisher: Distinguisher
     description: str
     exact: ExactCheck | None = field(default=None, repr=False, compare=False)
+    candidates: tuple[tuple[Any, Any, str], ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,8 @@ class CertificationPlan:
     alpha: float
     epsilon: float
     delta: float
+    #: the proposal only ranks a candidate pair (``Trial.candidates``): cheap events suffice
+    screening: bool = False
 
 
 class Distinguisher(Protocol):

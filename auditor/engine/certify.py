@@ -57,6 +57,7 @@ from auditor.statistics.clopper_pearson import (
     epsilon_lower_bound,
     epsilon_point_estimate,
 )
+from auditor.statistics.events.event_selection import predicted_scores
 from auditor.statistics.power import power_statement
 
 if TYPE_CHECKING:
@@ -70,6 +71,10 @@ PILOT_SIZE = 2048
 MIN_PILOT_TRAIN = 400
 #: a look is kept only if it sees at least this many certification outputs per side
 MIN_LOOK = 500
+#: most output values (outputs x d) per side held for training: bounds memory for wide outputs
+TRAIN_CELLS = 1 << 23
+#: screening outputs per side and candidate pair, at least and at most (see ``Trial.candidates``)
+MIN_SCREEN, MAX_SCREEN = 500, 8192
 
 
 def batch_schedule(
@@ -256,6 +261,8 @@ class Certifier:
         budget = config.budget_for(self.spec)
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_train = min(n_train, config.max_train)  # memory bound (engine); see AuditConfig
+        width = self.spec.output.width(self.spec.query_length(trial.x))
+        n_train = min(n_train, max(TRAIN_CELLS // width, MIN_PILOT_TRAIN))
         n_cert = budget - n_train
         # the pilot belongs to the sequential design: a single configured look means a fixed-n
         # certification with no early stop, so no pilot either
@@ -264,12 +271,31 @@ class Certifier:
         main_share = 1.0 - PILOT_SHARE if pilot else 1.0
         looks = plan_looks(config.looks, n_cert)
         final_alpha = self.alpha_test * main_share * looks[-1][1]
-        return Schedule(n_train, n_cert, pilot, main_share, tuple(looks), final_alpha)
+        # screening candidate pairs spends up to one more budget per side: half over every
+        # screened pair, half over the best quarter of them (finalists get twice the outputs)
+        pairs = 1 + len(trial.candidates)
+        screened = min(pairs, max(1, budget // (2 * MIN_SCREEN))) if pairs > 1 else 1
+        finalists = max(1, math.ceil(screened / 4))
+        screen = min(MAX_SCREEN, max(MIN_SCREEN, budget // (2 * screened))) if screened > 1 else 0
+        screen_again = min(4 * MAX_SCREEN, max(MIN_SCREEN, budget // (2 * finalists)))
+        return Schedule(
+            n_train,
+            n_cert,
+            pilot,
+            main_share,
+            tuple(looks),
+            final_alpha,
+            screened,
+            screen,
+            finalists,
+            screen_again if screened > 1 else 0,
+        )
 
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
         """The trial's best finding (a violation as soon as one is certified), or None."""
         stages = _TrialStages(self, attack, index, trial)
         best = stages.run()
+        trial = stages.trial  # the pair chosen among the trial's candidates, if it has any
         # timed rows (output, ns) are not plotted; a white-box finding has no outputs
         if best is None or is_timed(trial.distinguisher) or best.n_certify == 0:
             return best
@@ -326,6 +352,12 @@ class Schedule:
     main_share: float
     looks: tuple[tuple[int, float], ...]
     final_alpha: float
+    #: candidate pairs screened (1: the trial's own pair only) and outputs per side for each;
+    #: how many of them are screened again and with how many more outputs per side
+    screened: int = 1
+    screen: int = 0
+    finalists: int = 1
+    screen_again: int = 0
 
 
 class _TrialStages:
@@ -349,6 +381,8 @@ class _TrialStages:
         self.best = exact
         if self.violated() or self.trial.distinguisher.max_events <= 0:
             return exact
+        if self.schedule.screened > 1:
+            self.trial = self.choose_pair()
         train = self.pilot() if self.schedule.pilot else self.training()
         if self.violated():
             return self.best
@@ -386,6 +420,60 @@ class _TrialStages:
         events = list(d.propose(train[0], train[1], plan))[: d.max_events]
         self.proposed += events
         return events
+
+    def choose_pair(self) -> Trial:
+        """The candidate pair whose screening outputs promise the largest bound.
+
+        Successive halving in two rounds: every screened pair gets outputs of its own, the
+        most promising quarter gets as many again, and the best of those wins.  A pair's
+        outputs are halved: events are proposed on one half and scored on the other
+        (``predicted_scores``) at the planned certification size.  Nothing drawn here
+        certifies anything, so the choice costs no alpha.
+        """
+        c, schedule, trial = self.certifier, self.schedule, self.trial
+        pairs = [(trial.x, trial.x_prime, trial.description), *trial.candidates]
+        # an evenly spaced subset when the budget cannot screen every pair; the first always
+        picks = np.unique(np.linspace(0, len(pairs) - 1, schedule.screened).round().astype(int))
+        plan = CertificationPlan(
+            schedule.n_cert,
+            schedule.final_alpha,
+            self.claim.epsilon,
+            self.claim.delta,
+            screening=True,
+        )
+        drawn: dict[int, list[np.ndarray]] = {}
+
+        def score(i: int, n: int, round_no: int) -> float:
+            x, x_prime, _ = pairs[i]
+            new = c._draw_pair(
+                replace(trial, x=x, x_prime=x_prime), n, *self.label, "screen", round_no, i
+            )
+            outs = (
+                [np.concatenate([old, part]) for old, part in zip(drawn[i], new, strict=True)]
+                if i in drawn
+                else new
+            )
+            drawn[i] = outs
+            half = len(outs[0]) // 2
+            events = list(trial.distinguisher.propose(outs[0][:half], outs[1][:half], plan))
+            if not events:
+                return -math.inf
+            k = [count_events(events, out[half:]) for out in outs]
+            m = len(outs[0]) - half
+            return float(np.max(predicted_scores(k[0], m, k[1], m, plan)))
+
+        first = {int(i): score(int(i), schedule.screen, 1) for i in picks}
+        finalists = sorted(first, key=lambda i: (-first[i], i))[: schedule.finalists]
+        for i in list(drawn):
+            if i not in finalists:
+                del drawn[i]  # memory: only the finalists' outputs are kept
+        second = {i: score(i, schedule.screen_again, 2) for i in finalists}
+        best_index = min(second, key=lambda i: (-second[i], i))
+        x, x_prime, description = pairs[best_index]
+        chosen = (
+            f"{description} (chosen among {len(picks)} neighbouring pairs on screening outputs)"
+        )
+        return replace(trial, x=x, x_prime=x_prime, description=chosen, candidates=())
 
     def pilot(self) -> list[np.ndarray]:
         """Propose on a small training part, certify on the next (a gross violation stops

@@ -1,0 +1,249 @@
+"""Neighbouring pairs to search: systematic patterns per input kind, within the declared
+relation.
+
+Which pair of neighbours exposes a mechanism depends on the mechanism: the sparse vector
+variant of Lee & Clifton shows its leak when half of the queries move up and half down, report
+noisy max when one moves up and the rest down, a histogram when one bin moves.  So the pairs
+are not drawn at random; every pattern the testing literature uses is listed (Ding et al.,
+StatDP, CCS 2018, section 5.1; Bichsel et al., DP-Sniper, S&P 2021, their input pairs), and
+the certifier screens them all on outputs of their own before certifying the most promising
+(``Trial.candidates``).
+
+* **vector** queries of m entries: base 0 (or the middle of declared bounds) and, for a sign
+  pattern s in {-1, 0, 1}^m, x' = x + Δ·s/‖s‖ in the declared norm — one entry up or down (at
+  the start, middle and end: a sequence mechanism reads its queries in order), one up and the
+  rest down and the reverse, the first k up and the rest down for every k, the first k up and
+  the rest unchanged, every other entry up, all up, all down.  With ``integer_queries``,
+  moves are rounded toward 0 (a pattern that rounds to nothing is dropped).
+* **local** inputs: pairs of values at both ends and in the middle of the domain (any two
+  values are neighbours).
+* **datasets**: empty and single records; many records at the midpoint; many distinct values
+  (a mechanism that reads its categories from the data); every value of a small integer
+  domain; all records at one bound (large and small sums), a large dataset; two clusters at
+  the bounds (a quantile that jumps); each changed by a record at a bound, at the midpoint, at
+  just above the lower bound — added, removed or replaced as the relation allows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from auditor.core.kinds import InputKind, Norm
+from auditor.core.spec import AdapterSpec
+
+#: vector length the search uses when the adapter does not fix one (StatDP and DP-Sniper use
+#: 5 and 10; 10 leaves room for half-and-half and prefix patterns)
+DEFAULT_QUERIES = 10
+#: sequences up to this long get every "first k" pattern; longer ones a spread of k
+SPLIT_ALL = 16
+#: records in the "many" datasets
+MANY = 20
+#: records in the large dataset
+LARGE = 1000
+#: at most this many values of an integer domain are listed one by one
+SMALL_DOMAIN = 16
+
+Pair = tuple[Any, Any, str]
+
+
+def sign_patterns(m: int) -> list[tuple[np.ndarray, str]]:
+    """Sign patterns in {-1, 0, 1}^m with a description, without duplicates."""
+    out: list[tuple[np.ndarray, str]] = []
+
+    def add(s: np.ndarray, text: str) -> None:
+        if s.any() and not any(np.array_equal(s, t) for t, _ in out):
+            out.append((s.astype(float), text))
+
+    for i in sorted({0, m // 2, m - 1}):
+        e = np.zeros(m)
+        e[i] = 1
+        add(e, f"entry {i} up")
+        add(-e, f"entry {i} down")
+        add(2 * e - 1, f"entry {i} up, the rest down")
+        add(1 - 2 * e, f"entry {i} down, the rest up")
+    # every split point of a short sequence; a few spread over a long one
+    splits = (
+        range(1, m) if m <= SPLIT_ALL else sorted({1, 2, m // 4, m // 2, 3 * m // 4, m - 2, m - 1})
+    )
+    for k in splits:
+        add(np.where(np.arange(m) < k, 1, -1), f"the first {k} up, the rest down")
+        add(np.where(np.arange(m) < k, -1, 1), f"the first {k} down, the rest up")
+        add(np.where(np.arange(m) < k, 1, 0), f"the first {k} up")
+        add(np.where(np.arange(m) < k, 0, 1), f"the last {m - k} up")
+    add(np.where(np.arange(m) % 2 == 0, 1, -1), "every other entry up, the others down")
+    add(np.ones(m), "all up")
+    add(-np.ones(m), "all down")
+    return out
+
+
+def _norm(v: np.ndarray, norm: Norm) -> float:
+    if norm is Norm.L1:
+        return float(np.abs(v).sum())
+    if norm is Norm.L2:
+        return float(np.sqrt((v * v).sum()))
+    return float(np.abs(v).max())
+
+
+def vector_pairs(spec: AdapterSpec) -> list[Pair]:
+    """x (base) and x + move for every sign pattern, the move scaled to the sensitivity."""
+    assert spec.sensitivity is not None and spec.input.norm is not None
+    m = spec.input.length or DEFAULT_QUERIES
+    delta, norm = spec.sensitivity, spec.input.norm
+    lo, hi = spec.query_bounds or (-math.inf, math.inf)
+    # the base sits where a full move either way stays inside declared bounds, if it can
+    base_value = min(max(0.0, lo + delta), hi - delta) if math.isfinite(lo + hi) else 0.0
+    base_value = min(max(base_value, lo), hi)
+    integer = spec.integer_queries
+    if integer:
+        base_value = float(math.ceil(base_value)) if base_value < hi else float(math.floor(hi))
+    base = np.full(m, base_value)
+    pairs: list[Pair] = []
+    seen: list[np.ndarray] = []
+    for signs, text in sign_patterns(m):
+        move = delta * signs / _norm(signs, norm)
+        if integer:
+            move = np.trunc(move)
+        moved = np.clip(base + move, lo, hi)
+        step = moved - base
+        if not step.any() or _norm(step, norm) > delta * (1 + 1e-12):
+            continue
+        if any(np.array_equal(moved, s) for s in seen):
+            continue
+        seen.append(moved)
+        x = base.astype(np.int64) if integer else base
+        x_prime = moved.astype(np.int64) if integer else moved
+        pairs.append(
+            (
+                x,
+                x_prime,
+                f"{m} queries at {base_value:g}; {text} ({norm} move {_norm(step, norm):g})",
+            )
+        )
+    return pairs
+
+
+def local_pairs(spec: AdapterSpec) -> list[Pair]:
+    """Pairs of values of a local domain: both ends, the middle, neighbours of each."""
+    assert spec.exact_domain is not None
+    lo, hi = (int(v) for v in spec.exact_domain)
+    if hi - lo + 1 <= 4:
+        values = list(range(lo, hi + 1))
+        chosen = [(a, b) for i, a in enumerate(values) for b in values[i + 1 :]]
+    else:
+        mid = (lo + hi) // 2
+        chosen = [(lo, hi), (lo, lo + 1), (hi - 1, hi), (mid, mid + 1), (lo, mid), (mid, hi)]
+    return [(a, b, f"values {a} and {b}") for a, b in dict.fromkeys(chosen)]
+
+
+def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
+    """Datasets and neighbours of each, following the declared relation."""
+    assert spec.domain is not None
+    columns = spec.column_domains or (spec.domain,)
+    lows = np.array([c[0] for c in columns])
+    highs = np.array([c[1] for c in columns])
+    integer = spec.integer_domain
+    mids = np.floor((lows + highs) / 2) if integer else (lows + highs) / 2
+
+    def records(rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=float).reshape(-1, len(columns))
+        out = rows if spec.column_domains is not None else rows[:, 0]
+        return out.astype(np.int64) if integer else out
+
+    def spread(k: int) -> np.ndarray:
+        t = np.linspace(0, 1, k)[:, None]
+        rows = lows + t * (highs - lows)
+        return np.asarray(np.round(rows) if integer else rows)
+
+    # between the two lowest of the distinct values: present in none of the datasets
+    near_low = np.minimum(lows + 1, highs) if integer else lows + (highs - lows) / (2 * MANY)
+    bases: list[tuple[np.ndarray, str]] = [
+        (np.empty((0, len(columns))), "the empty dataset"),
+        (mids[None, :], "one record at the midpoint"),
+        (np.repeat(mids[None, :], MANY, axis=0), f"{MANY} records at the midpoint"),
+        (spread(MANY), f"{MANY} distinct values across the domain"),
+        (np.repeat(lows[None, :], MANY, axis=0), f"{MANY} records at the lower bound"),
+        (np.repeat(highs[None, :], MANY, axis=0), f"{MANY} records at the upper bound"),
+        (
+            np.vstack(
+                [np.repeat(lows[None, :], MANY // 2, 0), np.repeat(highs[None, :], MANY // 2, 0)]
+            ),
+            "two clusters at the bounds",
+        ),
+        (np.repeat(highs[None, :], LARGE, axis=0), f"{LARGE} records at the upper bound"),
+    ]
+    if integer and all(h - lo_ + 1 <= SMALL_DOMAIN for lo_, h in zip(lows, highs, strict=True)):
+        size = int(max(highs - lows)) + 1
+        every = np.minimum(lows + np.arange(size)[:, None], highs)
+        bases.append((every, "every value of the domain once"))
+    changes = [
+        (lows, "the lower bound"),
+        (highs, "the upper bound"),
+        (mids, "the midpoint"),
+        (near_low, "just above the lower bound"),
+    ]
+    pairs: list[Pair] = []
+    for rows, text in bases:
+        x = records(rows)
+        if spec.neighbours == "add_remove":
+            for value, where in changes:
+                pairs.append(
+                    (
+                        x,
+                        records(np.vstack([rows, value[None, :]])),
+                        f"{text}; add a record at {where}",
+                    )
+                )
+            if len(rows):
+                pairs.append((x, records(rows[1:]), f"{text}; remove its first record"))
+        elif len(rows):
+            for value, where in changes:
+                changed = rows.copy()
+                changed[0] = value
+                if not np.array_equal(changed, rows):
+                    pairs.append(
+                        (x, records(changed), f"{text}; replace its first record by one at {where}")
+                    )
+    return pairs
+
+
+def search_pairs(spec: AdapterSpec) -> list[Pair]:
+    """The pairs to screen for this adapter's input kind."""
+    kind = spec.input.kind
+    if kind is InputKind.VECTOR:
+        return vector_pairs(spec)
+    if kind is InputKind.LOCAL:
+        return local_pairs(spec)
+    if kind is InputKind.DATASET:
+        return dataset_pairs(spec)
+    assert spec.sensitivity is not None
+    return [(0.0, spec.sensitivity, f"inputs 0 and {spec.sensitivity:g}")]
+
+
+def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:
+    """Whether ``x`` and ``x_prime`` are neighbours under the adapter's declared relation."""
+    kind = spec.input.kind
+    if kind is InputKind.LOCAL:
+        assert spec.exact_domain is not None
+        lo, hi = spec.exact_domain
+        return bool(lo <= x <= hi and lo <= x_prime <= hi)
+    if kind in (InputKind.SCALAR, InputKind.VECTOR):
+        assert spec.sensitivity is not None
+        diff = np.atleast_1d(np.asarray(x_prime, dtype=float) - np.asarray(x, dtype=float))
+        norm = spec.input.norm or Norm.LINF
+        return _norm(diff, norm) <= spec.sensitivity * (1 + 1e-12)
+    a, b = np.asarray(x), np.asarray(x_prime)
+    if spec.neighbours == "replace":
+        return a.shape == b.shape and int((a != b).reshape(len(a), -1).any(axis=1).sum()) <= 1
+    small, big = (a, b) if len(a) < len(b) else (b, a)
+    if len(big) != len(small) + 1:
+        return False
+    def rows(d: np.ndarray) -> list[tuple[Any, ...]]:
+        return [tuple(np.atleast_1d(r).tolist()) for r in d]
+
+    left = Counter(rows(big))
+    left.subtract(rows(small))
+    return min(left.values(), default=0) >= 0 and sum(left.values()) == 1

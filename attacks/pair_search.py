@@ -1,0 +1,67 @@
+"""Pair search: every neighbouring pattern of the input kind screened, the best certified.
+
+For adapters outside the first release's additive and binary families — vector queries,
+local inputs, datasets, any output kind — and for selection and dataset mechanisms, whose
+worst pair is not known in advance.  One trial lists every pair of ``attacks.neighbours`` as
+candidates; the certifier screens each on outputs of its own, keeps the one whose events
+promise the largest bound, and certifies it on fresh outputs (see ``Trial.candidates``).  The
+search costs screening samples, not alpha: the run's error budget holds one trial's events.
+
+Events: ``VectorEvents`` (exact outcomes, projections, classifiers, support edges) for rows,
+index sets and records; the scalar ``DataDrivenEvents`` for one number per output.
+
+Assumptions:
+    None about the implementation; only the declared input kind and neighbouring relation.
+
+References:
+    Ding et al., "Detecting Violations of Differential Privacy" (CCS 2018), section 5.1.
+    Bichsel et al., "DP-Sniper" (S&P 2021).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attacks.neighbours import search_pairs
+from auditor.core.claims import Family
+from auditor.core.kinds import OutputKind
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import Distinguisher, Trial
+from auditor.statistics.events.event_selection import DataDrivenEvents
+from auditor.statistics.events.vector_events import VectorEvents
+
+
+def distinguisher_for(spec: AdapterSpec, query_length: int) -> Distinguisher:
+    """Scalar events for one number per output, vector events for anything wider."""
+    output = spec.output
+    if output.kind is not OutputKind.RECORD and output.width(query_length) == 1:
+        return DataDrivenEvents()
+    membership = query_length if output.kind is OutputKind.INDEX_SET else 0
+    return VectorEvents(membership=membership)
+
+
+class PairSearchAttack:
+    name = "pair-search"
+    description = (
+        "neighbouring pairs of the input kind screened systematically (vector patterns, local "
+        "values, datasets); events learned on any output kind"
+    )
+
+    def applies_to(self, spec: AdapterSpec) -> bool:
+        return spec.family in (None, Family.SELECTION, Family.DATASET)
+
+    def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
+        pairs = search_pairs(spec)
+        if not pairs:
+            return []
+        x, x_prime, text = pairs[0]
+        length = spec.query_length(x) or 1
+        return [
+            Trial(
+                x,
+                x_prime,
+                distinguisher_for(spec, length),
+                text,
+                candidates=tuple(pairs[1:]),
+            )
+        ]

@@ -1,0 +1,509 @@
+"""Choosing distinguishing events on vector, sequence and record outputs.
+
+One output is a row: d numbers (a noisy histogram, an SVT answer pattern, a RAPPOR bit
+vector), k indices (top-k) or named parts (index and value).  Candidates come from four
+sources, all built on one half of the training split and scored on the other by the bound
+each is predicted to certify at the planned certification size (``predicted_scores``):
+
+* **exact outcomes** — when the rows take few distinct values (answer patterns, bit vectors,
+  index sets), rows are ranked by their empirical likelihood ratio and every top-ranked union
+  is a candidate (Neyman–Pearson on the empirical distribution);
+* **projections** — each of the most different coordinates (or record fields), the sum, the
+  largest and smallest entry, the position of the largest, the number of unanswered entries,
+  membership of each index (index sets), and the difference direction of the two sides'
+  means; each projection is searched like a scalar output (thresholds, outcomes);
+* **a learned classifier** — a scikit-learn logistic regression (and, outside screening, a
+  gradient-boosted tree model) over the whole row; thresholds on its score are candidates
+  (DP-Sniper's idea, without its probability floor that caps the bound at ln(1/c));
+* **support edges** — for every projection and score, "beyond every training output of one
+  side" (``> max``, ``< min``): a region one neighbour reaches and the other never does, whose
+  certified bound keeps growing with n instead of stopping near the claim.
+
+Counting is vectorised (sorted values and cumulative sums), so thousands of candidates cost
+one pass over the selection half; Event objects are built only for the chosen few.
+
+Assumptions:
+    None about the implementation.  Integer-valued rows are treated as discrete; NaN is "no
+    answer".
+
+References:
+    Ding et al., StatDP (CCS 2018): events selected on a separate batch.
+    Bichsel et al., DP-Sniper (S&P 2021): thresholds on a classifier's score.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from auditor.core.trials import CertificationPlan, Event
+from auditor.statistics.events.event_selection import predicted_scores
+
+#: at most this many distinct rows for exact outcome candidates
+MAX_OUTCOMES = 4096
+#: at most this many distinct values make a projection discrete
+MAX_DISCRETE_VALUES = 512
+#: coordinates searched one by one: the most different on the build half
+MAX_COORDINATES = 8
+#: thresholds per projection (quantiles of the build half), plus the support edges
+N_THRESHOLDS = 128
+#: training rows per side used to fit a classifier
+MAX_FIT = 10_000
+#: the boosted-tree classifier is fitted only for rows of at most this many columns
+MAX_BOOSTED_COLUMNS = 64
+
+#: a candidate: (counts on the selection half of x, of x', and how to build its Event)
+_Candidates = list[tuple[np.ndarray, np.ndarray, Callable[[int], Event]]]
+
+
+def _fmt(value: float) -> str:
+    short = f"{value:.6g}"
+    return short if float(short) == value else repr(float(value))
+
+
+def as_matrix(outputs: np.ndarray) -> np.ndarray:
+    """Rows as an (n, p) float matrix: one column per coordinate or record field."""
+    y = np.asarray(outputs)
+    if y.dtype.names is not None:
+        return np.column_stack([np.asarray(y[name], dtype=float) for name in y.dtype.names])
+    f = y.astype(float, copy=False)
+    return f[:, None] if f.ndim == 1 else f.reshape(len(f), -1)
+
+
+def column_names(outputs: np.ndarray) -> list[str]:
+    y = np.asarray(outputs)
+    if y.dtype.names is not None:
+        return [f"field {name!r}" for name in y.dtype.names]
+    return ["the output"] if y.ndim == 1 else [f"coordinate {j}" for j in range(y.shape[1])]
+
+
+# --- projections: rows -> one number each (picklable: they travel to workers in events) ---
+
+
+class Column:
+    def __init__(self, index: int, text: str) -> None:
+        self.index, self.text = index, text
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        return as_matrix(y)[:, self.index]
+
+
+class Reduce:
+    """A summary of each row: sum, max, min, argmax, or number of unanswered entries."""
+
+    TEXT = {
+        "sum": "sum of the output's entries",
+        "max": "largest entry of the output",
+        "min": "smallest entry of the output",
+        "argmax": "position of the largest entry",
+        "none": "number of unanswered (NaN) entries",
+    }
+
+    def __init__(self, how: str) -> None:
+        self.how, self.text = how, self.TEXT[how]
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        m = as_matrix(y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows give NaN
+            if self.how == "sum":
+                out = np.nansum(m, axis=1)
+            elif self.how == "max":
+                out = np.nanmax(m, axis=1)
+            elif self.how == "min":
+                out = np.nanmin(m, axis=1)
+            elif self.how == "argmax":
+                out = np.argmax(np.nan_to_num(m, nan=-np.inf), axis=1)
+            else:
+                out = np.isnan(m).sum(axis=1)
+        return np.asarray(out, dtype=float)
+
+
+class Membership:
+    """Whether index ``j`` is among a row's indices (top-k outputs)."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.text = f"index {index} is in the output"
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        return np.asarray((as_matrix(y) == self.index).any(axis=1), dtype=float)
+
+
+class Linear:
+    """``w · row`` on standardised columns (NaN as 0): the difference direction of the means."""
+
+    def __init__(self, w: np.ndarray, mean: np.ndarray, scale: np.ndarray, text: str) -> None:
+        self.w, self.mean, self.scale, self.text = w, mean, scale, text
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        z = np.nan_to_num((as_matrix(y) - self.mean) / self.scale, nan=0.0)
+        out: np.ndarray = z @ self.w
+        return out
+
+
+class Score:
+    """A fitted classifier's score of "produced on x" (larger: likelier on x)."""
+
+    def __init__(
+        self,
+        model: object,
+        mean: np.ndarray,
+        scale: np.ndarray,
+        nan_columns: np.ndarray,
+        text: str,
+    ) -> None:
+        self.model, self.mean, self.scale, self.text = model, mean, scale, text
+        self.nan_columns = nan_columns
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        z = _standardise(as_matrix(y), self.mean, self.scale, self.nan_columns)
+        return np.asarray(self.model.decision_function(z), dtype=float)  # type: ignore[attr-defined]
+
+
+class RowKey:
+    """Each row as one 64-bit key: the bits of its values mixed by fixed odd multipliers.
+
+    Two different rows may share a key (with probability ~2^-64 per pair); an event is then
+    still a fixed set of rows, so nothing certified depends on keys being distinct.
+    """
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        m = as_matrix(y) + 0.0  # -0.0 -> 0.0
+        m = np.where(np.isnan(m), np.nan, m)  # one NaN bit pattern
+        bits = np.ascontiguousarray(m).view(np.uint64)
+        weights = _weights(bits.shape[1])
+        with np.errstate(over="ignore"):
+            mixed = (bits * weights).sum(axis=1, dtype=np.uint64)
+        return np.asarray(mixed.view(np.int64))
+
+
+def _weights(p: int) -> np.ndarray:
+    rng = np.random.default_rng(0x5EED_0F_0575)
+    return rng.integers(1, 2**63, size=p, dtype=np.uint64) | np.uint64(1)
+
+
+def _standardise(
+    m: np.ndarray, mean: np.ndarray, scale: np.ndarray, nan_columns: np.ndarray
+) -> np.ndarray:
+    """Standardised columns (NaN as 0), plus a "no answer" indicator for each column that
+    had NaN in training."""
+    z = np.nan_to_num((m - mean) / scale, nan=0.0)
+    if not nan_columns.any():
+        return np.asarray(z)
+    return np.column_stack([z, np.isnan(m[:, nan_columns]).astype(float)])
+
+
+# --- predicates ---
+
+
+class Threshold:
+    def __init__(self, projection: Callable[[np.ndarray], np.ndarray], t: float, above: bool):
+        self.projection, self.t, self.above = projection, t, above
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        v = self.projection(y)
+        return np.asarray(v > self.t if self.above else v < self.t)
+
+
+class KeyIn:
+    def __init__(self, key: Callable[[np.ndarray], np.ndarray], keys: np.ndarray) -> None:
+        self.key, self.keys = key, np.sort(keys)
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        return np.asarray(np.isin(self.key(y), self.keys))
+
+
+# --- candidates with their selection counts, computed in bulk ---
+
+
+def _threshold_candidates(
+    projection: Callable[[np.ndarray], np.ndarray],
+    text: str,
+    build: tuple[np.ndarray, np.ndarray],
+    sel: tuple[np.ndarray, np.ndarray],
+    n_thresholds: int,
+) -> _Candidates:
+    """``value > t`` and ``value < t`` at quantiles of the build half and at its support edges
+    (beyond every build value of one side)."""
+    va, vb = build
+    pooled = np.concatenate([va, vb])
+    pooled = pooled[np.isfinite(pooled)]
+    if pooled.size == 0:
+        return []
+    cuts = np.quantile(pooled, np.linspace(0, 1, n_thresholds + 1))
+    edges = [v for v in (va, vb) if np.isfinite(v).any()]
+    extremes = [f(v[np.isfinite(v)]) for v in edges for f in (np.min, np.max)]
+    cuts = np.unique(np.concatenate([cuts, extremes]))
+    sa, sb = (np.sort(s[~np.isnan(s)]) for s in sel)
+    out: _Candidates = []
+    for above in (True, False):
+        if above:
+            ka = len(sa) - np.searchsorted(sa, cuts, side="right")
+            kb = len(sb) - np.searchsorted(sb, cuts, side="right")
+        else:
+            ka, kb = np.searchsorted(sa, cuts, side="left"), np.searchsorted(sb, cuts, side="left")
+        op = ">" if above else "<"
+
+        def make(i: int, above: bool = above, op: str = op) -> Event:
+            t = float(cuts[i])
+            return Event(f"{text} {op} {_fmt(t)}", Threshold(projection, t, above))
+
+        out.append((ka, kb, make))
+    return out
+
+
+def _outcome_candidates(
+    key: Callable[[np.ndarray], np.ndarray],
+    describe: Callable[[np.ndarray], str],
+    build: tuple[np.ndarray, np.ndarray],
+    sel: tuple[np.ndarray, np.ndarray],
+) -> _Candidates:
+    """Unions of the outcomes with the largest (smallest) empirical likelihood ratio on the
+    build half, every size: counted by cumulative sums of per-outcome selection counts."""
+    ka_build, kb_build = build
+    values = np.unique(np.concatenate([ka_build, kb_build]))
+    if len(values) < 2:
+        return []
+
+    def per_value(keys: np.ndarray) -> np.ndarray:
+        pos = np.searchsorted(values, keys)
+        pos = pos[(pos < len(values)) & (values[np.minimum(pos, len(values) - 1)] == keys)]
+        return np.bincount(pos, minlength=len(values)).astype(np.int64)
+
+    ca, cb = per_value(ka_build), per_value(kb_build)
+    ratio = np.log((ca + 0.5) / (ca.sum() + 1.0)) - np.log((cb + 0.5) / (cb.sum() + 1.0))
+    order = np.argsort(-ratio, kind="stable")
+    sa, sb = per_value(sel[0]), per_value(sel[1])
+    out: _Candidates = []
+    for ranked in (order, order[::-1]):
+        ka, kb = np.cumsum(sa[ranked])[:-1], np.cumsum(sb[ranked])[:-1]
+
+        def make(i: int, ranked: np.ndarray = ranked) -> Event:
+            chosen = values[ranked[: i + 1]]
+            return Event(describe(chosen), KeyIn(key, chosen))
+
+        out.append((ka, kb, make))
+    if len(values) <= MAX_DISCRETE_VALUES:
+
+        def single(i: int) -> Event:
+            return Event(describe(values[i : i + 1]), KeyIn(key, values[i : i + 1]))
+
+        out.append((sa, sb, single))
+    return out
+
+
+def _row_text(rows: np.ndarray) -> str:
+    def one(row: np.ndarray) -> str:
+        shown = ", ".join("none" if np.isnan(v) else _fmt(v) for v in row[:12])
+        return "(" + shown + (", …" if len(row) > 12 else "") + ")"
+
+    if len(rows) == 1:
+        return f"the output is {one(rows[0])}"
+    listed = "; ".join(one(r) for r in rows[:3])
+    more = f"; … ({len(rows)} outputs in all)" if len(rows) > 3 else ""
+    return f"the output is one of {listed}{more}"
+
+
+@dataclass
+class VectorEvents:
+    """Model-free distinguisher for outputs of any kind (rows of numbers, index sets, records).
+
+    ``membership``: for index-set outputs, the number of indices a row may hold (adds the
+    projections "index j is in the output").  See the module docstring for the candidates.
+    """
+
+    max_events: int = 8
+    train_fraction: float = 0.25
+    membership: int = 0
+    n_thresholds: int = N_THRESHOLDS
+    classifier: bool = True
+
+    def propose(
+        self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan
+    ) -> list[Event]:
+        """The ``max_events`` candidates with the largest predicted certified bound (training
+        outputs only; [] when there are fewer than 4 per side)."""
+        if min(len(train_x), len(train_x_prime)) < 4:
+            return []
+        ha, hb = len(train_x) // 2, len(train_x_prime) // 2
+        raw_build = (train_x[:ha], train_x_prime[:hb])
+        raw_sel = (train_x[ha:], train_x_prime[hb:])
+        build = tuple(as_matrix(r) for r in raw_build)
+        sel = tuple(as_matrix(r) for r in raw_sel)
+        candidates = self._candidates(raw_build, build, sel, plan)
+        if not candidates:
+            return []
+        n_a, n_b = len(sel[0]), len(sel[1])
+        scores = [predicted_scores(ka, n_a, kb, n_b, plan) for ka, kb, _ in candidates]
+        flat = np.concatenate(scores)
+        owner = np.repeat(np.arange(len(candidates)), [len(s) for s in scores])
+        offset = np.concatenate([[0], np.cumsum([len(s) for s in scores])])
+        chosen: list[Event] = []
+        seen: set[str] = set()
+        for i in np.argsort(-flat, kind="stable"):
+            c = int(owner[i])
+            event = candidates[c][2](int(i - offset[c]))
+            if event.description not in seen:
+                seen.add(event.description)
+                chosen.append(event)
+            if len(chosen) == self.max_events:
+                break
+        return chosen
+
+    def _candidates(
+        self,
+        raw_build: tuple[np.ndarray, np.ndarray],
+        build: tuple[np.ndarray, ...],
+        sel: tuple[np.ndarray, ...],
+        plan: CertificationPlan,
+    ) -> _Candidates:
+        pooled = np.vstack(build)
+        names = column_names(raw_build[0])
+        out: _Candidates = []
+        finite = pooled[np.isfinite(pooled)]
+        integral = bool(np.all(finite == np.round(finite)))
+        key = RowKey()
+        if integral and pooled.shape[1] > 1:
+            keys_build = (key(build[0]), key(build[1]))
+            if len(np.unique(np.concatenate(keys_build))) <= MAX_OUTCOMES:
+                rows = {int(k): r for k, r in zip(np.concatenate(keys_build), pooled, strict=True)}
+
+                def describe(chosen: np.ndarray) -> str:
+                    return _row_text(np.array([rows[int(k)] for k in chosen]))
+
+                out += _outcome_candidates(key, describe, keys_build, (key(sel[0]), key(sel[1])))
+        for projection in self._projections(build, names, pooled):
+            out += self._scalar(projection, build, sel)
+        if self.classifier:
+            for score in self._scores(build, plan):
+                out += _threshold_candidates(
+                    score,
+                    score.text,
+                    (score(build[0]), score(build[1])),
+                    (score(sel[0]), score(sel[1])),
+                    self.n_thresholds,
+                )
+        return out
+
+    def _scalar(
+        self,
+        projection: Callable[[np.ndarray], np.ndarray],
+        build: tuple[np.ndarray, ...],
+        sel: tuple[np.ndarray, ...],
+    ) -> _Candidates:
+        """A projection searched like a scalar output: thresholds, and outcomes if discrete."""
+        text = getattr(projection, "text", "projection")
+        vb = (projection(build[0]), projection(build[1]))
+        vs = (projection(sel[0]), projection(sel[1]))
+        out = _threshold_candidates(projection, text, vb, vs, self.n_thresholds)
+        pooled = np.concatenate(vb)
+        if len(np.unique(pooled)) <= MAX_DISCRETE_VALUES:
+            keyed = _ProjectionKey(projection)
+
+            def describe(chosen: np.ndarray) -> str:
+                vals = keyed.values(chosen)
+                shown = ", ".join("none" if np.isnan(v) else _fmt(v) for v in vals[:8])
+                more = ", …" if len(vals) > 8 else ""
+                return f"{text} is in {{{shown}{more}}}" if len(vals) > 1 else f"{text} = {shown}"
+
+            out += _outcome_candidates(
+                keyed,
+                describe,
+                (keyed.of(vb[0]), keyed.of(vb[1])),
+                (keyed.of(vs[0]), keyed.of(vs[1])),
+            )
+        return out
+
+    def _projections(
+        self, build: tuple[np.ndarray, ...], names: list[str], pooled: np.ndarray
+    ) -> list[Callable[[np.ndarray], np.ndarray]]:
+        a, b = build
+        p = pooled.shape[1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean_a, mean_b = np.nanmean(a, axis=0), np.nanmean(b, axis=0)
+            spread = np.nanstd(pooled, axis=0)
+            nan_gap = np.abs(np.isnan(a).mean(axis=0) - np.isnan(b).mean(axis=0))
+        gap = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(spread > 0, spread, 1.0)) + nan_gap
+        columns = np.argsort(-gap, kind="stable")[:MAX_COORDINATES]
+        projections: list[Callable[[np.ndarray], np.ndarray]] = [
+            Column(int(j), names[int(j)]) for j in sorted(columns)
+        ]
+        if p > 1:
+            projections += [Reduce(how) for how in ("sum", "max", "min", "argmax")]
+            if np.isnan(pooled).any():
+                projections.append(Reduce("none"))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
+                mean = np.nan_to_num(np.nanmean(pooled, axis=0))
+            scale = np.where(spread > 0, spread, 1.0)
+            w = np.nan_to_num((mean_a - mean_b) / scale)
+            if np.any(w != 0):
+                projections.append(
+                    Linear(w, mean, scale, "projection on the difference of the two sides' means")
+                )
+        projections += [Membership(j) for j in range(self.membership)]
+        return projections
+
+    def _scores(self, build: tuple[np.ndarray, ...], plan: CertificationPlan) -> list[Score]:
+        """Classifiers fitted on the build half (at most ``MAX_FIT`` rows per side)."""
+        a, b = build[0][:MAX_FIT], build[1][:MAX_FIT]
+        if min(len(a), len(b)) < 50:
+            return []
+        m = np.vstack([a, b])
+        label = np.r_[np.ones(len(a)), np.zeros(len(b))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean, scale = np.nanmean(m, axis=0), np.nanstd(m, axis=0)
+        mean, scale = np.nan_to_num(mean), np.where(np.nan_to_num(scale) > 0, scale, 1.0)
+        nan_columns = np.isnan(m).any(axis=0)
+        z = _standardise(m, mean, scale, nan_columns)
+        if np.ptp(z, axis=0).max(initial=0.0) == 0:
+            return []
+        from sklearn.ensemble import HistGradientBoostingClassifier
+        from sklearn.linear_model import LogisticRegression
+
+        models: list[tuple[object, str]] = [
+            (LogisticRegression(max_iter=300), "logistic regression")
+        ]
+        if not plan.screening and m.shape[1] <= MAX_BOOSTED_COLUMNS:
+            models.append(
+                (
+                    HistGradientBoostingClassifier(max_iter=100, random_state=0),
+                    "gradient-boosted trees",
+                )
+            )
+        scores = []
+        for model, what in models:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model.fit(z, label)  # type: ignore[attr-defined]
+            except Exception:  # noqa: BLE001 - a degenerate fit proposes nothing
+                continue
+            text = f"{what} score of the whole output (fitted on {len(m):,} training outputs)"
+            scores.append(Score(model, mean, scale, nan_columns, text))
+        return scores
+
+
+class _ProjectionKey:
+    """Keys of a projection's values (float bits as int64), and back."""
+
+    def __init__(self, projection: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.projection = projection
+
+    @staticmethod
+    def of(v: np.ndarray) -> np.ndarray:
+        v = np.where(np.isnan(v), np.nan, v + 0.0)
+        return np.ascontiguousarray(v, dtype=float).view(np.int64)
+
+    @staticmethod
+    def values(keys: np.ndarray) -> np.ndarray:
+        return np.sort(np.ascontiguousarray(keys, dtype=np.int64).view(float))
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        return self.of(np.asarray(self.projection(y), dtype=float))

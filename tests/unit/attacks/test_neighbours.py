@@ -1,0 +1,114 @@
+"""The pairs the pair search screens: neighbours under the declared relation, and the patterns
+the literature's counterexamples need."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attacks.neighbours import are_neighbours, search_pairs, sign_patterns
+from auditor.core.spec import check_adapter
+
+
+class Declared:
+    name = "declared"
+    epsilon = 1.0
+
+    def __init__(self, **attrs):
+        for k, v in attrs.items():
+            setattr(self, k, v)
+
+    def sample(self, query, n):  # never called
+        raise AssertionError
+
+
+VECTORS = [
+    {"norm": "linf", "sensitivity": 1.0},
+    {"norm": "l1", "sensitivity": 1.0},
+    {"norm": "l2", "sensitivity": 2.0},
+    {"norm": "l1", "sensitivity": 1, "integer_queries": True},
+    {"norm": "linf", "sensitivity": 1, "integer_queries": True, "query_length": 5},
+    {"norm": "linf", "sensitivity": 1.0, "query_bounds": (0.0, 1.0)},
+]
+
+
+@pytest.mark.parametrize("attrs", VECTORS)
+def test_vector_pairs_are_neighbours_within_bounds_and_distinct(attrs):
+    spec = check_adapter(Declared(input_kind="vector", output_kind="index", **attrs))
+    pairs = search_pairs(spec)
+    assert len(pairs) >= 4
+    for x, x_prime, text in pairs:
+        assert are_neighbours(spec, x, x_prime), text
+        assert not np.array_equal(x, x_prime)
+        if spec.query_bounds:
+            lo, hi = spec.query_bounds
+            assert (lo <= x).all() and (x_prime <= hi).all() and (x_prime >= lo).all()
+        if spec.integer_queries:
+            assert x.dtype.kind == "i" and x_prime.dtype.kind == "i"
+    assert len({tuple(p[1]) for p in pairs}) == len(pairs)
+
+
+def test_the_half_up_half_down_pattern_and_every_split_are_listed_for_ten_queries():
+    patterns = [s for s, _ in sign_patterns(10)]
+    for k in range(1, 10):
+        split = np.where(np.arange(10) < k, 1.0, -1.0)
+        assert any(np.array_equal(split, s) for s in patterns), k
+    assert len(sign_patterns(1000)) < 60  # long sequences: a spread of split points
+
+
+def test_linf_pairs_move_every_entry_the_full_sensitivity():
+    spec = check_adapter(
+        Declared(input_kind="vector", output_kind="index", norm="linf", sensitivity=1.0)
+    )
+    half = [p for p in search_pairs(spec) if "the first 5 up, the rest down" in p[2]]
+    ((x, x_prime, _),) = half
+    assert np.array_equal(x_prime - x, [1] * 5 + [-1] * 5)
+
+
+def test_local_pairs_cover_the_ends_and_stay_in_the_domain():
+    spec = check_adapter(
+        Declared(input_kind="local", domain=(0, 31), output_kind="boolean", output_length=8)
+    )
+    pairs = search_pairs(spec)
+    assert (0, 31) in [(a, b) for a, b, _ in pairs]
+    assert all(are_neighbours(spec, a, b) and a != b for a, b, _ in pairs)
+
+
+@pytest.mark.parametrize("neighbours", ["add_remove", "replace"])
+@pytest.mark.parametrize(
+    "domain",
+    [{"domain": (0.0, 10.0)}, {"domain": (0, 5)}, {"domain": [(0, 1), (-3.0, 3.0)], "columns": 2}],
+)
+def test_dataset_pairs_follow_the_relation_and_include_many_distinct_values(neighbours, domain):
+    spec = check_adapter(
+        Declared(
+            input_kind="dataset",
+            neighbours=neighbours,
+            output_kind="real",
+            output_length=2,
+            **domain,
+        )
+    )
+    pairs = search_pairs(spec)
+    assert len(pairs) >= 10
+    for x, x_prime, text in pairs:
+        assert are_neighbours(spec, x, x_prime), text
+        lo, hi = spec.domain
+        for d in (x, x_prime):
+            assert d.size == 0 or (d.min() >= lo and d.max() <= hi)
+    most_distinct = max(
+        len(np.unique(np.asarray(x).reshape(len(x), -1), axis=0)) for x, _, _ in pairs if len(x)
+    )
+    assert most_distinct >= 3
+    assert max(len(x) for x, _, _ in pairs) >= 1000
+
+
+def test_are_neighbours_rejects_pairs_beyond_the_relation():
+    spec = check_adapter(
+        Declared(input_kind="vector", output_kind="index", norm="l1", sensitivity=1.0)
+    )
+    assert not are_neighbours(spec, np.zeros(3), np.array([0.6, 0.6, 0.0]))
+    ds = check_adapter(Declared(input_kind="dataset", domain=(0, 9), output_kind="real"))
+    assert not are_neighbours(ds, np.array([1, 2]), np.array([1, 2, 3, 4]))
+    assert not are_neighbours(ds, np.array([1, 2]), np.array([3, 4, 5]))
+    assert are_neighbours(ds, np.array([1, 2]), np.array([2, 1, 9]))

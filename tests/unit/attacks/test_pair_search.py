@@ -1,0 +1,243 @@
+"""The pair search on vector, sequence, index-set, record, local and dataset adapters: a
+violation on broken mechanisms (each needs the search or the vector events to be found), none
+on correct ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attacks.pair_search import PairSearchAttack
+from auditor.adapters.base import SeededAdapter
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.engine.runner import run_audit
+
+CONFIG = AuditConfig(budget=40_000, seed=3)
+
+
+class Vector(SeededAdapter):
+    input_kind = "vector"
+    delta = 0.0
+
+    def __init__(self, name, epsilon, draw, **attrs):
+        super().__init__()
+        self.name, self.epsilon, self.draw = name, epsilon, draw
+        for k, v in attrs.items():
+            setattr(self, k, v)
+
+    def sample(self, query, n):
+        return self.draw(self._rng, np.asarray(query, dtype=float), n)
+
+
+def laplace_vector(scale):
+    return lambda rng, q, n: q + rng.laplace(0, scale, size=(n, len(q)))
+
+
+def opposite_moves(rng, q, n):
+    # the gap between the two halves moves by m under an L∞ move of 1: noise for a gap of 1
+    half = len(q) // 2
+    return q[:half].sum() - q[half:].sum() + rng.laplace(0, 1.0, size=n)
+
+
+def svt(threshold_noise):
+    def draw(rng, q, n):
+        rho = rng.laplace(0, 2.0, size=(n, 1)) if threshold_noise else 0.0
+        above = q + rng.laplace(0, 4.0, size=(n, len(q))) >= 0.5 + rho
+        out = np.where(above, 1, 0).astype(np.int8)
+        fired = np.cumsum(above, axis=1)
+        out[np.concatenate([np.zeros((n, 1), bool), fired[:, :-1] >= 1], axis=1)] = -1
+        return out
+
+    return draw
+
+
+def top_k(scale):
+    def draw(rng, q, n):
+        noisy = q + rng.gumbel(0, scale, size=(n, len(q)))
+        return np.argsort(-noisy, axis=1)[:, :2]
+
+    return draw
+
+
+def max_with_value(noisy_value):
+    def draw(rng, q, n):
+        noisy = q + rng.exponential(2.0, size=(n, len(q)))
+        out = np.empty(n, dtype=[("index", np.int64), ("value", float)])
+        out["index"] = noisy.argmax(axis=1)
+        out["value"] = noisy.max(axis=1) if noisy_value else q[out["index"]]
+        return out
+
+    return draw
+
+
+CASES = [
+    # name, epsilon, draw, attributes, broken
+    (
+        "laplace_l1",
+        1.0,
+        laplace_vector(1.0),
+        {"norm": "l1", "sensitivity": 1.0, "output_kind": "real", "output_length": "query"},
+        False,
+    ),
+    (
+        "laplace_l1_half_noise",
+        1.0,
+        laplace_vector(0.5),
+        {"norm": "l1", "sensitivity": 1.0, "output_kind": "real", "output_length": "query"},
+        True,
+    ),
+    (
+        "opposite_moves",
+        1.0,
+        opposite_moves,
+        {"norm": "linf", "sensitivity": 1.0, "query_length": 10, "output_kind": "real"},
+        True,
+    ),
+    (
+        "svt_correct",
+        1.0,
+        svt(True),
+        {
+            "norm": "linf",
+            "sensitivity": 1.0,
+            "query_length": 6,
+            "output_kind": "ternary",
+            "output_length": "query",
+        },
+        False,
+    ),
+    (
+        "svt_no_threshold_noise",
+        0.5,
+        svt(False),
+        {
+            "norm": "linf",
+            "sensitivity": 1.0,
+            "query_length": 6,
+            "output_kind": "ternary",
+            "output_length": "query",
+        },
+        True,
+    ),
+    (
+        "top2_correct",
+        1.0,
+        top_k(4.0),
+        {
+            "norm": "linf",
+            "sensitivity": 1.0,
+            "query_length": 5,
+            "output_kind": "index_set",
+            "output_length": 2,
+        },
+        False,
+    ),
+    (
+        "top2_too_little_noise",
+        1.0,
+        top_k(0.5),
+        {
+            "norm": "linf",
+            "sensitivity": 1.0,
+            "query_length": 5,
+            "output_kind": "index_set",
+            "output_length": 2,
+        },
+        True,
+    ),
+    (
+        "max_with_exact_value",
+        1.0,
+        max_with_value(False),
+        {
+            "norm": "linf",
+            "sensitivity": 1.0,
+            "query_length": 3,
+            "output_kind": "record",
+            "fields": {"index": "index", "value": "real"},
+        },
+        True,
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def report():
+    adapters = [Vector(name, eps, draw, **attrs) for name, eps, draw, attrs, _ in CASES]
+    return run_audit(adapters, [PairSearchAttack()], CONFIG)
+
+
+@pytest.mark.parametrize(("name", "broken"), [(c[0], c[4]) for c in CASES])
+def test_broken_mechanisms_are_certified_and_correct_ones_are_not(report, name, broken):
+    (result,) = [r for r in report.results if r.adapter == name]
+    assert result.error is None
+    expected = Verdict.VIOLATION if broken else Verdict.NO_VIOLATION
+    assert result.verdict is expected, (result.epsilon_lower_bound, result.best)
+    assert "chosen among" in result.best.trial
+
+
+def test_the_opposite_move_leak_is_found_on_a_split_pattern(report):
+    (result,) = [r for r in report.results if r.adapter == "opposite_moves"]
+    assert "up, the rest down" in result.best.trial or "down, the rest up" in result.best.trial
+    assert result.epsilon_lower_bound > 2.0
+
+
+def test_a_noiseless_path_certifies_far_beyond_the_claim(report):
+    (result,) = [r for r in report.results if r.adapter == "max_with_exact_value"]
+    assert result.epsilon_lower_bound > 5.0  # a support edge: the bound grows with n
+
+
+class LocalBits(SeededAdapter):
+    input_kind = "local"
+    domain = (0, 7)
+    output_kind = "boolean"
+    output_length = 8
+    delta = 0.0
+
+    def __init__(self, name, epsilon, keep):
+        super().__init__()
+        self.name, self.epsilon, self.keep = name, epsilon, keep
+
+    def sample(self, query, n):
+        onehot = np.zeros(8, dtype=np.int8)
+        onehot[int(query)] = 1
+        flip = self._rng.random((n, 8)) >= self.keep
+        return np.where(flip, 1 - onehot, onehot)
+
+
+class DataCategories(SeededAdapter):
+    """Noisy counts of the three smallest values present: the categories come from the data."""
+
+    input_kind = "dataset"
+    domain = (0, 9)
+    output_kind = "real"
+    output_length = 3
+    nullable = True
+    delta = 0.0
+    name = "data_categories"
+    epsilon = 1.0
+
+    def sample(self, query, n):
+        values, counts = np.unique(np.asarray(query), return_counts=True)
+        out = np.full((n, 3), np.nan)
+        k = min(3, len(values))
+        out[:, :k] = counts[:k] + self._rng.laplace(0, 2.0, size=(n, k))
+        return out
+
+
+def test_local_and_dataset_inputs_are_searched_too():
+    # one-hot randomized response: each of the 2 changed bits at e^(eps/2) odds is eps-DP
+    keep = np.exp(0.5) / (1 + np.exp(0.5))
+    adapters = [
+        LocalBits("rr_onehot_correct", 1.0, keep),
+        LocalBits("rr_onehot_broken", 1.0, np.exp(1.0) / (1 + np.exp(1.0))),
+        DataCategories(),
+    ]
+    report = run_audit(adapters, [PairSearchAttack()], CONFIG)
+    verdicts = {r.adapter: r.verdict for r in report.results}
+    assert verdicts == {
+        "rr_onehot_correct": Verdict.NO_VIOLATION,
+        "rr_onehot_broken": Verdict.VIOLATION,
+        "data_categories": Verdict.VIOLATION,
+    }

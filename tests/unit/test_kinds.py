@@ -1,0 +1,223 @@
+"""The input/output kinds contract: what ``check_adapter`` accepts and what ``conform`` makes of
+each output kind, with the message a maintainer sees when an adapter gets it wrong."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from auditor.core.claims import Family
+from auditor.core.errors import AdapterContractError, AdapterOutputError
+from auditor.core.kinds import InputKind, Norm, OutputKind, OutputKindSpec, OutputProblem
+from auditor.core.spec import check_adapter, typical_query
+from auditor.engine.sampling import check_outputs, draw
+
+
+class Kinds:
+    """An adapter declared by kinds; attributes set per test."""
+
+    name = "kinds.test"
+    epsilon = 1.0
+    delta = 0.0
+    sensitivity = 1.0
+
+    def __init__(self, out=None, **attrs):
+        self.out = out
+        for k, v in attrs.items():
+            setattr(self, k, v)
+
+    def sample(self, query, n):
+        return self.out(query, n) if callable(self.out) else self.out
+
+
+def vector(**attrs):
+    return Kinds(input_kind="vector", norm="l1", **attrs)
+
+
+# --- check_adapter ---
+
+
+@pytest.mark.parametrize(
+    ("attrs", "family"),
+    [
+        ({"input_kind": "scalar", "output_kind": "real"}, Family.ADDITIVE),
+        ({"input_kind": "vector", "norm": "linf", "output_kind": "index"}, Family.SELECTION),
+        (
+            {"input_kind": "local", "domain": (0, 1), "output_kind": "boolean"},
+            Family.BINARY,
+        ),
+        ({"input_kind": "dataset", "domain": (0, 1), "output_kind": "real"}, Family.DATASET),
+        ({"input_kind": "vector", "norm": "l1", "output_kind": "index"}, None),
+        (
+            {"input_kind": "vector", "norm": "l2", "output_kind": "real", "output_length": "query"},
+            None,
+        ),
+        (
+            {"input_kind": "local", "domain": (0, 9), "output_kind": "boolean", "output_length": 8},
+            None,
+        ),
+        ({"input_kind": "local", "domain": (0, 9), "output_kind": "boolean"}, None),
+    ],
+)
+def test_kinds_that_make_up_a_family_get_it_and_its_attacks(attrs, family):
+    spec = check_adapter(Kinds(**attrs))
+    assert spec.family is family
+    if family is not None:
+        assert spec.kind_label == family.value
+    else:
+        assert "→" in spec.kind_label
+
+
+def test_a_family_declared_the_old_way_has_the_kinds_of_the_family():
+    spec = check_adapter(Kinds(family="selection"))
+    assert spec.input.kind is InputKind.VECTOR and spec.input.norm is Norm.LINF
+    assert spec.output.kind is OutputKind.INDEX and spec.output.length == 1
+
+
+@pytest.mark.parametrize(
+    ("attrs", "message"),
+    [
+        ({}, "attribute 'family' is missing (declare a family, or input_kind and output_kind)"),
+        ({"input_kind": "vector"}, "attribute 'output_kind' is missing"),
+        ({"input_kind": "matrix", "output_kind": "real"}, "input_kind='matrix' is not one of"),
+        ({"input_kind": "vector", "output_kind": "real"}, "norm=None is not one of: l1, l2, linf"),
+        (
+            {"input_kind": "scalar", "output_kind": "real", "output_length": "query"},
+            "needs input_kind = 'vector'",
+        ),
+        (
+            {"input_kind": "scalar", "output_kind": "real", "output_length": 0},
+            "output_length=0 must be",
+        ),
+        ({"input_kind": "scalar", "output_kind": "record"}, "a record output needs"),
+        (
+            {"input_kind": "scalar", "output_kind": "record", "fields": {"a b": "real"}},
+            "is not a valid field name",
+        ),
+        (
+            {"input_kind": "scalar", "output_kind": "record", "fields": {"v": "record"}},
+            "fields['v']='record' is not one of",
+        ),
+        (
+            {"input_kind": "local", "domain": (0.5, 2), "output_kind": "boolean"},
+            "must be a pair of integers",
+        ),
+        (
+            {"input_kind": "dataset", "columns": 2, "domain": [(0, 1)] * 3, "output_kind": "real"},
+            "one (lo, hi) per column (2 columns)",
+        ),
+        (
+            {"family": "additive", "input_kind": "vector", "norm": "l1", "output_kind": "real"},
+            "does not match",
+        ),
+        (
+            {"input_kind": "vector", "norm": "l1", "output_kind": "index", "output_length": 3},
+            "use index_set",
+        ),
+    ],
+)
+def test_a_wrong_declaration_says_which_attribute_and_why(attrs, message):
+    with pytest.raises(AdapterContractError) as err:
+        check_adapter(Kinds(**attrs))
+    assert message in str(err.value)
+    assert "'kinds.test'" in str(err.value)
+
+
+def test_multi_column_datasets_take_one_domain_or_one_per_column():
+    spec = check_adapter(Kinds(input_kind="dataset", columns=2, domain=(0, 4), output_kind="real"))
+    assert spec.column_domains == ((0.0, 4.0), (0.0, 4.0)) and spec.family is None
+    spec = check_adapter(
+        Kinds(input_kind="dataset", columns=2, domain=[(0, 1), (-5, 5)], output_kind="real")
+    )
+    assert spec.column_domains == ((0.0, 1.0), (-5.0, 5.0))
+    assert typical_query(spec).shape == (11, 2)
+
+
+# --- conform: one checker for every output kind ---
+
+
+def conform(kind, raw, n, query_length=None, **kw):
+    return OutputKindSpec(OutputKind(kind), **kw).conform(raw, n, query_length)
+
+
+def test_scalar_outputs_are_one_dimensional_even_when_returned_as_a_column():
+    out = conform("real", np.arange(6.0).reshape(6, 1), 6)
+    assert out.shape == (6,)
+
+
+def test_vector_outputs_have_the_query_length_or_the_declared_one():
+    assert conform("integer", np.zeros((4, 7)), 4, 7, length="query").shape == (4, 7)
+    assert conform("integer", np.zeros((4, 3), int), 4, None, length=3).dtype == np.int64
+    with pytest.raises(OutputProblem, match=r"shape \(4, 3\), expected \(4, 7\)"):
+        conform("integer", np.zeros((4, 3)), 4, 7, length="query")
+    with pytest.raises(OutputProblem, match="declare output_length = 3 or 'query'"):
+        conform("real", np.zeros((4, 3)), 4)
+
+
+@pytest.mark.parametrize(
+    ("kind", "raw", "kw", "message"),
+    [
+        ("real", [[1.0, np.inf]], {"length": 2}, "returned inf"),
+        ("real", [[1.0, np.nan]], {"length": 2}, "declare nullable = True"),
+        ("integer", [[1.5, 2]], {"length": 2}, "non-integer"),
+        ("boolean", [[0, 2]], {"length": 2}, "returned 2; boolean outputs are 0 and 1"),
+        ("ternary", [[1, -2]], {"length": 2}, "returned -2; ternary outputs are 1 (above)"),
+        ("index", [5], {}, "returned index 5 outside [0, 4)"),
+        ("index", [-1], {}, "-1 means 'none': declare nullable = True"),
+        ("index_set", [[1, 1]], {"length": 2}, "repeated index"),
+        ("real", ["a"], {}, "dtype <U1, expected numbers"),
+        ("real", np.zeros(1, dtype=[("v", float)]), {}, "declare output_kind = 'record'"),
+    ],
+)
+def test_each_kind_rejects_what_it_must_with_a_message(kind, raw, kw, message):
+    with pytest.raises(OutputProblem) as err:
+        conform(kind, np.asarray(raw), 1, 4, **kw)
+    assert message in str(err.value)
+
+
+def test_nullable_outputs_allow_none():
+    assert np.isnan(conform("real", [np.nan, 1.0], 2, nullable=True)[0])
+    assert conform("index", [-1, 3], 2, 4, nullable=True).tolist() == [-1, 3]
+    ints = conform("integer", [[np.nan, 2.0]], 1, None, length=2, nullable=True)
+    assert ints.dtype == float and np.isnan(ints[0, 0])
+
+
+def test_boolean_and_ternary_vectors_are_small_integers_and_scalars_stay_int64():
+    assert conform("ternary", [[1, 0, -1]], 1, 3, length="query").dtype == np.int8
+    assert conform("boolean", [True, False], 2).dtype == np.int64
+
+
+def test_unordered_index_sets_are_sorted_and_ordered_ones_kept():
+    raw = np.array([[3, 1, 2]])
+    assert conform("index_set", raw, 1, 4, length=3, ordered=False).tolist() == [[1, 2, 3]]
+    assert conform("index_set", raw, 1, 4, length=3).tolist() == [[3, 1, 2]]
+
+
+def test_records_are_checked_field_by_field():
+    fields = (("index", OutputKind.INDEX), ("value", OutputKind.REAL))
+    good = np.zeros(3, dtype=[("value", np.float32), ("index", np.int32)])
+    good["index"] = [0, 1, 2]
+    out = conform("record", good, 3, 3, fields=fields)
+    assert out.dtype.names == ("index", "value") and out["index"].dtype == np.int64
+    with pytest.raises(OutputProblem, match=r"missing \['value'\]; unexpected \['v'\]"):
+        conform("record", np.zeros(3, dtype=[("index", int), ("v", float)]), 3, 3, fields=fields)
+    with pytest.raises(OutputProblem, match="field 'index': returned index 3 outside"):
+        bad = good.copy()
+        bad["index"][0] = 3
+        conform("record", bad, 3, 3, fields=fields)
+    with pytest.raises(OutputProblem, match="expected a structured array"):
+        conform("record", np.zeros(3), 3, 3, fields=fields)
+
+
+def test_the_engine_names_the_adapter_and_the_call_and_draws_chunks_of_any_width():
+    adapter = vector(output_kind="real", output_length="query", out=lambda q, n: np.zeros((n, 2)))
+    spec = check_adapter(adapter)
+    with pytest.raises(AdapterOutputError) as err:
+        check_outputs(spec, np.zeros(5), 3, adapter.sample(np.zeros(5), 3))
+    assert str(err.value).startswith(
+        "adapter 'kinds.test': sample(query, n=3) returned shape (3, 2)"
+    )
+    adapter.out = lambda q, n: np.tile(np.asarray(q, float), (n, 1))
+    out = draw(spec, np.arange(5.0), 10_000, 7)
+    assert out.shape == (10_000, 5) and (out[:, 4] == 4).all()
+    assert draw(spec, np.arange(5.0), 0, 7).shape == (0, 5)
