@@ -6,7 +6,7 @@ allowed, an index out of range — becomes one exception with a precise message,
 records as an ``error`` verdict.
 
 Chunks: a request for ``n`` outputs seeded with ``entropy`` is always cut into the same chunks
-(:func:`chunk_sizes`, a function of ``n`` and the adapter alone), and chunk ``i`` is drawn by one
+(:func:`chunk_sizes`, a function of ``n``, the adapter and its output width alone), and chunk ``i`` is drawn by one
 ``sample`` call after ``seed(chunk_entropy(entropy, i))``.  Every backend — in-process, local
 worker processes, Dask — draws exactly these chunks, so a seedable adapter gives the same
 outputs whatever the number of workers or the order in which chunks run.
@@ -35,6 +35,8 @@ TARGET_CHUNKS = 16
 MIN_CHUNK, MAX_CHUNK = 1 << 12, 1 << 18
 #: chunk size bounds for adapters declaring ``vectorised = False`` (a Python loop per output)
 MIN_CHUNK_LOOP, MAX_CHUNK_LOOP = 1 << 8, 1 << 10
+#: most values (outputs x width) in one chunk: bounds memory for wide outputs (128 MB of floats)
+CHUNK_VALUES = 1 << 24
 
 
 class Sampler(Protocol):
@@ -121,12 +123,20 @@ class LazyCounts:
         pass
 
 
-def chunk_sizes(n: int, vectorised: bool = True) -> list[int]:
-    """The sizes of the ``sample`` calls that make up a request for ``n`` outputs."""
+def chunk_sizes(n: int, vectorised: bool = True, width: int = 1) -> list[int]:
+    """The sizes of the ``sample`` calls that make up a request for ``n`` outputs of
+    ``width`` values each (a chunk holds at most ``CHUNK_VALUES`` values)."""
     lo, hi = (MIN_CHUNK, MAX_CHUNK) if vectorised else (MIN_CHUNK_LOOP, MAX_CHUNK_LOOP)
+    hi = min(hi, max(1, CHUNK_VALUES // max(1, width)))
+    lo = min(lo, hi)
     size = min(hi, max(lo, math.ceil(n / TARGET_CHUNKS)))
     full, rest = divmod(n, size)
     return [size] * full + ([rest] if rest else [])
+
+
+def request_chunks(spec: AdapterSpec, query: Any, n: int) -> list[int]:
+    """The chunk sizes of a request for ``n`` outputs of ``spec``'s adapter on ``query``."""
+    return chunk_sizes(n, spec.vectorised, spec.output.width(spec.query_length(query)))
 
 
 def chunk_entropy(entropy: int, index: int) -> int:
@@ -199,7 +209,7 @@ class OutputBuffer:
 def draw(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
     """Draw ``n`` checked outputs in this process, chunk by chunk (see the module docstring)."""
     buffer = OutputBuffer(n)
-    for i, size in enumerate(chunk_sizes(n, spec.vectorised)):
+    for i, size in enumerate(request_chunks(spec, query, n)):
         buffer.add(sample_once(spec, query, size, chunk_entropy(entropy, i)))
     return buffer.result(spec, query)
 
@@ -287,7 +297,7 @@ class InProcessSampler:
 
     def draw(self, spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
         buffer = OutputBuffer(n)
-        for i, size in enumerate(chunk_sizes(n, spec.vectorised)):
+        for i, size in enumerate(request_chunks(spec, query, n)):
             buffer.add(self._sample(spec, query, size, chunk_entropy(entropy, i)))
         return buffer.result(spec, query)
 
@@ -295,7 +305,7 @@ class InProcessSampler:
         self, spec: AdapterSpec, query: Any, n: int, entropy: int, events: Sequence[Event]
     ) -> np.ndarray:
         total = np.zeros(len(events), dtype=np.int64)
-        for i, size in enumerate(chunk_sizes(n, spec.vectorised)):
+        for i, size in enumerate(request_chunks(spec, query, n)):
             total += count_events(
                 events, self._sample(spec, query, size, chunk_entropy(entropy, i))
             )

@@ -29,7 +29,7 @@ from auditor.engine.sampling import (
     LazyCounts,
     OutputBuffer,
     chunk_entropy,
-    chunk_sizes,
+    request_chunks,
     count_events,
 )
 
@@ -247,7 +247,7 @@ class ChunkedSampler:
         source = self._sources[spec.name]
         pin = None if spec.seedable else spec.name
         futures = []
-        for i, size in enumerate(chunk_sizes(n, spec.vectorised)):
+        for i, size in enumerate(request_chunks(spec, query, n)):
             task = Task(
                 kind,
                 spec.name,
