@@ -74,6 +74,14 @@ def test_statement_dict() -> None:
     assert rare["epsilon_detectable"] is None and "too rare" in rare["statement"]
 
 
+def test_a_probability_one_event_is_never_called_rare() -> None:
+    certain = power_statement("the output is (0, 0, 0)", 10_000, 10_000, 10_000, 0.05, 1.0)
+    assert certain["epsilon_detectable"] is None
+    assert (
+        "rare to" not in certain["statement"] and "too likely on both sides" in certain["statement"]
+    )
+
+
 @pytest.mark.parametrize(
     "kwargs", [{"p1": 0.0}, {"p1": 1.0}, {"n": 0}, {"alpha": 0.0}, {"split": 1.0}]
 )
