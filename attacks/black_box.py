@@ -280,7 +280,8 @@ class BlackBoxAttack:
     )
 
     def applies_to(self, spec: AdapterSpec) -> bool:
-        return True
+        # adapters outside the four families get the pair search (attacks.pair_search)
+        return spec.family is not None
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         family = spec.family

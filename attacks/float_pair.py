@@ -1,12 +1,40 @@
 """What the white-box floating-point attacks share: a distinguisher for one pair of float
 inputs that picks a single event (a set of outputs reachable at x but not at x') from a small
-training split of float outputs."""
+training split of float outputs, and its per-coordinate form for vector outputs."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from auditor.core.kinds import QUERY_LENGTH, InputKind, Norm, OutputKind
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import CertificationPlan, Event
+
+#: query length of the per-coordinate trials when the adapter does not fix one
+VECTOR_QUERIES = 10
+
+
+def per_coordinate_outputs(spec: AdapterSpec) -> bool:
+    """Whether the adapter answers a vector query with one real number per entry."""
+    return (
+        spec.input.kind is InputKind.VECTOR
+        and spec.output.kind is OutputKind.REAL
+        and spec.output.length == QUERY_LENGTH
+        and bool(spec.sensitivity)
+    )
+
+
+def vector_pair(spec: AdapterSpec, step: float) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """x = 0 and x' moving by ``step`` (<= the sensitivity) every entry the norm allows: all
+    of them under L∞, the first alone under L1 and L2; and the moved entries."""
+    m = spec.input.length or VECTOR_QUERIES
+    moved = list(range(m)) if spec.input.norm is Norm.LINF else [0]
+    x_prime = np.zeros(m)
+    x_prime[moved] = step
+    return np.zeros(m), x_prime, moved
 
 
 @dataclass
@@ -33,3 +61,50 @@ def float_training(
     ):
         return None
     return np.asarray(train_x, dtype=np.float64), np.asarray(train_x_prime, dtype=np.float64)
+
+
+class AnyColumn:
+    """Predicate: some moved coordinate's value lies in that coordinate's event."""
+
+    def __init__(self, parts: list[tuple[int, Event]]) -> None:
+        self.parts = parts
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        hits = np.zeros(len(y), dtype=bool)
+        for j, event in self.parts:
+            hits |= event(np.ascontiguousarray(y[:, j]))
+        return hits
+
+
+@dataclass
+class PerCoordinate:
+    """A scalar float distinguisher on each coordinate the pair moves (vector outputs whose
+    coordinate j answers query j); the event is "some coordinate is in its own event".
+
+    An output vector is impossible at x' if any one coordinate is, so the event's probability
+    at x grows with the number of moved coordinates while it stays 0 at x'.
+    """
+
+    parts: Mapping[int, FloatPairDistinguisher]
+    max_events: int = field(default=1, kw_only=True)
+    train_fraction: float = field(default=0.05, kw_only=True)
+
+    def propose(
+        self, train_x: np.ndarray, train_x_prime: np.ndarray, plan: CertificationPlan
+    ) -> list[Event]:
+        if train_x.ndim != 2 or train_x_prime.ndim != 2:
+            return []
+        found: list[tuple[int, Event]] = []
+        for j, part in self.parts.items():
+            events = part.propose(  # type: ignore[attr-defined]
+                np.ascontiguousarray(train_x[:, j]), np.ascontiguousarray(train_x_prime[:, j]), plan
+            )
+            if events:
+                found.append((j, events[0]))
+        if not found:
+            return []
+        j, first = found[0]
+        more = f", or the same for {len(found) - 1} more coordinates" if len(found) > 1 else ""
+        return [
+            Event(f"coordinate {j}: {first.description}{more}", AnyColumn(found), white_box=True)
+        ]

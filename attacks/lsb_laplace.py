@@ -29,7 +29,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attacks.float_pair import FloatPairDistinguisher, float_training
+from attacks.float_pair import (
+    FloatPairDistinguisher,
+    PerCoordinate,
+    float_training,
+    per_coordinate_outputs,
+    vector_pair,
+)
 from attacks.laplace_models import LaplaceSamplerModel, candidate_models
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
@@ -112,10 +118,14 @@ class LSBLaplaceAttack:
     )
 
     def applies_to(self, spec: AdapterSpec) -> bool:
-        return spec.family is Family.ADDITIVE and bool(spec.sensitivity)
+        return (spec.family is Family.ADDITIVE and bool(spec.sensitivity)) or (
+            per_coordinate_outputs(spec)
+        )
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         assert spec.sensitivity is not None
+        if spec.family is not Family.ADDITIVE:
+            return [self._vector_trial(spec)]
         x, x_prime = 0.0, float(spec.sensitivity)
         models = candidate_models(spec.sensitivity, spec.claim.epsilon)
         return [
@@ -129,3 +139,23 @@ class LSBLaplaceAttack:
                 ),
             )
         ]
+
+    def _vector_trial(self, spec: AdapterSpec) -> Trial:
+        """Every moved coordinate attacked alone; noise calibrated to the move or, under L∞,
+        to the L1 sensitivity of moving all m entries."""
+        assert spec.sensitivity is not None
+        step = float(spec.sensitivity)
+        x, x_prime, moved = vector_pair(spec, step)
+        models = candidate_models(step, spec.claim.epsilon)
+        if len(moved) > 1:
+            models += candidate_models(step * len(moved), spec.claim.epsilon)
+        parts = {j: LSBDistinguisher(0.0, step, models) for j in moved}
+        return Trial(
+            x=x,
+            x_prime=x_prime,
+            distinguisher=PerCoordinate(parts),
+            description=(
+                f"{len(x)} queries at 0, {len(moved)} moved by {step!r}; {len(models)} float "
+                "Laplace sampler models per coordinate, validated on training outputs"
+            ),
+        )

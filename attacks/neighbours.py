@@ -241,6 +241,7 @@ def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:
     small, big = (a, b) if len(a) < len(b) else (b, a)
     if len(big) != len(small) + 1:
         return False
+
     def rows(d: np.ndarray) -> list[tuple[Any, ...]]:
         return [tuple(np.atleast_1d(r).tolist()) for r in d]
 

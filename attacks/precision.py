@@ -40,7 +40,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attacks.float_pair import FloatPairDistinguisher, float_training
+from attacks.float_pair import (
+    FloatPairDistinguisher,
+    PerCoordinate,
+    float_training,
+    per_coordinate_outputs,
+    vector_pair,
+)
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
@@ -195,7 +201,9 @@ class PrecisionAttack:
     )
 
     def applies_to(self, spec: AdapterSpec) -> bool:
-        if spec.family is not Family.ADDITIVE or not spec.sensitivity:
+        if not (spec.family is Family.ADDITIVE or per_coordinate_outputs(spec)):
+            return False
+        if not spec.sensitivity:
             return False
         j = neighbour_power_of_two(float(spec.sensitivity))
         return j is not None and (j >= 0 or not spec.integer_queries)
@@ -207,6 +215,20 @@ class PrecisionAttack:
         x, x_prime = 0.0, math.ldexp(1.0, j)
         tests = [GridTest(math.ldexp(1.0, j - 53))]
         tests += rescaled_tests(x_prime, spec.sensitivity, spec.claim.epsilon)
+        if spec.family is not Family.ADDITIVE:
+            vx, vx_prime, moved = vector_pair(spec, x_prime)
+            parts = {c: PrecisionDistinguisher(x, x_prime, tests) for c in moved}
+            return [
+                Trial(
+                    x=vx,
+                    x_prime=vx_prime,
+                    distinguisher=PerCoordinate(parts),
+                    description=(
+                        f"{len(vx)} queries at 0, {len(moved)} moved by 2^{j}; output-grid "
+                        "tests per coordinate, learned on training outputs"
+                    ),
+                )
+            ]
         return [
             Trial(
                 x=x,

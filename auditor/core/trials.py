@@ -79,8 +79,8 @@ class CertificationPlan:
     alpha: float
     epsilon: float
     delta: float
-    #: the proposal only ranks a candidate pair (``Trial.candidates``): cheap events suffice
-    screening: bool = False
+    #: a quick proposal (screening a candidate pair, the pilot stage): cheap events suffice
+    quick: bool = False
 
 
 class Distinguisher(Protocol):

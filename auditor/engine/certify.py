@@ -439,7 +439,7 @@ class _TrialStages:
             schedule.final_alpha,
             self.claim.epsilon,
             self.claim.delta,
-            screening=True,
+            quick=True,
         )
         drawn: dict[int, list[np.ndarray]] = {}
 
@@ -484,7 +484,8 @@ class _TrialStages:
         self.keep(pilot_train, "training")
         alpha = c.alpha_test * PILOT_SHARE
         events = self.propose(
-            pilot_train, CertificationPlan(size, alpha, self.claim.epsilon, self.claim.delta)
+            pilot_train,
+            CertificationPlan(size, alpha, self.claim.epsilon, self.claim.delta, quick=True),
         )
         if events:
             k = np.array([[np.count_nonzero(e(out)) for e in events] for out in pilot_cert])

@@ -158,9 +158,7 @@ def power_statement(
     where = f"event {event!r} (probability ≈ {p1:.3g} on its less likely side), n = {n:,} per side, significance {alpha:.3g}"
     if eps is None:
         # a likely event cannot be rare: it is too likely on both sides to leave room for a ratio
-        why = (
-            "is too rare" if p1 < 0.5 else "is too likely on both sides (its complement too rare)"
-        )
+        why = "is too rare" if p1 < 0.5 else "is too likely on both sides (its complement too rare)"
         statement = (
             f"no violation found; the best event, {where}, {why} to catch any violation "
             f"with probability {probability:g} at this budget"

@@ -29,8 +29,8 @@ from auditor.engine.sampling import (
     LazyCounts,
     OutputBuffer,
     chunk_entropy,
-    request_chunks,
     count_events,
+    request_chunks,
 )
 
 IN_PROCESS_NOTE = (

@@ -79,8 +79,8 @@ class LogitScore:
 _CONTROLLER: list[Any] = []
 
 
-def _one_blas_thread() -> contextlib.AbstractContextManager[object]:
-    """Limit BLAS to one thread during the fit: the design is tiny (~15 columns) and on a
+def one_thread() -> contextlib.AbstractContextManager[object]:
+    """Limit BLAS and OpenMP to one thread during a fit: the design is tiny (~15 columns) and on a
     loaded machine multi-threaded BLAS made each fit 20x slower.  The controller (which scans
     the loaded libraries, ~30 ms) is created once."""
     try:
@@ -107,7 +107,7 @@ def fit_score(a: np.ndarray, b: np.ndarray) -> LogitScore | None:
     design = np.column_stack([np.ones(len(z)), z])
     label = np.r_[np.ones(len(fa)), np.zeros(len(fb))]
     beta = None
-    with warnings.catch_warnings(), _one_blas_thread():
+    with warnings.catch_warnings(), one_thread():
         warnings.simplefilter("ignore")
         for method in ("newton", "lbfgs"):
             try:

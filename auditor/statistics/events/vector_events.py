@@ -12,8 +12,8 @@ each is predicted to certify at the planned certification size (``predicted_scor
   largest and smallest entry, the position of the largest, the number of unanswered entries,
   membership of each index (index sets), and the difference direction of the two sides'
   means; each projection is searched like a scalar output (thresholds, outcomes);
-* **a learned classifier** — a scikit-learn logistic regression (and, outside screening, a
-  gradient-boosted tree model) over the whole row; thresholds on its score are candidates
+* **a learned classifier** — a scikit-learn logistic regression (and, outside quick
+  proposals, a gradient-boosted tree model) over the whole row; thresholds on its score are candidates
   (DP-Sniper's idea, without its probability floor that caps the bound at ln(1/c));
 * **support edges** — for every projection and score, "beyond every training output of one
   side" (``> max``, ``< min``): a region one neighbour reaches and the other never does, whose
@@ -38,9 +38,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from auditor.core.trials import CertificationPlan, Event
-from auditor.statistics.events.event_selection import predicted_scores
+from auditor.statistics.events.event_selection import approximate_scores, predicted_scores
 
 #: at most this many distinct rows for exact outcome candidates
 MAX_OUTCOMES = 4096
@@ -50,6 +51,8 @@ MAX_DISCRETE_VALUES = 512
 MAX_COORDINATES = 8
 #: thresholds per projection (quantiles of the build half), plus the support edges
 N_THRESHOLDS = 128
+#: distinct candidates ranked exactly (the rest are shortlisted out by a normal approximation)
+SHORTLIST = 256
 #: training rows per side used to fit a classifier
 MAX_FIT = 10_000
 #: the boosted-tree classifier is fitted only for rows of at most this many columns
@@ -335,13 +338,30 @@ class VectorEvents:
         build = tuple(as_matrix(r) for r in raw_build)
         sel = tuple(as_matrix(r) for r in raw_sel)
         candidates = self._candidates(raw_build, build, sel, plan)
+        candidates = [c for c in candidates if len(c[0])]
         if not candidates:
             return []
         n_a, n_b = len(sel[0]), len(sel[1])
-        scores = [predicted_scores(ka, n_a, kb, n_b, plan) for ka, kb, _ in candidates]
-        flat = np.concatenate(scores)
-        owner = np.repeat(np.arange(len(candidates)), [len(s) for s in scores])
-        offset = np.concatenate([[0], np.cumsum([len(s) for s in scores])])
+        sizes = [len(ka) for ka, _, _ in candidates]
+        counts = np.stack(
+            [
+                np.concatenate([ka for ka, _, _ in candidates]),
+                np.concatenate([kb for _, kb, _ in candidates]),
+            ]
+        )
+        # many candidates share their counts (thresholds between the same outputs): score each
+        # distinct pair of counts once
+        unique, inverse = np.unique(counts, axis=1, return_inverse=True)
+        # exact ranking (Clopper-Pearson limits) of a shortlist chosen by a cheap stand-in
+        rough = approximate_scores(unique[0], n_a, unique[1], n_b, plan)
+        shortlist = np.argsort(-rough, kind="stable")[:SHORTLIST]
+        exact = np.full(unique.shape[1], -np.inf)
+        exact[shortlist] = predicted_scores(
+            unique[0][shortlist], n_a, unique[1][shortlist], n_b, plan
+        )
+        flat = exact[inverse.ravel()]
+        owner = np.repeat(np.arange(len(candidates)), sizes)
+        offset = np.concatenate([[0], np.cumsum(sizes)])
         chosen: list[Event] = []
         seen: set[str] = set()
         for i in np.argsort(-flat, kind="stable"):
@@ -470,17 +490,16 @@ class VectorEvents:
         models: list[tuple[object, str]] = [
             (LogisticRegression(max_iter=300), "logistic regression")
         ]
-        if not plan.screening and m.shape[1] <= MAX_BOOSTED_COLUMNS:
-            models.append(
-                (
-                    HistGradientBoostingClassifier(max_iter=100, random_state=0),
-                    "gradient-boosted trees",
-                )
+        if not plan.quick and m.shape[1] <= MAX_BOOSTED_COLUMNS:
+            boosted = HistGradientBoostingClassifier(
+                max_iter=50, early_stopping=False, random_state=0
             )
+            models.append((boosted, "gradient-boosted trees"))
         scores = []
         for model, what in models:
             try:
-                with warnings.catch_warnings():
+                # one thread: several fits run side by side in worker processes
+                with warnings.catch_warnings(), threadpool_limits(limits=1):
                     warnings.simplefilter("ignore")
                     model.fit(z, label)  # type: ignore[attr-defined]
             except Exception:  # noqa: BLE001 - a degenerate fit proposes nothing
