@@ -21,7 +21,8 @@ ENTRY_POINT_GROUP = "dp_audit.adapters"
 
 
 def _is_adapter(obj: Any) -> bool:
-    return hasattr(obj, "sample") and hasattr(obj, "family") and not isinstance(obj, type)
+    declares = hasattr(obj, "family") or hasattr(obj, "output_kind")
+    return hasattr(obj, "sample") and declares and not isinstance(obj, type)
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def _not_an_adapter(item: Any, target: str, index: int) -> NotAnAdapter:
     return NotAnAdapter(
         f"{target}[{index}]",
         f"target {target!r}: item {index}, {shown}, is not an adapter "
-        "(needs 'sample' and 'family' attributes)",
+        "(needs 'sample' and a 'family' or 'input_kind' and 'output_kind')",
     )
 
 

@@ -555,6 +555,15 @@ def _output_sample(
         return None
     on_x, on_x_prime = kept if best.x is trial.x else kept[::-1]
     try:
-        return OutputSample(on_x, on_x_prime, event(on_x), event(on_x_prime), source)
+        marks = event(on_x), event(on_x_prime)
+        if on_x.ndim > 1 or on_x.dtype.names is not None:
+            # rows are plotted as the event's projection (a coordinate, a sum, a classifier's
+            # score), or as in/out of an outcome set when it has none
+            project = getattr(event.predicate, "projection", None)
+            if project is None:
+                on_x, on_x_prime = (m.astype(float) for m in marks)
+            else:
+                on_x, on_x_prime = np.asarray(project(on_x)), np.asarray(project(on_x_prime))
+        return OutputSample(on_x, on_x_prime, marks[0], marks[1], source)
     except Exception:  # noqa: BLE001 - a plot must never turn into an error verdict
         return None

@@ -434,6 +434,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return exit_code
 
 
+def _kind(adapter: Any) -> str:
+    """The adapter's family, or its input and output kinds (``vector(l1) → real[query]``)."""
+    from auditor.core.errors import AdapterContractError
+    from auditor.core.spec import check_adapter
+
+    try:
+        return check_adapter(adapter).kind_label
+    except AdapterContractError as exc:
+        return f"[invalid: {exc}]"
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     from attacks import OPT_IN, available, load_attacks
     from auditor.shell.loading import load_builtins, load_entry_point_adapters
@@ -447,7 +458,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             library = getattr(a, "library", "") or group.library
             version = getattr(a, "library_version", "")
             print(
-                f"  {a.name:<40} {a.family:<10} eps={a.epsilon:g} delta={getattr(a, 'delta', 0.0):g}"
+                f"  {a.name:<40} {_kind(a):<10} eps={a.epsilon:g} delta={getattr(a, 'delta', 0.0):g}"
                 f"  {library} {version} ({mode})"
             )
     plugins = load_entry_point_adapters()
@@ -459,7 +470,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             print(f"  [failed] {found}")
         else:
             for a in found:
-                print(f"  {a.name:<40} {a.family:<10} eps={a.epsilon:g}  (entry point {name})")
+                print(f"  {a.name:<40} {_kind(a):<10} eps={a.epsilon:g}  (entry point {name})")
     print("Attacks:")
     for attack in load_attacks(available()):
         opt_in = (

@@ -299,9 +299,14 @@ def _outcome_candidates(
     return out
 
 
-def _row_text(rows: np.ndarray) -> str:
+def _row_text(rows: np.ndarray, fields: tuple[str, ...] | None = None) -> str:
+    """Outcome rows in words: ``(1, 0, -1)`` or, for records, ``(index=2, value=0.5)``."""
+
     def one(row: np.ndarray) -> str:
-        shown = ", ".join("none" if np.isnan(v) else _fmt(v) for v in row[:12])
+        values = ["none" if np.isnan(v) else _fmt(v) for v in row[:12]]
+        if fields is not None:
+            values = [f"{name}={v}" for name, v in zip(fields, values, strict=False)]
+        shown = ", ".join(values)
         return "(" + shown + (", …" if len(row) > 12 else "") + ")"
 
     if len(rows) == 1:
@@ -392,8 +397,10 @@ class VectorEvents:
             if len(np.unique(np.concatenate(keys_build))) <= MAX_OUTCOMES:
                 rows = {int(k): r for k, r in zip(np.concatenate(keys_build), pooled, strict=True)}
 
+                fields = np.asarray(raw_build[0]).dtype.names
+
                 def describe(chosen: np.ndarray) -> str:
-                    return _row_text(np.array([rows[int(k)] for k in chosen]))
+                    return _row_text(np.array([rows[int(k)] for k in chosen]), fields)
 
                 out += _outcome_candidates(key, describe, keys_build, (key(sel[0]), key(sel[1])))
         for projection in self._projections(build, names, pooled):
