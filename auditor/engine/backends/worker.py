@@ -87,8 +87,9 @@ class Task:
 
 
 _SPECS: dict[str, AdapterSpec] = {}
-#: adapters refused after loading (their seed does not replay), with the reason
-_REFUSED: dict[str, str] = {}
+#: adapters refused after loading (their seed does not replay, or the check's draw failed),
+#: with the error to raise again for every later task of theirs
+_REFUSED: dict[str, DPAuditError] = {}
 _EVENTS: OrderedDict[str, list[Event]] = OrderedDict()
 
 
@@ -168,7 +169,8 @@ def _events(key: str, blob: bytes | None) -> list[Event]:
 def run_task(task: Task, on_loaded: Any = None) -> np.ndarray:
     """Execute one task; raises the ``DPAuditError`` the in-process path would raise."""
     if task.key in _REFUSED:  # reported loaded, then refused: say why again, never sample
-        raise AdapterContractError(_REFUSED[task.key])
+        refused = _REFUSED[task.key]
+        raise type(refused)(str(refused))
     spec, fresh = load(task.key, task.source)
     if fresh:
         if on_loaded is not None:
@@ -176,8 +178,8 @@ def run_task(task: Task, on_loaded: Any = None) -> np.ndarray:
         if spec.seedable:
             try:
                 _check_replay(spec)  # calls sample: a hang here is the sample's, and says so
-            except AdapterContractError as exc:
-                _REFUSED[task.key] = str(exc)
+            except DPAuditError as exc:  # a seed that does not replay, a malformed output, ...
+                _REFUSED[task.key] = exc
                 raise
         _SPECS[task.key] = spec
     out = sample_once(spec, task.query, task.n, task.entropy)
