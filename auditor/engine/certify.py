@@ -20,6 +20,16 @@ For each (event, direction) the alpha split between the two Clopper-Pearson limi
 from the training estimates (``best_split``), i.e. also before certification.  A trial stops at
 the first look whose best bound exceeds the claim.  See docs/estimators.md for the numbers
 behind this design.
+
+**Futility** (``AuditConfig.futility``): after proposing, and before any certification output
+is drawn, the training split is asked whether the trial has any chance.  Every proposed event's
+training rates are moved to the edge of their one-sided ``1 - futility`` Clopper-Pearson
+intervals in the event's favour and the bound they would certify at the final look is
+predicted; if no event, in either direction, reaches the claimed epsilon, the trial is
+*short*: it is certified at its first look alone, which gets the whole of the main stage's
+alpha (``Schedule.short_looks``, fixed from the configuration like every other size).  Both
+schedules are valid tests, and the choice between them sees training outputs only, so no bound
+changes meaning; a short trial only loses the power its training split says it did not have.
 """
 
 from __future__ import annotations
@@ -53,9 +63,13 @@ from auditor.engine.sampling import (
 )
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
 from auditor.statistics.clopper_pearson import (
+    SPLITS,
     best_splits,
+    cp_lower_array,
+    cp_upper_array,
     epsilon_lower_bound,
     epsilon_point_estimate,
+    predicted_lower_bounds,
 )
 from auditor.statistics.events.event_selection import predicted_scores
 from auditor.statistics.power import power_statement
@@ -132,6 +146,9 @@ class Certifier:
         # where draws run (auditor.engine.backends); every backend draws the same seeded chunks
         self.sampler = sampler if sampler is not None else InProcessSampler()
         self.samples = 0
+        #: (trial, planned certification outputs per side, outputs per side certified) of each
+        #: trial the futility check shortened, for the report's notes
+        self.short: list[tuple[str, int, int]] = []
 
     def _draw(self, query: Any, n: int, *labels: object) -> np.ndarray:
         seed = entropy(self.config.seed, self.spec.name, *labels)
@@ -255,6 +272,24 @@ class Certifier:
                     best = Candidate(lb, side, estimate)
         return best
 
+    def _optimistic_bound(
+        self, events: list[Event], train: list[np.ndarray], n: int, alpha: float
+    ) -> float:
+        """The largest bound any event, in either direction, could certify on ``n`` outputs
+        per side at ``alpha`` if its rates were at the favourable edge of their one-sided
+        ``1 - futility`` intervals on the training split (training outputs only)."""
+        gamma, delta = self.config.futility, self.spec.claim.delta
+        m = min(len(train[0]), len(train[1]))
+        k = [count_events(events, t[:m]) for t in train]
+        high = [cp_upper_array(ks, m, gamma) for ks in k]
+        low = [cp_lower_array(ks, m, gamma) for ks in k]
+        best = 0.0
+        for side in (0, 1):
+            for split in SPLITS:
+                bounds = predicted_lower_bounds(high[side], low[1 - side], n, alpha, delta, split)
+                best = max(best, float(np.max(bounds, initial=0.0)))
+        return best
+
     def _schedule(self, trial: Trial) -> Schedule:
         """Sizes and alpha shares of the trial's stages, from the configuration alone."""
         config, d = self.config, trial.distinguisher
@@ -262,7 +297,8 @@ class Certifier:
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_train = min(n_train, config.max_train)  # memory bound (engine); see AuditConfig
         width = self.spec.output.width(self.spec.query_length(trial.x))
-        n_train = min(n_train, max(TRAIN_CELLS // width, MIN_PILOT_TRAIN))
+        held = max(TRAIN_CELLS // width, MIN_PILOT_TRAIN)  # outputs per side held at once
+        n_train = min(n_train, held)
         n_cert = budget - n_train
         # the pilot belongs to the sequential design: a single configured look means a fixed-n
         # certification with no early stop, so no pilot either
@@ -271,6 +307,8 @@ class Certifier:
         main_share = 1.0 - PILOT_SHARE if pilot else 1.0
         looks = plan_looks(config.looks, n_cert)
         final_alpha = self.alpha_test * main_share * looks[-1][1]
+        # the futility check needs a training split to look at and a first look to fall back to
+        short = ((looks[0][0], 1.0),) if config.futility and n_train and len(looks) > 1 else ()
         # screening candidate pairs spends up to one more budget per side: half over every
         # screened pair, half over the best quarter of them (finalists get twice the outputs)
         pairs = 1 + len(trial.candidates)
@@ -278,6 +316,9 @@ class Certifier:
         finalists = max(1, math.ceil(screened / 4))
         screen = min(MAX_SCREEN, max(MIN_SCREEN, budget // (2 * screened))) if screened > 1 else 0
         screen_again = min(4 * MAX_SCREEN, max(MIN_SCREEN, budget // (2 * finalists)))
+        # a finalist holds both rounds' outputs: as many as a training split may
+        screen = min(screen, held // 2)
+        screen_again = min(screen_again, max(held - screen, 0))
         return Schedule(
             n_train,
             n_cert,
@@ -289,6 +330,7 @@ class Certifier:
             screen,
             finalists,
             screen_again if screened > 1 else 0,
+            short,
         )
 
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
@@ -358,6 +400,9 @@ class Schedule:
     screen: int = 0
     finalists: int = 1
     screen_again: int = 0
+    #: the looks of a trial whose training split shows no chance (see the module docstring):
+    #: the first planned look alone, with the whole main share; () when the check is off
+    short_looks: tuple[tuple[int, float], ...] = ()
 
 
 class _TrialStages:
@@ -372,6 +417,8 @@ class _TrialStages:
         self.label = (attack.name, index)
         self.claim = certifier.spec.claim
         self.schedule = certifier._schedule(trial)
+        #: the certification looks taken: the planned ones, or the short ones (futility)
+        self.looks = self.schedule.looks
         self.best: Finding | None = None
         self.kept: tuple[list[np.ndarray], str] | None = None
         self.proposed: list[Event] = []
@@ -391,9 +438,9 @@ class _TrialStages:
             return self.best
         # a white-box finding has no counts to state power from
         if self.best is not None and self.best is not exact:
-            self.best = self.certifier._with_power(
-                self.best, self.schedule.n_cert, self.schedule.final_alpha
-            )
+            n, share = self.looks[-1]
+            alpha = self.certifier.alpha_test * self.schedule.main_share * share
+            self.best = self.certifier._with_power(self.best, n, alpha)
         return self.best
 
     def violated(self) -> bool:
@@ -514,14 +561,21 @@ class _TrialStages:
         events = self.propose(train, plan)
         if not events:
             return
-        splits = c._splits(events, train, schedule.n_cert, schedule.final_alpha)
+        if schedule.short_looks:
+            # futility: decided on the training split alone, before any certification output
+            hope = c._optimistic_bound(events, train, schedule.n_cert, schedule.final_alpha)
+            if hope <= self.claim.epsilon:
+                self.looks = schedule.short_looks
+                c.short.append((self.trial.description, schedule.n_cert, self.looks[-1][0]))
+        last_n, last_share = self.looks[-1]
+        splits = c._splits(events, train, last_n, c.alpha_test * schedule.main_share * last_share)
         k = np.zeros((2, len(events)), dtype=np.int64)
-        batches_per_look = batch_schedule(schedule.looks, c.config.batch_size)
+        batches_per_look = batch_schedule(self.looks, c.config.batch_size)
         where = (*self.label, "certify")
         ahead: Counts | None = None
         try:
             for look_no, ((drawn, share), batches) in enumerate(
-                zip(schedule.looks, batches_per_look, strict=True), 1
+                zip(self.looks, batches_per_look, strict=True), 1
             ):
                 current = ahead
                 if is_timed(d):  # timed rows are drawn in this process
