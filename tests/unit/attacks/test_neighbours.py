@@ -101,6 +101,7 @@ def test_dataset_pairs_follow_the_relation_and_include_many_distinct_values(neig
     )
     assert most_distinct >= 3
     assert max(len(x) for x, _, _ in pairs) >= 1000
+    assert min(min(len(x), len(x_prime)) for x, x_prime, _ in pairs) >= 1  # never empty
 
 
 def test_are_neighbours_rejects_pairs_beyond_the_relation():
