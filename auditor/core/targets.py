@@ -81,6 +81,11 @@ def _load_file(path: Path, target: str) -> Any:
         raise AdapterLoadError(f"target {target!r}: cannot load {str(path)!r} as Python")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    # as `python file.py` does, the file's folder is importable: its siblings (`import helper`)
+    # load; appended, so a sibling never shadows an installed module of the same name
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.append(folder)
     try:
         with adapter_code(f"target {target!r}: importing {str(path)!r}", AdapterLoadError):
             spec.loader.exec_module(module)

@@ -39,6 +39,15 @@ def test_file_targets(adapter_file):
     assert [a.name for a in load_target(f"{adapter_file}:factory")] == ["file.made"]
 
 
+def test_a_file_target_imports_its_siblings(tmp_path):
+    (tmp_path / "sibling_helper_for_dp_audit.py").write_text("EPSILON = 0.5\n")
+    (tmp_path / "uses_helper.py").write_text(
+        ADAPTER_FILE + "\nimport sibling_helper_for_dp_audit as h\none.epsilon = h.EPSILON\n"
+    )
+    (adapter,) = load_target(f"{tmp_path / 'uses_helper.py'}:one")
+    assert adapter.epsilon == 0.5
+
+
 def test_module_target():
     adapters = load_target("auditor.adapters.textbook:builtin_adapters")
     assert adapters and all(a.name.startswith("textbook.") for a in adapters)
