@@ -8,12 +8,21 @@ adapters.  Strings, not imports: listing the built-ins must not import optional 
 from __future__ import annotations
 
 #: ``(target, library, extra)``: ``extra`` is the pip extra that installs the library, or None.
+#: groups audited only when named (``dp-audit run --adapter 'benchmark.*'``): the testers'
+#: benchmark mechanisms (StatDP, DP-Sniper), mostly broken on purpose and each run at the
+#: papers' epsilon, are for comparing testers and for teaching, not for every default run
+OPT_IN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
+    ("auditor.adapters.benchmarks:builtin_adapters", "numpy", None),
+)
+
 BUILTIN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.textbook:builtin_adapters", "numpy", None),
     ("auditor.adapters.reference:builtin_adapters", "dp-audit", None),
     ("auditor.adapters.reference_selection:builtin_adapters", "dp-audit", None),
     ("auditor.adapters.reference_dataset:builtin_adapters", "dp-audit", None),
+    ("auditor.adapters.reference_vector:builtin_adapters", "dp-audit", None),
     ("auditor.adapters.diffprivlib_adapters:builtin_adapters", "diffprivlib", "libs"),
     ("auditor.adapters.opendp_adapters:builtin_adapters", "opendp", "libs"),
     ("auditor.adapters.pydp_adapters:builtin_adapters", "python-dp", "libs"),
+    ("auditor.adapters.pipeline_dp_adapters:builtin_adapters", "pipeline-dp", "libs"),
 )

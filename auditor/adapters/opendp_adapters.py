@@ -283,6 +283,298 @@ class ClampedSum(_OpenDPAdapter):
         return np.fromiter((measurement(records) for _ in range(n)), np.float64, count=n)
 
 
+def _check_epsilon(epsilon: float) -> float:
+    if not epsilon > 0:
+        raise ValueError(f"epsilon={epsilon!r} must be > 0")
+    return float(epsilon)
+
+
+class _VectorQuery(_OpenDPAdapter):
+    """Noise on a vector query (``input_kind = "vector"``): one call on the n releases' entries
+    laid end to end releases them all, as OpenDP adds independent noise to every entry
+    (``vectorised = True``, like the scalar adapters above)."""
+
+    input_kind = "vector"
+    output_kind = "real"
+    output_length = "query"
+    vectorised = True
+    delta = 0.0
+
+    def __init__(self, epsilon: float, sensitivity: float, d: int) -> None:
+        super().__init__()
+        self._target_epsilon = _check_epsilon(epsilon)
+        self.sensitivity = float(sensitivity)
+        self.query_length = as_integer(d, "d")
+
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        """``n`` independent releases of the vector ``query``: shape (n, len(query))."""
+        q = np.asarray(query, dtype=np.float64)
+        if q.ndim != 1 or q.size == 0:
+            raise ValueError(f"query must be a non-empty 1-D vector, got shape {q.shape}")
+        if n == 0:
+            return np.empty((0, q.size), dtype=np.float64)
+        out = np.asarray(self._measurement(np.tile(q, n).tolist()), dtype=np.float64)
+        return out.reshape(n, q.size)
+
+
+class VectorLaplace(_VectorQuery):
+    """``make_laplace`` on ``vector_domain(atom_domain(T=float))`` with ``l1_distance``: the
+    vector Laplace mechanism, scale Δ₁/ε; claim ``measurement.map(Δ₁)`` (pure DP)."""
+
+    name = "opendp.vector_laplace"
+    norm = "l1"
+
+    def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0, d: int = 5) -> None:
+        super().__init__(epsilon, sensitivity, d)
+        self.epsilon = float(self._measurement.map(self.sensitivity))
+        self.description = (
+            f"opendp make_laplace on a float vector domain, l1_distance, scale "
+            f"{self.sensitivity / self._target_epsilon:g}; claim from measurement.map"
+        )
+
+    def _build(self, dp: Any) -> Any:
+        space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
+        return dp.m.make_laplace(*space, scale=self.sensitivity / self._target_epsilon)
+
+
+class VectorGaussian(_VectorQuery):
+    """``make_gaussian`` on a float vector domain with ``l2_distance`` (zCDP), converted by
+    ``make_zCDP_to_approxDP`` and ``make_fix_delta``; the scale is OpenDP's binary search for
+    the smallest one meeting (ε, δ); claim ``measurement.map(Δ₂)``."""
+
+    name = "opendp.vector_gaussian"
+    norm = "l2"
+
+    def __init__(
+        self, epsilon: float = 1.0, delta: float = 1e-6, sensitivity: float = 1.0, d: int = 5
+    ) -> None:
+        if not 0 < delta < 1:
+            raise ValueError(f"delta={delta!r} must be in (0, 1)")
+        self._target_delta = float(delta)
+        super().__init__(epsilon, sensitivity, d)
+        epsilon_claim, delta_claim = self._measurement.map(self.sensitivity)
+        self.epsilon, self.delta = float(epsilon_claim), float(delta_claim)
+        self.description = (
+            "opendp make_gaussian on a float vector domain, l2_distance, zCDP -> "
+            "(eps, delta) by make_zCDP_to_approxDP + make_fix_delta; claim from measurement.map"
+        )
+
+    def _chain(self, dp: Any, scale: float) -> Any:
+        space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float)
+        zcdp = dp.m.make_gaussian(*space, scale=scale)
+        return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(zcdp), self._target_delta)
+
+    def _build(self, dp: Any) -> Any:
+        scale = dp.binary_search_param(
+            lambda s: self._chain(dp, s),
+            d_in=self.sensitivity,
+            d_out=(self._target_epsilon, self._target_delta),
+        )
+        return self._chain(dp, scale)
+
+
+class CountByCategories(_OpenDPAdapter):
+    """``then_count_by_categories`` (one count per category plus a null category for records
+    outside them) ``>> then_laplace`` on the integer counts (discrete Laplace).
+
+    Records are integers in ``domain``; the categories are ``0 .. categories - 1`` and the
+    domain's last value falls in the null category.  Neighbours: OpenDP's
+    ``symmetric_distance`` with d_in = 1, i.e. add or remove one record.  The scale is OpenDP's
+    binary search for ε; the claim is ``measurement.map(1)``.
+    """
+
+    name = "opendp.count_by_categories"
+    input_kind = "dataset"
+    neighbours = "add_remove"
+    output_kind = "integer"
+    delta = 0.0
+
+    def __init__(self, epsilon: float = 1.0, categories: int = 4) -> None:
+        super().__init__()
+        self._target_epsilon = _check_epsilon(epsilon)
+        self.categories = list(range(as_integer(categories, "categories")))
+        self.domain = (0, len(self.categories))  # the last value: outside every category
+        self.output_length = len(self.categories) + 1
+        self.epsilon = float(self._measurement.map(1))
+        self.description = (
+            f"opendp then_count_by_categories(categories={self.categories}, null_category=True)"
+            " >> then_laplace (discrete Laplace on i64 counts); claim from measurement.map(1)"
+        )
+
+    def _chain(self, dp: Any, scale: float) -> Any:
+        space = dp.vector_domain(dp.atom_domain(T="i64")), dp.symmetric_distance()
+        counts = dp.t.then_count_by_categories(
+            categories=self.categories, null_category=True, MO=dp.L1Distance[int], TOA=int
+        )
+        return space >> counts >> dp.m.then_laplace(scale)
+
+    def _build(self, dp: Any) -> Any:
+        scale = dp.binary_search_param(
+            lambda s: self._chain(dp, s), d_in=1, d_out=self._target_epsilon
+        )
+        return self._chain(dp, scale)
+
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        """``n`` releases on dataset ``query`` (integer records): shape (n, categories + 1)."""
+        records = [as_integer(x, "record") for x in np.asarray(query).ravel()]
+        measurement = self._measurement
+        out = np.empty((n, self.output_length), dtype=np.int64)
+        for i in range(n):
+            out[i] = measurement(records)
+        return out
+
+
+class NoisyTopK(_OpenDPAdapter):
+    """``make_noisy_top_k`` under ``max_divergence()``: the k best noisy scores' indices, best
+    first (exponential noise; scale by OpenDP's binary search for ε); claim
+    ``measurement.map(Δ)``.  Scores may move by Δ in L∞ (``monotonic=False``)."""
+
+    name = "opendp.noisy_top_k"
+    input_kind = "vector"
+    norm = "linf"
+    output_kind = "index_set"
+    ordered = True
+    delta = 0.0
+
+    def __init__(self, epsilon: float = 1.0, k: int = 3, sensitivity: float = 1.0) -> None:
+        super().__init__()
+        self._target_epsilon = _check_epsilon(epsilon)
+        self.k = self.output_length = as_integer(k, "k")
+        self.sensitivity = float(sensitivity)
+        self.epsilon = float(self._measurement.map(self.sensitivity))
+        self.description = (
+            f"opendp make_noisy_top_k(k={self.k}), max_divergence (exponential noise), "
+            "non-monotonic linf scores; claim from measurement.map"
+        )
+
+    def _chain(self, dp: Any, scale: float) -> Any:
+        return dp.m.make_noisy_top_k(
+            dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+            dp.linf_distance(T=float, monotonic=False),
+            dp.max_divergence(),
+            k=self.k,
+            scale=scale,
+        )
+
+    def _build(self, dp: Any) -> Any:
+        scale = dp.binary_search_param(
+            lambda s: self._chain(dp, s), d_in=self.sensitivity, d_out=self._target_epsilon
+        )
+        return self._chain(dp, scale)
+
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        """``n`` releases of k indices into the score vector ``query``: shape (n, k)."""
+        scores = [float(u) for u in np.asarray(query, dtype=np.float64).ravel()]
+        measurement = self._measurement
+        out = np.empty((n, self.k), dtype=np.int64)
+        for i in range(n):
+            out[i] = measurement(scores)
+        return out
+
+
+class PrivateQuantile(_OpenDPAdapter):
+    """``make_private_quantile`` (Smith's quantile scores over public candidates, selected by
+    report-noisy-max) under ``symmetric_distance`` and ``max_divergence()``: one candidate per
+    release.  Claim ``measurement.map(1)``: add or remove one record."""
+
+    name = "opendp.private_quantile"
+    input_kind = "dataset"
+    neighbours = "add_remove"
+    output_kind = "real"
+    delta = 0.0
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        alpha: float = 0.5,
+        domain: tuple[float, float] = (0.0, 100.0),
+        candidates: int = 21,
+    ) -> None:
+        super().__init__()
+        self._target_epsilon = _check_epsilon(epsilon)
+        self.alpha = float(alpha)
+        self.domain = (float(domain[0]), float(domain[1]))
+        if not self.domain[0] < self.domain[1]:
+            raise ValueError(f"domain={domain!r} must have lower < upper")
+        self.candidates = [float(c) for c in np.linspace(*self.domain, as_integer(candidates))]
+        self.epsilon = float(self._measurement.map(1))
+        self.description = (
+            f"opendp make_private_quantile(alpha={self.alpha:g}, {len(self.candidates)} "
+            f"candidates over {self.domain}), max_divergence; claim from measurement.map(1)"
+        )
+
+    def _chain(self, dp: Any, scale: float) -> Any:
+        return dp.m.make_private_quantile(
+            dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+            dp.symmetric_distance(),
+            dp.max_divergence(),
+            candidates=self.candidates,
+            alpha=self.alpha,
+            scale=scale,
+        )
+
+    def _build(self, dp: Any) -> Any:
+        scale = dp.binary_search_param(
+            lambda s: self._chain(dp, s), d_in=1, d_out=self._target_epsilon
+        )
+        return self._chain(dp, scale)
+
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        """``n`` releases on dataset ``query`` (1-D float records): one candidate each."""
+        records = [float(x) for x in np.asarray(query, dtype=np.float64).ravel()]
+        measurement = self._measurement
+        return np.fromiter((measurement(records) for _ in range(n)), np.float64, count=n)
+
+
+class RandomizedResponseBitvec(_OpenDPAdapter):
+    """``make_randomized_response_bitvec`` (RAPPOR's permanent randomized response: each bit
+    replaced by a fair coin with probability f) on the one-hot encoding of a value in
+    ``0 .. m - 1`` (``bitvector_domain(max_weight=1)``, the unary encoding); local DP.
+
+    Claim ``measurement.map(1)`` under ``discrete_distance``: any two inputs of weight <= 1,
+    ``2 * 1 * ln((2 - f) / f)`` by its docstring.  The default f makes that 1.
+    """
+
+    name = "opendp.randomized_response_bitvec"
+    input_kind = "local"
+    output_kind = "boolean"
+    delta = 0.0
+
+    def __init__(self, f: float = 2 / (1 + math.exp(0.5)), m: int = 8) -> None:
+        super().__init__()
+        if not 0 < f <= 1:
+            raise ValueError(f"f={f!r} must be in (0, 1]")
+        self.f = float(f)
+        self.output_length = as_integer(m, "m")
+        self.domain = (0, self.output_length - 1)
+        self.epsilon = float(self._measurement.map(1))
+        self.description = (
+            f"opendp make_randomized_response_bitvec(f={self.f:.6g}) on the one-hot encoding "
+            f"of a value in 0..{self.output_length - 1} (max_weight=1); claim from "
+            "measurement.map(1)"
+        )
+
+    def _build(self, dp: Any) -> Any:
+        return dp.m.make_randomized_response_bitvec(
+            dp.bitvector_domain(max_weight=1), dp.discrete_distance(), f=self.f
+        )
+
+    def sample(self, query: int, n: int) -> np.ndarray:
+        """``n`` released bit vectors (0/1, shape (n, m)) for the value ``query``."""
+        value = as_integer(query)
+        if not 0 <= value < self.output_length:
+            raise ValueError(f"query={query!r} must be in 0..{self.output_length - 1}")
+        bits = np.zeros(self.output_length, dtype=np.uint8)
+        bits[value] = 1
+        data = np.packbits(bits).tobytes()
+        measurement = self._measurement
+        out = np.empty((n, self.output_length), dtype=np.int8)
+        for i in range(n):
+            released = np.frombuffer(measurement(data), dtype=np.uint8)
+            out[i] = np.unpackbits(released)[: self.output_length]
+        return out
+
+
 def builtin_adapters() -> list[Any]:
     """OpenDP's measurements at their default audit parameters (raises ImportError if absent)."""
     _prelude()
@@ -294,4 +586,10 @@ def builtin_adapters() -> list[Any]:
         NoisyMax(),
         RandomizedResponseBool(),
         ClampedSum(),
+        VectorLaplace(),
+        VectorGaussian(),
+        CountByCategories(),
+        NoisyTopK(),
+        PrivateQuantile(),
+        RandomizedResponseBitvec(),
     ]

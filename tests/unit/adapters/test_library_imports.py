@@ -17,6 +17,7 @@ MODULES = {
     "auditor.adapters.diffprivlib_adapters": "diffprivlib",
     "auditor.adapters.opendp_adapters": "opendp",
     "auditor.adapters.pydp_adapters": "pydp",
+    "auditor.adapters.pipeline_dp_adapters": "pipeline_dp",
 }
 
 
@@ -34,7 +35,7 @@ def test_importing_the_adapter_modules_imports_no_library():
     code = (
         "import sys, auditor.adapters.builtin, auditor.adapters.textbook, "
         + ", ".join(MODULES)
-        + "\nprint(sorted(m for m in ('diffprivlib', 'opendp', 'pydp', 'sklearn') if m in sys.modules))"
+        + "\nprint(sorted(m for m in ('diffprivlib', 'opendp', 'pydp', 'pipeline_dp', 'sklearn') if m in sys.modules))"
     )
     root = Path(__file__).resolve().parents[3]  # the checkout whose `auditor` is under test
     out = subprocess.run(

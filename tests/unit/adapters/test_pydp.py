@@ -74,3 +74,56 @@ def test_adapters_pickle_without_their_library_object():
     a = pdp.BoundedSum()
     b = pickle.loads(pickle.dumps(a))
     assert b.sample(np.zeros(3), 4).shape == (4,)
+
+
+# --- quantiles and partition selection: the kinds contract ---------------------------------
+
+
+def _draw(adapter, query, n):
+    from auditor.core.spec import check_adapter
+    from auditor.engine.sampling import draw
+
+    return draw(check_adapter(adapter), query, n, 0)
+
+
+def test_percentile_and_median():
+    data = np.repeat([20.0, 40.0, 60.0, 80.0], 50)
+    for adapter, centre in ((pdp.Percentile(percentile=0.9), 80.0), (pdp.Median(), 50.0)):
+        assert adapter.family == "dataset" and adapter.neighbours == "add_remove"
+        x = _draw(adapter, data, 1000)
+        assert x.shape == (1000,) and x.min() >= 0 and x.max() <= 100
+        assert abs(np.median(x) - centre) < 25  # the tree's leaves are 100/16^... wide
+
+
+def test_quantile_tree_vector():
+    from auditor.core.spec import check_adapter
+
+    a = pdp.QuantileTree(quantiles=(0.1, 0.5, 0.9))
+    spec = check_adapter(a)
+    assert spec.kind_label == "dataset → real[3]" and (spec.claim.epsilon, spec.claim.delta) == (
+        1.0,
+        0.0,
+    )
+    x = _draw(a, np.linspace(0.0, 100.0, 201), 1000)
+    assert x.shape == (1000, 3) and x.min() >= 0 and x.max() <= 100
+    assert np.all(np.abs(np.median(x, axis=0) - [10, 50, 90]) < 10)
+
+
+@pytest.mark.parametrize("strategy", ["truncated_geometric", "laplace"])
+def test_partition_selection(strategy):
+    from auditor.core.spec import check_adapter
+
+    a = pdp.PartitionSelection(strategy, epsilon=1.0, delta=1e-5)
+    spec = check_adapter(a)
+    assert a.name == f"pydp.partition_selection.{strategy}"
+    assert spec.kind_label == "scalar → boolean" and spec.integer_queries
+    assert (spec.claim.epsilon, spec.claim.delta) == (1.0, 1e-5)
+    keep = a._object.probability_of_keep
+    for users in (0, 1, 15, 40):
+        x = _draw(a, users, N)
+        p = keep(users)
+        assert set(np.unique(x)) <= {0, 1}
+        assert abs(x.mean() - p) <= 6 * math.sqrt(p * (1 - p) / N) + 1e-12
+    assert keep(0) == 0 and keep(1) <= 1e-5
+    with pytest.raises(ValueError):
+        a.sample(-1, 1)

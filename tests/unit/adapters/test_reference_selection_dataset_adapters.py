@@ -33,7 +33,7 @@ def test_registered_and_named() -> None:
     assert "auditor.adapters.reference_dataset:builtin_adapters" in targets
     names = []
     for t in targets:
-        if "reference_" in t:
+        if "reference_selection" in t or "reference_dataset" in t:
             mod, attr = t.split(":")
             names += [a.name for a in getattr(importlib.import_module(mod), attr)()]
     assert set(names) == EXPECTED and len(names) == len(set(names))

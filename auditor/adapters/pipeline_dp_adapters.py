@@ -1,0 +1,125 @@
+"""Adapters for PipelineDP (``pip install pipeline-dp``; imported as ``pipeline_dp``).
+
+PipelineDP's ``DPEngine.aggregate`` computes per-partition aggregates of a dataset, bounding
+each privacy unit's contributions and adding noise through python-dp.  One release here is one
+``aggregate`` call on the local backend (``pipeline_dp.LocalBackend``) with a fresh budget
+accountant, exactly as a user runs it; the call loops in Python, so ``vectorised = False``.
+The noise comes from python-dp's secure generator, which cannot be seeded: no ``seed``.
+
+A record is one privacy unit contributing one row to one partition: the dataset is a 1-D array
+of partition keys, integers in ``0 .. partitions - 1`` (``max_partitions_contributed = 1``,
+``max_contributions_per_partition = 1``, so bounding drops nothing).  Adding or removing a record
+is adding or removing a privacy unit: the add/remove relation.  The release is the vector of
+noisy counts, one per partition key in order.
+
+PipelineDP is imported lazily; :func:`builtin_adapters` raises ``ImportError`` when it is
+missing (the loader reports it as skipped).
+
+References:
+    PipelineDP, https://pipelinedp.io (``DPEngine.aggregate``, ``NaiveBudgetAccountant``);
+    Desfontaines, Voss, Gipson, Mandayam, "Differentially private partition selection",
+    PoPETs 2022 (private partition selection).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from auditor.adapters._provenance import as_integer, installed_version
+
+__all__ = ["CountPerPartition", "builtin_adapters"]
+
+
+class CountPerPartition:
+    """``DPEngine.aggregate(metrics=[COUNT], noise_kind=LAPLACE)`` over ``partitions`` keys.
+
+    ``public_partitions=True``: every key is released (``public_partitions`` given), a noisy
+    count each; claim ``(epsilon, 0)``, the accountant's total budget.  ``False``: the keys are
+    chosen privately from the data, a key without enough (noisy) users is not released: NaN
+    ("none", ``nullable = True``); claim ``(epsilon, delta)``, the accountant's total budget
+    split by PipelineDP between selection and counting.
+    """
+
+    library = "pipeline-dp"
+    vectorised = False
+    input_kind = "dataset"
+    neighbours = "add_remove"
+    output_kind = "real"
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        delta: float = 0.0,
+        partitions: int = 5,
+        public_partitions: bool = True,
+    ) -> None:
+        if not epsilon > 0:
+            raise ValueError(f"epsilon={epsilon!r} must be > 0")
+        if not 0 <= delta < 1 or (not public_partitions and delta == 0):
+            raise ValueError(f"delta={delta!r} must be in [0, 1) (> 0 for private partitions)")
+        self.library_version = installed_version("pipeline-dp")
+        self.epsilon, self.delta = float(epsilon), float(delta)
+        self.output_length = as_integer(partitions, "partitions")
+        self.domain = (0, self.output_length - 1)
+        self.public_partitions = bool(public_partitions)
+        self.nullable = not self.public_partitions
+        which = "public" if self.public_partitions else "private"
+        self.name = f"pipeline_dp.count_{which}_partitions"
+        self.description = (
+            f"pipeline_dp DPEngine.aggregate(COUNT, LAPLACE) on LocalBackend, {which} "
+            f"partitions 0..{self.output_length - 1}, one row per privacy unit; claim = the "
+            "NaiveBudgetAccountant's total (epsilon, delta)"
+        )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+    def _release(self, pipeline_dp: Any, rows: list[tuple[int, int]]) -> np.ndarray:
+        accountant = pipeline_dp.NaiveBudgetAccountant(
+            total_epsilon=self.epsilon, total_delta=self.delta
+        )
+        engine = pipeline_dp.DPEngine(accountant, pipeline_dp.LocalBackend())
+        params = pipeline_dp.AggregateParams(
+            noise_kind=pipeline_dp.NoiseKind.LAPLACE,
+            metrics=[pipeline_dp.Metrics.COUNT],
+            max_partitions_contributed=1,
+            max_contributions_per_partition=1,
+        )
+        extractors = pipeline_dp.DataExtractors(
+            privacy_id_extractor=lambda row: row[0],
+            partition_extractor=lambda row: row[1],
+            value_extractor=lambda row: 0,
+        )
+        public = list(range(self.output_length)) if self.public_partitions else None
+        result = engine.aggregate(rows, params, extractors, public_partitions=public)
+        accountant.compute_budgets()
+        out = np.full(self.output_length, np.nan)
+        for key, metrics in result:  # lazy on the local backend: runs here
+            out[key] = metrics.count
+        return out
+
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        """``n`` releases on dataset ``query`` (partition keys): shape (n, partitions)."""
+        import pipeline_dp
+
+        keys = [as_integer(x, "record") for x in np.asarray(query).ravel()]
+        lo, hi = self.domain
+        if any(not lo <= k <= hi for k in keys):
+            raise ValueError(f"records must be partition keys in {lo}..{hi}")
+        rows = list(enumerate(keys))  # privacy unit i contributes one row to partition keys[i]
+        out = np.empty((n, self.output_length), dtype=np.float64)
+        for i in range(n):
+            out[i] = self._release(pipeline_dp, rows)
+        return out
+
+
+def builtin_adapters() -> list[Any]:
+    """PipelineDP's counts per partition (raises ImportError if the library is absent)."""
+    import pipeline_dp  # noqa: F401  (ImportError here means: skipped, install the extra)
+
+    return [
+        CountPerPartition(epsilon=1.0, public_partitions=True),
+        CountPerPartition(epsilon=1.0, delta=1e-5, public_partitions=False),
+    ]
