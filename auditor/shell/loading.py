@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from auditor.adapters.builtin import BUILTIN_TARGETS
+from auditor.adapters.builtin import BUILTIN_TARGETS, OPT_IN_TARGETS
 from auditor.core.errors import AdapterLoadError
 from auditor.core.targets import entry_points, load_target
 
@@ -24,20 +24,30 @@ class BuiltinGroup:
     extra: str | None
     adapters: tuple[Any, ...] = ()
     skipped: str | None = None
+    opt_in: bool = False
 
 
-def load_builtins() -> list[BuiltinGroup]:
-    """Every built-in group; a missing optional library is a skip note, never a crash."""
+def load_builtins(opt_in: bool = False) -> list[BuiltinGroup]:
+    """Every built-in group of the default run (and the opt-in ones too, with ``opt_in``); a
+    missing optional library is a skip note, never a crash."""
     groups = []
-    for target, library, extra in BUILTIN_TARGETS:
+    targets = [(t, False) for t in BUILTIN_TARGETS]
+    targets += [(t, True) for t in OPT_IN_TARGETS] if opt_in else []
+    for (target, library, extra), optional in targets:
         try:
-            groups.append(BuiltinGroup(target, library, extra, tuple(load_target(target))))
+            groups.append(
+                BuiltinGroup(target, library, extra, tuple(load_target(target)), opt_in=optional)
+            )
         except (AdapterLoadError, ImportError) as exc:
             hint = f"; install it with: pip install 'dp-audit[{extra}]'" if extra else ""
             cause = exc.__cause__ or exc
             groups.append(
                 BuiltinGroup(
-                    target, library, extra, skipped=f"{library} not available ({cause}){hint}"
+                    target,
+                    library,
+                    extra,
+                    skipped=f"{library} not available ({cause}){hint}",
+                    opt_in=optional,
                 )
             )
     return groups
@@ -50,7 +60,7 @@ def select_builtins(pattern: str) -> list[tuple[Any, str]]:
     Raises:
         AdapterLoadError: nothing matches; names the closest built-ins.
     """
-    groups = load_builtins()
+    groups = load_builtins(opt_in=True)
     named = [(a, g.target) for g in groups for a in g.adapters]
     found = [(a, t) for a, t in named if a.name == pattern]
     if not found and "*" in pattern:
