@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import fcntl
+import glob
 import os
 import shutil
 import tempfile
@@ -22,7 +24,10 @@ def _umask() -> int:
 def write_atomic(path: Path, text: str | bytes) -> Path:
     """Write ``text`` (UTF-8) or bytes to ``path`` through a temporary file and a rename."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file where a folder of the path should be
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path)) from None
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -129,4 +134,9 @@ def hold(out: Path) -> FolderLock:
     except BlockingIOError:
         os.close(fd)
         raise FolderBusy(str(out)) from None
+    # staging folders beside ``out`` belong to runs killed while writing: whoever writes ``out``
+    # holds this lock until its set is in place, so none of them is in use
+    for stale in (".new-*", ".old-*"):
+        for leftover in out.parent.glob(f".{glob.escape(out.name)}{stale}"):
+            shutil.rmtree(leftover, ignore_errors=True)
     return FolderLock(fd)

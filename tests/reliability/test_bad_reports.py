@@ -74,4 +74,4 @@ def test_report_and_compare_into_an_unwritable_place(good_report, tmp_path):
     ):
         proc = dp_audit(*args)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, args
-        assert "cannot write" in proc.stderr
+        assert "cannot write" in proc.stderr and "Not a directory" in proc.stderr, proc.stderr

@@ -46,6 +46,9 @@ def test_a_kill_at_any_moment_leaves_one_whole_set(tmp_path):
         assert len(run_ids(out)) == 1  # all four files from one run
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != "out"]
     assert all(name.startswith(".out.") for name in leftovers)  # staging folders only, hidden
+    # the next run to take the folder removes them: nobody else can be writing it
+    hold(out).close()
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
 def test_a_full_disk_leaves_the_previous_set_in_place(tmp_path, monkeypatch):
