@@ -13,6 +13,7 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from auditor.core.text import printable
 from reports import plots
 from reports.evidence import (
     EventEvidence,
@@ -38,6 +39,8 @@ th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
 dt{font-weight:600}dd{margin:0;word-break:break-word}code{background:#f4f4f4;padding:0 .2rem}
 img{max-width:100%;height:auto;display:block;margin:.6rem 0}
 .plots{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
+pre{background:#f4f4f4;padding:.5rem;overflow-x:auto;font-size:.8rem;margin:.3rem 0}
+summary{cursor:pointer}
 """
 
 VERDICT_TEXT = {"violation": "VIOLATION", "no_violation": "no violation found", "error": "error"}
@@ -100,6 +103,8 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
         items.append(("library", escape(f"{lib['name']} {lib.get('version', '')}")))
     if r.get("error"):
         items.append(("error", f"<code>{escape(str(r['error']))}</code>"))
+    if r.get("verdict") == "error" and r.get("error_traceback"):
+        items.append(("traceback", _traceback_block(r["error_traceback"])))
     ev = EventEvidence.from_result(r)
     if is_exact_white_box(r) and r.get("queries"):
         items += _white_box_items(r)
@@ -170,6 +175,12 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
             )
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _traceback_block(text: Any) -> str:
+    """The traceback behind an error, collapsed; control characters escaped line by line."""
+    shown = "\n".join(printable(row) for row in str(text).split("\n"))
+    return f"<details><summary>show the traceback</summary><pre>{escape(shown)}</pre></details>"
 
 
 def _white_box_items(r: dict[str, Any]) -> list[tuple[str, str]]:

@@ -1,7 +1,8 @@
 """JUnit XML for CI: one test case per adapter and claim.
 
 A certified violation is a ``<failure>`` whose message states it; an adapter that raised, timed
-out or returned malformed output is an ``<error>``; "no violation found" passes, with the
+out or returned malformed output is an ``<error>`` (its text ends with the traceback behind
+the error, when the report has one); "no violation found" passes, with the
 power statement (what the budget could have detected) as ``<system-out>``.  Built-in targets
 skipped because their library is missing are ``<skipped>`` cases.  CI systems (GitHub Actions
 test reporters, GitLab, Jenkins) read this format.
@@ -13,6 +14,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from auditor.core.text import printable
 from reports.evidence import EventEvidence, as_float, is_exact_white_box
 
 #: characters XML 1.0 cannot carry, even escaped
@@ -107,7 +109,11 @@ def render_junit(report: dict[str, Any]) -> str:
         elif r["verdict"] == "error":
             message = f"adapter error: {r.get('error')}"
             error = ET.SubElement(case, "error", message=_text(message), type="AdapterError")
-            error.text = _text(_details(r))
+            text = _details(r)
+            if r.get("error_traceback"):
+                rows = str(r["error_traceback"]).split("\n")
+                text += "\n\ntraceback:\n" + "\n".join(printable(row) for row in rows)
+            error.text = _text(text)
         else:
             ET.SubElement(case, "system-out").text = _text(_details(r))
     for note in skipped:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from auditor.core.text import printable
 from reports.evidence import (
     bound_text,
     is_exact_white_box,
@@ -28,6 +30,15 @@ def md_escape(text: Any) -> str:
     ):
         s = s.replace(ch, rep)
     return s.replace("\n", " ")
+
+
+def fenced(text: Any, info: str = "text") -> list[str]:
+    """``text`` as a fenced code block whose fence no run of backticks in it can close;
+    control characters escaped line by line (a report.json may come from anywhere)."""
+    rows = [printable(row) for row in str(text).split("\n")]
+    longest = max((len(run) for run in re.findall("`+", "\n".join(rows))), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, *rows, fence]
 
 
 def _num(x: Any, digits: int = 4) -> str:
@@ -123,6 +134,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         for note in r.get("notes", []):
             lines.append(f"- note: {md_escape(note)}")
         lines.append(f"- outputs drawn: {r.get('samples', 0):,}")
+        if r.get("verdict") == "error" and r.get("error_traceback"):
+            lines += ["", "Traceback behind the error:", "", *fenced(r["error_traceback"])]
     lines += _baseline_lines(report.get("baseline"))
     if report.get("skipped"):
         lines += ["", "## Skipped", ""] + [f"- {md_escape(s)}" for s in report["skipped"]]

@@ -49,8 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from reference_mechanisms.integer_rate_laplace import sample_discrete_laplace_integer_rate
 from auditor.adapters.reference import _MechanismAdapter
+from reference_mechanisms.integer_rate_laplace import sample_discrete_laplace_integer_rate
 from reference_mechanisms.noisy_max import NoisyTopK, ReportNoisyMaxWithValue
 from reference_mechanisms.params import check_integer, check_integer_queries
 from reference_mechanisms.quantile import ExponentialQuantile

@@ -19,9 +19,15 @@ _real = partial(check_real, error=InvalidArgument)
 #: (after the certifier's pilot stage; see auditor/engine/certify.py and docs/estimators.md)
 DEFAULT_LOOKS: tuple[tuple[float, float], ...] = ((1 / 16, 0.05), (1 / 4, 0.1), (1.0, 0.85))
 DEFAULT_BUDGET = 200_000
-#: budget for adapters that declare ``vectorised = False`` (one library call per output)
-DEFAULT_LOOP_BUDGET = 20_000
+#: budget for adapters that declare ``vectorised = False`` (one library call per output): the
+#: same as everyone's (until 0.2 it was 20,000); ``--loop-budget`` can still lower it
+DEFAULT_LOOP_BUDGET = DEFAULT_BUDGET
 MIN_BUDGET = 100
+#: one-sided confidence of the futility check on a trial's training split (see
+#: ``AuditConfig.futility`` and ``auditor.engine.certify``)
+DEFAULT_FUTILITY = 0.2
+#: largest accepted ``futility``: beyond it the check is no longer an optimistic one
+MAX_FUTILITY = 0.5
 
 #: seconds one ``sample`` call may take before the adapter is reported as hung
 DEFAULT_TIMEOUT = 120.0
@@ -39,9 +45,19 @@ class AuditConfig:
 
     ``budget`` is the largest number of outputs drawn on each neighbouring input of one trial
     (training plus certification); adapters that declare ``vectorised = False`` get
-    ``min(budget, loop_budget)`` instead, so a slow library cannot stall the run.  The sizes are
-    fixed before anything is sampled, so they never depend on what the samples show.
+    ``min(budget, loop_budget)`` instead (by default the same 200,000; a lower
+    ``loop_budget`` keeps a slow library from stalling a run).  The sizes are fixed before
+    anything is sampled, so they never depend on what the samples show.
     ``alpha`` is the family-wise significance of the whole run.
+
+    ``futility``: a trial whose training split shows, even when every training estimate is
+    moved to the edge of its one-sided ``1 - futility`` confidence interval in the event's
+    favour, that no proposed event could certify a violation at the planned size draws no main
+    certification output (its pilot's bound stands; without a pilot it is certified at its
+    first look alone, with the whole of its alpha).  The choice uses training outputs only and
+    is made before any certification output is drawn, so every bound keeps its significance;
+    the cost is power in a narrow band just above the claim (docs/estimators.md §4).  0 turns
+    it off; so does a single configured look (fixed-n).
     """
 
     budget: int = DEFAULT_BUDGET
@@ -55,6 +71,7 @@ class AuditConfig:
     #: Bounds the run's memory (training outputs are held in memory, certification only
     #: counts) and changes nothing for budgets up to about 10^7.
     max_train: int = 1 << 21
+    futility: float = DEFAULT_FUTILITY
 
     def budget_for(self, spec: AdapterSpec) -> int:
         """Outputs per neighbouring input per trial for this adapter."""
@@ -65,6 +82,7 @@ class AuditConfig:
             _integer(getattr(self, field), field, minimum=MIN_BUDGET)
         _integer(self.batch_size, "batch_size", minimum=1)
         _real(self.alpha, "alpha", "(0, 1)")
+        _real(self.futility, "futility", f"[0, {MAX_FUTILITY:g})")
         _integer(self.seed, "seed", minimum=0)
         fractions = [f for f, _ in self.looks]
         shares = sum(s for _, s in self.looks)

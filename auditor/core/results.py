@@ -182,7 +182,14 @@ class Finding:
 
 @dataclass(frozen=True)
 class AdapterResult:
-    """The verdict on one adapter and the evidence for it."""
+    """The verdict on one adapter and the evidence for it.
+
+    ``error`` is the one-line message of an ``error`` verdict; ``error_traceback`` the
+    traceback behind it when there is one: the exception the adapter's code raised (in a worker
+    process or in this one), or what a worker process that crashed or hung wrote last and
+    where it was stopped — control characters escaped, cut to its last 50 lines / 20,000
+    characters (``auditor.core.errors.cap_text``).
+    """
 
     adapter: str
     family: str
@@ -197,6 +204,7 @@ class AdapterResult:
     seconds: float = 0.0
     notes: tuple[str, ...] = ()
     power: dict[str, Any] | None = None
+    error_traceback: str | None = None
 
     @property
     def epsilon_lower_bound(self) -> float:
@@ -222,6 +230,7 @@ class AdapterResult:
             "alpha_split": best.estimate.alpha_split if best else None,
             "counts": best.estimate.counts.to_dict() if best else None,
             "error": self.error,
+            "error_traceback": self.error_traceback,
             "library": {"name": self.library, "version": self.library_version},
             "samples": self.samples,
             "notes": list(self.notes),

@@ -25,11 +25,13 @@ behind this design.
 is drawn, the training split is asked whether the trial has any chance.  Every proposed event's
 training rates are moved to the edge of their one-sided ``1 - futility`` Clopper-Pearson
 intervals in the event's favour and the bound they would certify at the final look is
-predicted; if no event, in either direction, reaches the claimed epsilon, the trial is
-*short*: it is certified at its first look alone, which gets the whole of the main stage's
-alpha (``Schedule.short_looks``, fixed from the configuration like every other size).  Both
-schedules are valid tests, and the choice between them sees training outputs only, so no bound
-changes meaning; a short trial only loses the power its training split says it did not have.
+predicted; if no event, in either direction, reaches the claimed epsilon, the trial is *cut*:
+it takes ``Schedule.short_looks`` instead of ``Schedule.looks``, both fixed from the
+configuration like every other size.  A trial with a pilot then draws no main certification
+output at all (the pilot has certified its bound already; the main alpha goes unspent); one
+without a pilot is certified at its first look alone, with the whole of the main alpha.  Each
+schedule is a valid test, and the choice between them sees training outputs only, so no bound
+changes meaning; a cut trial only loses the power its training split says it did not have.
 """
 
 from __future__ import annotations
@@ -146,8 +148,9 @@ class Certifier:
         # where draws run (auditor.engine.backends); every backend draws the same seeded chunks
         self.sampler = sampler if sampler is not None else InProcessSampler()
         self.samples = 0
-        #: (trial, planned certification outputs per side, outputs per side certified) of each
-        #: trial the futility check shortened, for the report's notes
+        #: (trial, planned certification outputs per side, main certification outputs per side
+        #: drawn instead: 0 when its pilot stands alone) of each trial the futility check cut,
+        #: for the report's notes
         self.short: list[tuple[str, int, int]] = []
 
     def _draw(self, query: Any, n: int, *labels: object) -> np.ndarray:
@@ -307,8 +310,10 @@ class Certifier:
         main_share = 1.0 - PILOT_SHARE if pilot else 1.0
         looks = plan_looks(config.looks, n_cert)
         final_alpha = self.alpha_test * main_share * looks[-1][1]
-        # the futility check needs a training split to look at and a first look to fall back to
-        short = ((looks[0][0], 1.0),) if config.futility and n_train and len(looks) > 1 else ()
+        # the futility check needs a training split to look at and a schedule to cut: a trial
+        # it cuts keeps its pilot's bound, or without a pilot takes the first look alone
+        futile = bool(config.futility and n_train and len(looks) > 1)
+        short = () if pilot else ((looks[0][0], 1.0),)
         # screening candidate pairs spends up to one more budget per side: half over every
         # screened pair, half over the best quarter of them (finalists get twice the outputs)
         pairs = 1 + len(trial.candidates)
@@ -330,6 +335,7 @@ class Certifier:
             screen,
             finalists,
             screen_again if screened > 1 else 0,
+            futile,
             short,
         )
 
@@ -400,8 +406,10 @@ class Schedule:
     screen: int = 0
     finalists: int = 1
     screen_again: int = 0
-    #: the looks of a trial whose training split shows no chance (see the module docstring):
-    #: the first planned look alone, with the whole main share; () when the check is off
+    #: whether the futility check runs (see the module docstring), and the looks of a trial it
+    #: cuts: none when the trial has a pilot (the pilot's bound stands), else the first planned
+    #: look alone with the whole main share
+    futility: bool = False
     short_looks: tuple[tuple[int, float], ...] = ()
 
 
@@ -417,7 +425,7 @@ class _TrialStages:
         self.label = (attack.name, index)
         self.claim = certifier.spec.claim
         self.schedule = certifier._schedule(trial)
-        #: the certification looks taken: the planned ones, or the short ones (futility)
+        #: the certification looks taken: the planned ones, or the cut ones (futility)
         self.looks = self.schedule.looks
         self.best: Finding | None = None
         self.kept: tuple[list[np.ndarray], str] | None = None
@@ -438,8 +446,11 @@ class _TrialStages:
             return self.best
         # a white-box finding has no counts to state power from
         if self.best is not None and self.best is not exact:
-            n, share = self.looks[-1]
-            alpha = self.certifier.alpha_test * self.schedule.main_share * share
+            if self.looks:
+                n, share = self.looks[-1]
+                alpha = self.certifier.alpha_test * self.schedule.main_share * share
+            else:  # cut by the futility check after its pilot: the pilot's bound is the one
+                n, alpha = self.schedule.pilot, self.certifier.alpha_test * PILOT_SHARE
             self.best = self.certifier._with_power(self.best, n, alpha)
         return self.best
 
@@ -561,12 +572,15 @@ class _TrialStages:
         events = self.propose(train, plan)
         if not events:
             return
-        if schedule.short_looks:
+        if schedule.futility:
             # futility: decided on the training split alone, before any certification output
             hope = c._optimistic_bound(events, train, schedule.n_cert, schedule.final_alpha)
             if hope <= self.claim.epsilon:
                 self.looks = schedule.short_looks
-                c.short.append((self.trial.description, schedule.n_cert, self.looks[-1][0]))
+                drawn = self.looks[-1][0] if self.looks else 0
+                c.short.append((self.trial.description, schedule.n_cert, drawn))
+                if not self.looks:
+                    return
         last_n, last_share = self.looks[-1]
         splits = c._splits(events, train, last_n, c.alpha_test * schedule.main_share * last_share)
         k = np.zeros((2, len(events)), dtype=np.int64)

@@ -64,13 +64,17 @@ class _PlannedAdapter:
     trials: list[tuple[Attack, Trial]]
     error: str | None = None
     notes: tuple[str, ...] = ()
+    #: the traceback behind ``error`` (``DPAuditError.adapter_traceback``), if any
+    traceback: str | None = None
 
 
 def _plan(adapter: Any, attacks: Sequence[Attack], seed: int) -> _PlannedAdapter:
     try:
         spec = check_adapter(adapter)
     except DPAuditError as exc:
-        return _PlannedAdapter(None, adapter_label(adapter), [], str(exc))
+        return _PlannedAdapter(
+            None, adapter_label(adapter), [], str(exc), traceback=exc.adapter_traceback
+        )
     trials: list[tuple[Attack, Trial]] = []
     notes: list[str] = []
     for attack in attacks:
@@ -81,7 +85,7 @@ def _plan(adapter: Any, attacks: Sequence[Attack], seed: int) -> _PlannedAdapter
             with adapter_code(f"attack {attack.name!r}: planning trials"):
                 trials += [(attack, t) for t in attack.trials(spec, rng)]
         except DPAuditError as exc:
-            return _PlannedAdapter(spec, spec.name, [], str(exc))
+            return _PlannedAdapter(spec, spec.name, [], str(exc), traceback=exc.adapter_traceback)
     if not trials:
         notes.append("no attack applies to this adapter; nothing was tested")
     return _PlannedAdapter(spec, spec.name, trials, notes=tuple(notes))
@@ -147,15 +151,22 @@ def run_audit(
                     on_result(result)
                 return result
 
-        threads = 1 if engine.backend == "inline" else min(len(planned), 2 * engine.n_workers)
+        # four adapters per worker: while the costliest ones (first to start, first in the
+        # workers' queues) wait for this process or for their own worker, others fill the gaps
+        threads = 1 if engine.backend == "inline" else min(len(planned), 4 * engine.n_workers)
         if threads <= 1:
             results = [audit(p) for p in planned]
         else:
+            # the costliest adapters start first, so that the longest one does not start last
+            # (the report keeps the planned order; no number depends on when an adapter ran)
+            order = start_order(planned, config)
             pool = ThreadPoolExecutor(threads, thread_name_prefix="dp-audit-adapter")
             try:
-                results = list(pool.map(audit, planned))
+                done_in_order = list(pool.map(audit, [planned[i] for i in order]))
             finally:
                 pool.shutdown(wait=False, cancel_futures=True)
+            by_plan = sorted(zip(order, done_in_order, strict=True), key=lambda pair: pair[0])
+            results = [result for _, result in by_plan]
     finally:
         sampler.close()
     return AuditReport(
@@ -171,6 +182,29 @@ def run_audit(
         started=started,
         settings=jsonable(dataclasses.asdict(config)),
     )
+
+
+def planned_outputs(p: _PlannedAdapter, config: AuditConfig) -> int:
+    """Most outputs per side the adapter's trials may draw (screening included), from the plan."""
+    if p.spec is None or p.error:
+        return 0
+    budget = config.budget_for(p.spec)
+    return sum(budget * (2 if trial.candidates else 1) for _, trial in p.trials)
+
+
+def start_order(planned: Sequence[_PlannedAdapter], config: AuditConfig) -> list[int]:
+    """Indices of ``planned`` in the order their audits start: adapters that call their library
+    once per output (``vectorised = False``) first, and among them those without ``seed()``
+    (sampled on one worker only, so the longest chains of the run); then by planned outputs,
+    largest first; ties keep the planned order.  Scheduling only: results never depend on it."""
+
+    def cost(i: int) -> tuple[bool, bool, int, int]:
+        p = planned[i]
+        if p.spec is None:
+            return (True, True, 0, i)
+        return (p.spec.vectorised, p.spec.seedable, -planned_outputs(p, config), i)
+
+    return sorted(range(len(planned)), key=cost)
 
 
 def _audit_adapter(
@@ -197,6 +231,8 @@ def _audit_adapter(
         except DPAuditError as exc:
             # one trial's failure (an input the adapter rejects, a malformed batch) does not
             # erase what other trials certified; a hang or a crash ends the adapter's audit
+            if not errors:  # the error reported is the first: its traceback goes with it
+                p.traceback = exc.adapter_traceback
             errors.append(str(exc) if not errors else f"{attack.name}: {exc}")
             if isinstance(exc, AdapterTimeout | AdapterCrashed):
                 break
@@ -207,7 +243,7 @@ def _audit_adapter(
                 break
     best = max(findings, key=lambda f: f.estimate.epsilon_lower_bound, default=None)
     violated = best is not None and best.estimate.epsilon_lower_bound > p.spec.claim.epsilon
-    notes = p.notes + sampler.notes(p.name)
+    notes = p.notes + sampler.notes(p.name) + _futility_notes(certifier, config)
     if errors and not violated:
         p.notes = notes + tuple(f"also failed: {e}" for e in errors[1:])
         return replace(
@@ -233,7 +269,28 @@ def _audit_adapter(
     )
 
 
+def _futility_notes(certifier: Certifier, config: AuditConfig) -> tuple[str, ...]:
+    """One note naming the trials the futility check cut short."""
+    if not certifier.short:
+        return ()
+    trials = "; ".join(f"{description!r}" for description, _, _ in certifier.short)
+    sizes = sorted({(drawn, planned) for _, planned, drawn in certifier.short})
+    shown = ", ".join(
+        f"{drawn:,} instead of {planned:,}"
+        if drawn
+        else f"none instead of {planned:,} (the pilot's bound stands)"
+        for drawn, planned in sizes
+    )
+    return (
+        f"futility: {len(certifier.short)} trial(s) cut short (main certification outputs per "
+        f"side: {shown}), because on their training split no proposed event could certify a "
+        f"violation even at the favourable edge of its {1 - config.futility:.4g} confidence "
+        f"interval (decided before any certification output was drawn): {trials}",
+    )
+
+
 def _error_result(p: _PlannedAdapter, message: str, samples: int, seconds: float) -> AdapterResult:
+    """The ``error`` verdict: ``message`` and the traceback behind it (``p.traceback``)."""
     spec = p.spec
     return AdapterResult(
         adapter=p.name,
@@ -246,4 +303,5 @@ def _error_result(p: _PlannedAdapter, message: str, samples: int, seconds: float
         samples=samples,
         seconds=seconds,
         notes=p.notes,
+        error_traceback=p.traceback,
     )

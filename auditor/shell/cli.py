@@ -71,10 +71,25 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _futility(text: str) -> float:
+    from auditor.core.configs import MAX_FUTILITY
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value < MAX_FUTILITY:
+        raise argparse.ArgumentTypeError(
+            f"expected a number in [0, {MAX_FUTILITY:g}) (0 turns the check off), got {text!r}"
+        )
+    return value
+
+
 #: converters of the run options a project may set in [tool.dp-audit] (by destination)
 CONFIGURABLE: dict[str, Callable[[str], Any]] = {
     "budget": whole_number,
     "loop_budget": whole_number,
+    "futility": _futility,
     "alpha": probability,
     "seed": whole_number,
     "timeout": _seconds,
@@ -85,7 +100,7 @@ CONFIGURABLE: dict[str, Callable[[str], Any]] = {
 def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.ArgumentParser:
     """The command line; ``run_defaults`` (from ``[tool.dp-audit]``) replace the defaults of
     ``run``'s options, so flags given on the command line still win."""
-    from auditor.core.configs import DEFAULT_BUDGET, DEFAULT_LOOP_BUDGET
+    from auditor.core.configs import DEFAULT_BUDGET, DEFAULT_FUTILITY, DEFAULT_LOOP_BUDGET
 
     parser = _Parser(
         prog="dp-audit",
@@ -100,8 +115,8 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         help="audit adapters and write a report",
         description="Audit adapters (all built-ins by default) and write report.json, report.md, "
         "report.html and junit.xml. Settings may also come from [tool.dp-audit] in the nearest "
-        "pyproject.toml (targets, attacks, budget, loop-budget, alpha, seed, timeout, workers, "
-        "baseline, out); flags on the command line win.",
+        "pyproject.toml (targets, attacks, budget, loop-budget, futility, alpha, seed, timeout, "
+        "workers, baseline, out); flags on the command line win.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -133,6 +148,15 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         f"(vectorised = False; default {DEFAULT_LOOP_BUDGET:,})",
     )
     run.add_argument(
+        "--futility",
+        type=_futility,
+        default=DEFAULT_FUTILITY,
+        metavar="P",
+        help="a trial whose training split shows, at confidence 1 - P, no chance of certifying "
+        "a violation draws no further certification outputs (decided before any is drawn); "
+        f"0 turns this off (default {DEFAULT_FUTILITY:g}; see docs/estimators.md)",
+    )
+    run.add_argument(
         "--alpha",
         type=probability,
         default=0.05,
@@ -156,7 +180,16 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         help="certify once on the whole budget instead of in looks that stop at the first "
         "certified violation: slower, but reports the strongest bound the budget allows",
     )
-    run.add_argument("--quiet", action="store_true", help="no progress output")
+    chatter = run.add_mutually_exclusive_group()
+    chatter.add_argument("--quiet", action="store_true", help="no progress output")
+    chatter.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="after each adapter that ended in error, the traceback behind it (what its code "
+        "raised, or what its worker process wrote before it crashed or was stopped); the "
+        "report holds it either way",
+    )
     _add_engine_options(run)
     run.add_argument(
         "--baseline",
@@ -348,6 +381,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = AuditConfig(
         budget=args.budget,
         loop_budget=args.loop_budget,
+        futility=args.futility,
         alpha=args.alpha,
         seed=args.seed,
         attacks=tuple(attack) if attack else None,
@@ -390,8 +424,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # finishes, so a long run shows signs of life
     live = not args.quiet and not sys.stderr.isatty()
 
+    verbose = bool(getattr(args, "verbose", False))
+
     def on_result(result: Any) -> None:
-        say(_verdict_line(result.to_dict()))
+        for line in _verdict_lines(result.to_dict(), verbose):
+            say(line)
 
     with TerminalProgress(enabled=not args.quiet and sys.stderr.isatty()) as progress:
         report = run_audit(
@@ -413,7 +450,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         exit_code = exit_code_with_baseline(data)
     if not live:
         for r in data["results"]:
-            say(_verdict_line(r))
+            for line in _verdict_lines(r, verbose):
+                say(line)
     if baseline is not None:
         section = data["baseline"]
         for g in section["regressions"]:
@@ -449,8 +487,10 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from attacks import OPT_IN, available, load_attacks
     from auditor.shell.loading import load_builtins, load_entry_point_adapters
 
-    print("Built-in adapters:")
-    for group in load_builtins():
+    print(
+        "Built-in adapters (those marked [opt-in] run only when named, e.g. --adapter 'benchmark.*'):"
+    )
+    for group in load_builtins(opt_in=True):
         if group.skipped:
             print(f"  [skipped] {group.skipped}")
         for a in group.adapters:
@@ -459,7 +499,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             version = getattr(a, "library_version", "")
             print(
                 f"  {a.name:<40} {_kind(a):<10} eps={a.epsilon:g} delta={getattr(a, 'delta', 0.0):g}"
-                f"  {library} {version} ({mode})"
+                f"  {library} {version} ({mode}){' [opt-in]' if group.opt_in else ''}"
             )
     plugins = load_entry_point_adapters()
     print("Plugin adapters (entry points 'dp_audit.adapters'):")
@@ -568,6 +608,16 @@ def _verdict_line(r: dict[str, Any]) -> str:
         else f"epsilon {_bound_summary(r)} (claim {r['claim']['epsilon']:g})"
     )
     return f"  {r['verdict']:>12}  {r['adapter']}: {detail}"
+
+
+def _verdict_lines(r: dict[str, Any], verbose: bool = False) -> list[str]:
+    """The adapter's verdict line; with ``verbose``, then the traceback behind an error,
+    indented, one terminal line per line (each made printable by the caller)."""
+    lines = [_verdict_line(r)]
+    traceback_text = r.get("error_traceback") if r.get("verdict") == "error" else None
+    if verbose and traceback_text:
+        lines += [f"                | {line}" for line in str(traceback_text).split("\n")]
+    return lines
 
 
 def _bound_summary(r: dict[str, Any]) -> str:

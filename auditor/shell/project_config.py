@@ -102,7 +102,7 @@ def run_defaults(
         "out": ("out", _path(path.parent)),
         **{
             key: (key.replace("-", "_"), _scalar(converters[key.replace("-", "_")]))
-            for key in ("budget", "loop-budget", "alpha", "seed", "timeout", "workers")
+            for key in ("budget", "loop-budget", "futility", "alpha", "seed", "timeout", "workers")
         },
     }
     if not isinstance(table, dict):

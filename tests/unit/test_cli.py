@@ -111,7 +111,8 @@ def test_same_seed_same_report_apart_from_timings(tmp_path, write):
         (["run", "--adapter", "nosuch.*"], "no built-in adapter or entry point is named"),
     ],
 )
-def test_usage_errors_exit_2_with_one_line(capsys, args, message):
+def test_usage_errors_exit_2_with_one_line(capsys, args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default --out is relative: never the repository's
     assert main(args) == 2
     err = capsys.readouterr().err
     assert message in err

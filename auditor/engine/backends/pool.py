@@ -11,16 +11,27 @@ Deadlines: a task gets ``timeout`` seconds for its ``sample`` call; while the wo
 starting or loading the adapter (the first task of an adapter on that worker) it gets
 ``load_timeout`` seconds, and the ``timeout`` clock starts when the worker reports the adapter
 loaded.
+
+Output: workers never write to the user's terminal.  Their stdout and stderr go to a log file
+per worker (in a temporary folder removed at ``close``); when a worker crashes, or hangs and is
+stopped (after being asked for its Python stacks), the end of what it wrote during the failed
+task goes with the error (``adapter_traceback``) into the report.  Python warnings come back
+over the pipe, for the caller's ``on_warning``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
+import weakref
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
@@ -28,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.core.errors import AdapterCrashed, AdapterTimeout
+from auditor.core.errors import TRACEBACK_CHARS, AdapterCrashed, AdapterTimeout, cap_text
 from auditor.engine.backends.worker import Task, error_from, worker_main
 
 
@@ -64,6 +75,11 @@ def describe_exit(code: int | None) -> str:
 #: never waits for the dispatcher between two chunks
 DEPTH = 2
 
+#: a worker's log file is emptied when a task starts once it is larger than this (bytes)
+LOG_LIMIT = 1 << 20
+#: longest wait for a hung worker to write its stacks before it is stopped (s)
+STACK_WAIT = 0.5
+
 
 @dataclass
 class _Job:
@@ -71,6 +87,8 @@ class _Job:
     future: Future[np.ndarray]
     label: str  # "adapter 'x': sample(query, n=...)" for messages
     pin: str | None  # run only on the worker that owns this key (unseedable adapters)
+    #: smaller runs first (FIFO within a priority); see :meth:`ProcessPool.submit`
+    priority: int = 0
     #: its future is marked running: it was sent to a worker, and may be back in the queue
     #: because that worker was stopped before it started
     started: bool = False
@@ -88,11 +106,35 @@ class _Job:
             self.future.set_exception(error)
 
 
+def _dispatch_order(queue: deque[_Job]) -> list[_Job]:
+    """The order in which queued jobs are offered to workers: by priority, and within one
+    priority round-robin over adapters (each adapter's first queued job, then each one's
+    second, ...; submission order within an adapter), so that a cheap adapter's few chunks
+    never wait behind the whole of another's long request.  Scheduling only: a job's seed is
+    its own."""
+    seen: dict[str, int] = {}
+    ranked = []
+    for i, job in enumerate(queue):
+        turn = seen.get(job.task.key, 0)
+        seen[job.task.key] = turn + 1
+        ranked.append((job.priority, turn, i))
+    order = sorted(range(len(ranked)), key=lambda i: ranked[i])
+    return [queue[i] for i in order]
+
+
 class _Slot:
-    def __init__(self, ctx: Any, index: int) -> None:
+    def __init__(self, ctx: Any, index: int, log_dir: str) -> None:
+        #: the worker's stdout and stderr; ``mark``: its size when the running job started
+        self.log = os.path.join(log_dir, f"worker-{index}.log")
+        self.mark = 0
+        with open(self.log, "wb"):
+            pass
         parent, child = ctx.Pipe(duplex=True)
         self.process = ctx.Process(
-            target=worker_main, args=(child,), name=f"dp-audit-worker-{index}", daemon=True
+            target=worker_main,
+            args=(child, self.log),
+            name=f"dp-audit-worker-{index}",
+            daemon=True,
         )
         self.process.start()
         child.close()
@@ -118,11 +160,63 @@ class _Slot:
         else:
             self.loading, self.deadline = True, time.monotonic() + load_timeout
 
+    def finished(self, end: Any) -> None:
+        """The running job returned; ``end`` is the size of the log then, as the worker saw it:
+        what the worker writes from there on belongs to its next job."""
+        if isinstance(end, int) and end >= 0:
+            self.mark = end
+        if self.mark > LOG_LIMIT:  # the worker appends: it goes on at the new end
+            with contextlib.suppress(OSError):
+                os.truncate(self.log, 0)
+            self.mark = 0
+
+    def _log_size(self) -> int:
+        try:
+            return os.path.getsize(self.log)
+        except OSError:
+            return 0
+
+    def output(self) -> str | None:
+        """What the worker wrote since its running job started (the end of it, made printable),
+        or None if nothing."""
+        size = self._log_size()
+        start = max(self.mark, size - 4 * TRACEBACK_CHARS)
+        if size <= start:
+            return None
+        try:
+            with open(self.log, "rb") as f:
+                f.seek(start)
+                data = f.read(size - start)
+        except OSError:
+            return None
+        text = data.decode("utf-8", errors="replace").strip()
+        return cap_text(text) if text else None
+
+    def dump_stacks(self) -> None:
+        """Ask a hung worker for every thread's Python stack (written to its log) and wait a
+        moment for it; C code that holds the GIL does not stop it (faulthandler)."""
+        pid = self.process.pid
+        if not hasattr(signal, "SIGUSR1") or pid is None or not self.process.is_alive():
+            return
+        before = self._log_size()
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGUSR1)
+        end = time.monotonic() + STACK_WAIT
+        size = before
+        while time.monotonic() < end:
+            time.sleep(0.05)
+            now = self._log_size()
+            if now > before and now == size:  # written, and no longer growing
+                return
+            size = now
+
     def kill(self) -> None:
         if self.process.is_alive():
             self.process.kill()
         self.process.join(5)
         self.conn.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.log)
 
 
 class ProcessPool:
@@ -134,8 +228,15 @@ class ProcessPool:
         timeout: float,
         load_timeout: float,
         start_method: str | None = None,
+        on_warning: Callable[[str, str], None] | None = None,
     ) -> None:
+        """``on_warning(task key, text)`` is called (on the dispatcher thread) for each Python
+        warning a worker reports while it runs that task, before the task's result is set."""
         self.workers, self.timeout, self.load_timeout = workers, timeout, load_timeout
+        self._on_warning = on_warning
+        self._log_dir = tempfile.mkdtemp(prefix="dp-audit-workers-")
+        #: removes the log folder at close, or when the pool is collected without a close
+        self._remove_logs = weakref.finalize(self, shutil.rmtree, self._log_dir, True)
         self._ctx = _context(start_method)
         self._lock = threading.Lock()
         self._queue: deque[_Job] = deque()
@@ -151,12 +252,17 @@ class ProcessPool:
 
     # --- called from any thread -------------------------------------------------------------
 
-    def submit(self, task: Task, label: str, pin: str | None = None) -> Future[np.ndarray]:
+    def submit(
+        self, task: Task, label: str, pin: str | None = None, priority: int = 0
+    ) -> Future[np.ndarray]:
+        """Queue ``task``; tasks of a smaller ``priority`` are handed to workers first (in the
+        order they were submitted within one priority).  Priorities decide only when a task
+        runs: its seed, and so its outputs, are fixed by the task itself."""
         future: Future[np.ndarray] = Future()
         with self._lock:
             if self._closing:
                 raise RuntimeError("pool is closed")
-            self._queue.append(_Job(task, future, label, pin))
+            self._queue.append(_Job(task, future, label, pin, priority))
         self._wake()
         return future
 
@@ -238,10 +344,11 @@ class ProcessPool:
 
     def _assign(self) -> None:
         with self._lock:
-            jobs = list(self._queue)
+            jobs = _dispatch_order(self._queue)
+        reserved = self._reserve(jobs)
         for job in jobs:
             try:
-                slot = self._slot_for(job)
+                slot = self._slot_for(job, reserved)
             except Exception as exc:  # noqa: BLE001 - e.g. spawn refused; fail the job, not the pool
                 with self._lock:
                     self._queue.remove(job)
@@ -286,7 +393,30 @@ class ProcessPool:
                     slot, AdapterCrashed(f"{job.label}: could not reach its worker process: {exc}")
                 )
 
-    def _slot_for(self, job: _Job) -> _Slot | None:
+    def _reserve(self, jobs: list[_Job]) -> _Slot | None:
+        """The worker an unseedable adapter's first job should get, while one waits.
+
+        Such a job picks its worker for the whole run and needs an idle one: the worker with
+        the least work for unseedable adapters already (its own jobs, and those queued for the
+        adapters it holds), so that two long single-worker chains do not share one worker.  It
+        takes no other new job until it is idle (at most ``DEPTH`` chunks); without that, a
+        steady stream of other chunks could keep every worker busy and the adapter waiting
+        until they run out.  None when no such job waits or a worker can still be started."""
+        if len(self._slots) < self.workers or not any(
+            job.pin is not None and job.pin not in self._owner and job.pin not in self._lost
+            for job in jobs
+        ):
+            return None
+        backlog = {id(slot): len(slot.jobs) for slot in self._slots}
+        for job in jobs:
+            owner = self._owner.get(job.pin) if job.pin is not None else None
+            if owner is not None and id(owner) in backlog:
+                backlog[id(owner)] += 1
+        return min(self._slots, key=lambda slot: backlog[id(slot)])
+
+    def _slot_for(self, job: _Job, reserved: _Slot | None = None) -> _Slot | None:
+        """The worker to send ``job`` to now, or None to keep it queued (``reserved``: see
+        :meth:`_reserve`)."""
         if job.pin is not None and job.pin in self._lost:
             raise RuntimeError(
                 "the worker process holding this adapter was stopped (another adapter hung or "
@@ -295,9 +425,12 @@ class ProcessPool:
             )
         if job.pin is not None and job.pin in self._owner:
             owner = self._owner[job.pin]
-            return owner if owner in self._slots and len(owner.jobs) < DEPTH else None
+            usable = owner in self._slots and owner is not reserved
+            return owner if usable and len(owner.jobs) < DEPTH else None
+        if job.pin is not None and reserved is not None:
+            return reserved if not reserved.jobs else None
         for slot in self._slots:
-            if not slot.jobs:
+            if not slot.jobs and slot is not reserved:
                 return slot
         if len(self._slots) < self.workers:
             slot = self._start_slot()
@@ -308,7 +441,7 @@ class ProcessPool:
             # whose running job might still hang or crash it
             return None
         for slot in self._slots:
-            if len(slot.jobs) < DEPTH:
+            if len(slot.jobs) < DEPTH and slot is not reserved:
                 return slot
         return None
 
@@ -317,13 +450,13 @@ class ProcessPool:
         for attempt in range(3):
             self._started += 1
             try:
-                return _Slot(self._ctx, self._started)
+                return _Slot(self._ctx, self._started, self._log_dir)
             except (OSError, EOFError):
                 if attempt == 1 and self._ctx.get_start_method() != "spawn":
                     self._ctx = multiprocessing.get_context("spawn")
                 time.sleep(0.1)
         self._started += 1
-        return _Slot(self._ctx, self._started)
+        return _Slot(self._ctx, self._started, self._log_dir)
 
     def _wait_and_handle(self) -> None:
         busy = [s for s in self._slots if s.job is not None]
@@ -347,7 +480,20 @@ class ProcessPool:
                     what = f"{job.label}: starting a worker process and loading the adapter did not finish within {self.load_timeout:g} s"
                 else:
                     what = f"{job.label} did not return within {self.timeout:g} s"
-                self._fail(slot, AdapterTimeout(f"{what}; its worker process was stopped"))
+                slot.dump_stacks()
+                stacks = slot.output()
+                self._fail(
+                    slot,
+                    AdapterTimeout(
+                        f"{what}; its worker process was stopped",
+                        adapter_traceback=(
+                            "Where the worker process was when it was stopped (its output "
+                            f"during this call, stacks last):\n{stacks}"
+                            if stacks
+                            else None
+                        ),
+                    ),
+                )
 
     def _handle(self, slot: _Slot) -> None:
         while slot in self._slots:
@@ -363,29 +509,42 @@ class ProcessPool:
             job = slot.job
             if job is None:
                 continue
+            if kind == "warn":
+                if self._on_warning is not None:
+                    with contextlib.suppress(Exception):
+                        self._on_warning(job.task.key, message[1])
+                continue
             if kind == "loaded":
                 slot.loaded.add(job.task.key)
                 slot.loading, slot.deadline = False, time.monotonic() + self.timeout
             elif kind in ("ok", "err"):
+                # ("ok", result, log end) or ("err", class name, message, traceback, log end)
                 slot.jobs.popleft()
                 if kind == "ok":
                     slot.loaded.add(job.task.key)
+                slot.finished(message[-1])
                 slot.start_clock(self.timeout, self.load_timeout)  # the next one has started
                 if job.future.done():  # cancelled while it waited in the pipe
                     continue
                 if kind == "ok":
                     job.future.set_result(message[1])
                 else:
-                    job.future.set_exception(error_from(message[1], message[2]))
+                    job.future.set_exception(error_from(*message[1:4]))
         if slot in self._slots and not slot.process.is_alive():
             slot.process.join(1)
             code = slot.process.exitcode
             if slot.job is not None:
                 during = " while loading the adapter" if slot.loading else ""
+                output = slot.output()
                 self._fail(
                     slot,
                     AdapterCrashed(
-                        f"{slot.job.label} crashed its worker process{during} ({describe_exit(code)})"
+                        f"{slot.job.label} crashed its worker process{during} ({describe_exit(code)})",
+                        adapter_traceback=(
+                            f"What the worker process wrote during this call:\n{output}"
+                            if output
+                            else None
+                        ),
                     ),
                 )
             else:
@@ -432,3 +591,4 @@ class ProcessPool:
                     )
             slot.kill()
         self._slots = []
+        self._remove_logs()

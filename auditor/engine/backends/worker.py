@@ -8,6 +8,8 @@ something else in a fresh process is an error, not a silent substitution.
 
 from __future__ import annotations
 
+import contextlib
+import faulthandler
 import multiprocessing
 import os
 import pickle
@@ -15,6 +17,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, TypeAlias, cast
@@ -28,8 +31,10 @@ from auditor.core.errors import (
     DPAuditError,
     adapter_code,
     describe,
+    format_traceback,
 )
 from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
+from auditor.core.text import printable
 from auditor.core.trials import Event
 from auditor.engine.sampling import count_events, sample_once
 
@@ -170,7 +175,7 @@ def run_task(task: Task, on_loaded: Any = None) -> np.ndarray:
     """Execute one task; raises the ``DPAuditError`` the in-process path would raise."""
     if task.key in _REFUSED:  # reported loaded, then refused: say why again, never sample
         refused = _REFUSED[task.key]
-        raise type(refused)(str(refused))
+        raise type(refused)(str(refused), adapter_traceback=refused.adapter_traceback)
     spec, fresh = load(task.key, task.source)
     if fresh:
         if on_loaded is not None:
@@ -189,12 +194,78 @@ def run_task(task: Task, on_loaded: Any = None) -> np.ndarray:
     return count_events(_events(task.events_key, task.events_blob), out)
 
 
-def error_from(name: str, message: str) -> DPAuditError:
-    """Rebuild in the main process an error a worker reported as (class name, message)."""
+def error_from(name: str, message: str, adapter_traceback: str | None = None) -> DPAuditError:
+    """Rebuild in the main process an error a worker reported as (class name, message,
+    the adapter's traceback or None)."""
     cls = getattr(errors, name, None)
     if isinstance(cls, type) and issubclass(cls, DPAuditError):
-        return cls(message)
-    return DPAuditError(message)
+        return cls(message, adapter_traceback=adapter_traceback)
+    return DPAuditError(message, adapter_traceback=adapter_traceback)
+
+
+#: a warning reported from a worker is cut to this many characters
+WARNING_CHARS = 500
+#: a worker reports each distinct warning once per adapter, and at most this many in all
+#: (a library that warns on every call must not flood the pipe the results travel on)
+MAX_WARNINGS = 100
+
+
+def warning_text(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int
+) -> str:
+    """One printable line for a warning: ``UserWarning: message (file.py:12)``."""
+    text = f"{category.__name__}: {' '.join(str(message).split())} ({filename}:{lineno})"
+    text = printable(text)
+    return text if len(text) <= WARNING_CHARS else text[: WARNING_CHARS - 3] + "..."
+
+
+def _capture_output(send: Any, log: str | None, running: list[str]) -> bool:
+    """Nothing a worker or the adapter's code writes reaches the user's terminal raw.
+
+    Python warnings go to the main process as ``("warn", text)`` (the report notes them on the
+    adapter whose task was running); everything written to stdout or stderr, by Python or by
+    C code, goes to the file ``log``, whose end the main process reads when the worker crashes
+    or hangs.  Fatal signals (a segfault) and ``SIGUSR1`` (sent before a hung worker is
+    stopped) write every thread's Python stack there.  ``running[0]`` is the key of the
+    adapter whose task runs (each of its distinct warnings is sent once).  True if the output
+    goes to ``log``.
+    """
+    sent: set[tuple[str, str]] = set()
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        with contextlib.suppress(Exception):  # a warning must never fail the sample call
+            text = warning_text(message, category, filename, lineno)
+            if (running[0], text) in sent or len(sent) >= MAX_WARNINGS:
+                return
+            sent.add((running[0], text))
+            send(("warn", text))
+
+    warnings.showwarning = show
+    if log is None:
+        return False
+    try:
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError:  # no log file (a full disk, say): the worker still runs, unredirected
+        return False
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.flush()
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    with contextlib.suppress(Exception):  # diagnostics only: never a reason not to run
+        faulthandler.enable(file=2, all_threads=True)
+        if hasattr(signal, "SIGUSR1"):
+            faulthandler.register(signal.SIGUSR1, file=2, all_threads=True)
+    return True
 
 
 def _exit_with(parent: Any) -> None:
@@ -202,17 +273,42 @@ def _exit_with(parent: Any) -> None:
     os._exit(1)
 
 
-def worker_main(conn: Any) -> None:
+def worker_main(conn: Any, log: str | None = None) -> None:
     """Entry point of a local worker process: run tasks from ``conn`` until told to stop.
 
     Protocol: the worker sends ``("ready",)``; for each task it may send ``("loaded",)`` once
-    the adapter is loaded, then ``("ok", result)`` or ``("err", class_name, message)``.
+    the adapter is loaded, then ``("ok", result, end)`` or ``("err", class_name, message,
+    adapter_traceback, end)``, where ``end`` is the size of ``log`` after the task (-1 if
+    unknown); at any time ``("warn", text)`` for a Python warning.  Its stdout and stderr go to
+    the file ``log`` (see :func:`_capture_output`).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    lock = threading.Lock()
+
+    def send(message: tuple[Any, ...]) -> None:  # warnings may come from the adapter's threads
+        with lock:
+            conn.send(message)
+
+    running = [""]
+    logged = _capture_output(send, log, running)
+
+    def end() -> int:
+        """The size of the log once what the task wrote is in it (-1: no log)."""
+        if not logged:
+            return -1
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                if stream is not None:
+                    stream.flush()
+        try:
+            return os.lseek(2, 0, os.SEEK_END)  # appends go to the end anyway
+        except OSError:
+            return -1
+
     parent = multiprocessing.parent_process()
     if parent is not None:  # never outlive the audit, even inside a hung sample() call
         threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
-    conn.send(("ready",))
+    send(("ready",))
     while True:
         try:
             task = conn.recv()
@@ -220,15 +316,17 @@ def worker_main(conn: Any) -> None:
             return
         if task is None:
             return
+        running[0] = task.key
         try:
-            result = run_task(task, on_loaded=lambda: conn.send(("loaded",)))
+            result = run_task(task, on_loaded=lambda: send(("loaded",)))
         except DPAuditError as exc:
-            conn.send(("err", type(exc).__name__, str(exc)))
+            send(("err", type(exc).__name__, str(exc), exc.adapter_traceback, end()))
         except BaseException as exc:  # noqa: BLE001 - an unexpected fault (sys.exit() in a
-            # loader, say), reported; the worker lives on
-            conn.send(("err", "DPAuditError", f"worker failed: {describe(exc)}"))
+            # loader, say), reported with its traceback; the worker lives on
+            message = f"worker failed: {printable(describe(exc))}"
+            send(("err", "DPAuditError", message, format_traceback(exc), end()))
         else:
-            conn.send(("ok", result))
+            send(("ok", result, end()))
 
 
 def installed_version() -> str:

@@ -18,15 +18,15 @@ import numpy as np
 import pytest
 
 from auditor.adapters import reference_vector as rv
+from auditor.adapters.builtin import BUILTIN_TARGETS
+from auditor.core.errors import AdapterContractError, AdapterOutputError
+from auditor.core.spec import check_adapter
+from auditor.engine.sampling import draw
 from reference_mechanisms.integer_rate_laplace import (
     FIRST_BLOCK,
     bernoulli_exp_minus_one,
     sample_discrete_laplace_integer_rate,
 )
-from auditor.adapters.builtin import BUILTIN_TARGETS
-from auditor.core.errors import AdapterContractError, AdapterOutputError
-from auditor.core.spec import check_adapter
-from auditor.engine.sampling import draw
 
 ADAPTERS = rv.builtin_adapters()
 BY_NAME = {a.name: a for a in ADAPTERS}

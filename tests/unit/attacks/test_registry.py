@@ -31,7 +31,7 @@ def test_unknown_attack_is_rejected_with_the_known_names():
 
 def test_list_shows_opt_in_attacks_marked(capsys, monkeypatch):
     # no library adapters: this test is about the attack listing
-    monkeypatch.setattr("auditor.shell.loading.load_builtins", lambda: [])
+    monkeypatch.setattr("auditor.shell.loading.load_builtins", lambda opt_in=False: [])
     monkeypatch.setattr("auditor.shell.loading.load_entry_point_adapters", lambda: [])
     assert main(["list"]) == 0
     out = capsys.readouterr().out

@@ -47,7 +47,10 @@ class Recording(InProcessSampler):
 def run_trial(adapter, budget: int):
     spec = check_adapter(adapter)
     sampler = Recording()
-    cert = Certifier(spec, AuditConfig(budget=budget, seed=5), 0.01, lambda n: None, sampler)
+    # futility off: these tests follow every planned look (a tight trial may otherwise be cut
+    # to its first look; tests/unit/test_full_budget.py covers that)
+    config = AuditConfig(budget=budget, seed=5, futility=0)
+    cert = Certifier(spec, config, 0.01, lambda n: None, sampler)
     attack = BlackBoxAttack()
     finding = cert.run(attack, 0, attack.trials(spec, np.random.default_rng(0))[0])
     return finding, cert, sampler.log

@@ -44,6 +44,8 @@ def test_report_with_baseline_validates(validator: Any, report_dict: dict[str, A
         lambda d: d["results"][0]["counts"].pop("k1"),
         lambda d: d["versions"].pop("numpy"),
         lambda d: d["results"][0]["output_sample"]["in_event_x"].append(2),
+        lambda d: d["results"][0].update(error_traceback=["not", "text"]),
+        lambda d: d["results"][0].update(error_traceback="a violation has no traceback"),
     ],
 )
 def test_schema_rejects_broken_reports(
@@ -53,6 +55,18 @@ def test_schema_rejects_broken_reports(
     assert data["results"][0]["counts"] and data["results"][0]["output_sample"]
     break_it(data)
     assert list(validator.iter_errors(data))
+
+
+def test_error_traceback_is_optional_text(validator: Any, report_dict: dict[str, Any]) -> None:
+    data = json.loads(render_json(report_dict))
+    (errored,) = [r for r in data["results"] if r["verdict"] == "error"]
+    assert isinstance(errored["error_traceback"], str)  # the fixture's adapter raised
+    assert all("error_traceback" in r for r in data["results"])
+    assert list(validator.iter_errors(data)) == []
+    for r in data["results"]:  # reports written before the field existed
+        del r["error_traceback"]
+    assert list(validator.iter_errors(data)) == []
+    assert "error_traceback" not in report_schema()["$defs"]["result"]["required"]
 
 
 def test_json_round_trips_with_compact_output_samples(report_dict: dict[str, Any]) -> None:
