@@ -8,11 +8,18 @@ adapters.  Strings, not imports: listing the built-ins must not import optional 
 from __future__ import annotations
 
 #: ``(target, library, extra)``: ``extra`` is the pip extra that installs the library, or None.
-#: groups audited only when named (``dp-audit run --adapter 'benchmark.*'``): the testers'
-#: benchmark mechanisms (StatDP, DP-Sniper), mostly broken on purpose and each run at the
-#: papers' epsilon, are for comparing testers and for teaching, not for every default run
+#:
+#: Groups audited only when named (``dp-audit run --adapter 'benchmark.*'``): the testers'
+#: benchmark mechanisms (StatDP, DP-Sniper), mostly broken on purpose and each at its paper's
+#: epsilon, are for comparing testers and for teaching; the libraries' vector, quantile and
+#: partition APIs call the library once per output, so at the full budget each takes minutes,
+#: too long for every default run (``--adapter 'diffprivlib.tools.*'``, ``'pipeline_dp.*'``).
 OPT_IN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.benchmarks:builtin_adapters", "numpy", None),
+    ("auditor.adapters.diffprivlib_adapters:vector_adapters", "diffprivlib", "libs"),
+    ("auditor.adapters.opendp_adapters:vector_adapters", "opendp", "libs"),
+    ("auditor.adapters.pydp_adapters:vector_adapters", "python-dp", "libs"),
+    ("auditor.adapters.pipeline_dp_adapters:builtin_adapters", "pipeline-dp", "libs"),
 )
 
 BUILTIN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
@@ -24,5 +31,4 @@ BUILTIN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.diffprivlib_adapters:builtin_adapters", "diffprivlib", "libs"),
     ("auditor.adapters.opendp_adapters:builtin_adapters", "opendp", "libs"),
     ("auditor.adapters.pydp_adapters:builtin_adapters", "python-dp", "libs"),
-    ("auditor.adapters.pipeline_dp_adapters:builtin_adapters", "pipeline-dp", "libs"),
 )

@@ -565,6 +565,15 @@ def builtin_adapters() -> list[Any]:
         Binary(),
         ToolsSum(),
         ToolsMean(),
+    ]
+
+
+def vector_adapters() -> list[Any]:
+    """diffprivlib's tools with vector or dataset outputs (opt-in: one library call per
+    output makes each a minute or more at the default budget)."""
+    import diffprivlib  # noqa: F401  (ImportError here means: skipped, install the extra)
+
+    return [
         ToolsHistogram(),
         ToolsHistogramdd(),
         ToolsQuantile(),

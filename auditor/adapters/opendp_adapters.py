@@ -586,6 +586,14 @@ def builtin_adapters() -> list[Any]:
         NoisyMax(),
         RandomizedResponseBool(),
         ClampedSum(),
+    ]
+
+
+def vector_adapters() -> list[Any]:
+    """OpenDP's vector, sequence and dataset-output measurements (opt-in, like every library
+    vector group: several call the library once per output)."""
+    _prelude()
+    return [
         VectorLaplace(),
         VectorGaussian(),
         CountByCategories(),

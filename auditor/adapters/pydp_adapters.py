@@ -307,6 +307,14 @@ def builtin_adapters() -> list[Any]:
         GaussianMechanism(),
         BoundedSum(),
         Count(),
+    ]
+
+
+def vector_adapters() -> list[Any]:
+    """python-dp's quantiles and partition selection (opt-in: one library call per output)."""
+    import pydp  # noqa: F401  (ImportError here means: skipped, install the extra)
+
+    return [
         Percentile(),
         Median(),
         QuantileTree(),

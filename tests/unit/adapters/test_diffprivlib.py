@@ -33,7 +33,7 @@ def _check_additive(adapter, query, sd, dtype=np.float64, n=N):
 
 
 def test_provenance_and_names():
-    adapters = dpl.builtin_adapters()
+    adapters = dpl.builtin_adapters() + dpl.vector_adapters()
     names = [a.name for a in adapters]
     assert len(set(names)) == len(names) and all(n.startswith("diffprivlib.") for n in names)
     import diffprivlib

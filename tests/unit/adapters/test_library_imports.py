@@ -29,6 +29,9 @@ def test_builtin_adapters_raises_import_error_when_library_is_missing(monkeypatc
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(ImportError):
         mod.builtin_adapters()
+    if hasattr(mod, "vector_adapters"):  # the opt-in group of the same library
+        with pytest.raises(ImportError):
+            mod.vector_adapters()
 
 
 def test_importing_the_adapter_modules_imports_no_library():
@@ -45,10 +48,11 @@ def test_importing_the_adapter_modules_imports_no_library():
 
 
 def test_library_targets_are_registered_with_the_libs_extra():
-    from auditor.adapters.builtin import BUILTIN_TARGETS
+    from auditor.adapters.builtin import BUILTIN_TARGETS, OPT_IN_TARGETS
 
     registered = {
-        target.split(":")[0]: (library, extra) for target, library, extra in BUILTIN_TARGETS
+        target.split(":")[0]: (library, extra)
+        for target, library, extra in BUILTIN_TARGETS + OPT_IN_TARGETS
     }
     for module in MODULES:
         assert registered[module][1] == "libs"

@@ -31,7 +31,7 @@ def _check_additive(adapter, query, sd, dtype=np.float64, n=N):
 def test_provenance_and_names():
     from importlib.metadata import version
 
-    adapters = odp.builtin_adapters()
+    adapters = odp.builtin_adapters() + odp.vector_adapters()
     names = [a.name for a in adapters]
     assert len(set(names)) == len(names) and all(n.startswith("opendp.") for n in names)
     for a in adapters:

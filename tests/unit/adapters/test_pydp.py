@@ -27,7 +27,7 @@ def _check(x, n, centre, sd):
 def test_provenance_and_names():
     from importlib.metadata import version
 
-    adapters = pdp.builtin_adapters()
+    adapters = pdp.builtin_adapters() + pdp.vector_adapters()
     names = [a.name for a in adapters]
     assert len(set(names)) == len(names) and all(n.startswith("pydp.") for n in names)
     for a in adapters:
