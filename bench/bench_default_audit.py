@@ -14,11 +14,12 @@ workers load their own copies), the default attacks, ``AuditConfig()`` and ``Eng
 ``loop_budget=20_000`` and no futility check (the scheduling stays the current one).
 
 For each kind the table shows the configured budget (outputs per side per trial), how many
-trials were planned, how many of them certified on the whole budget and how many the futility
-check cut to their first look, the outputs per side one trial reached (median and largest:
-training plus certification of the trial's best finding), the total outputs drawn (both sides,
-every stage) and the summed seconds of the kind's adapters (they overlap: adapters run
-concurrently).  The wall time is the whole audit's, as ``timing.wall_seconds`` in report.json;
+trials were planned (those that sample), how many certified on the whole budget ("full":
+training plus certification of the trial's finding equal the budget) and how many the futility
+check cut ("cut"), the outputs drawn per side per planned trial (mean: total outputs / 2 /
+trials; trials after an adapter's first violation are not run, and pair-search screening
+counts too), the total outputs drawn (both sides, every stage) and the summed seconds of the
+kind's adapters (they overlap: adapters run concurrently).  The wall time is the whole audit's, as ``timing.wall_seconds`` in report.json;
 ``dp-audit run`` adds the time to write the report files (a few seconds).
 """
 
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 from dataclasses import dataclass, field
@@ -57,7 +57,6 @@ class KindRow:
     trials: int = 0
     full: int = 0
     short: int = 0
-    reached: list[int] = field(default_factory=list)
     outputs: int = 0
     seconds: float = 0.0
 
@@ -100,11 +99,8 @@ def audit(
         row.short += short_trials(result.notes)
         budget = max(row.budget, default=0)
         for finding in result.findings:
-            if finding.n_certify == 0:  # white-box evidence: nothing sampled
-                continue
-            per_side = finding.n_train + finding.n_certify
-            row.reached.append(per_side)
-            row.full += per_side >= budget
+            if finding.n_certify:  # white-box evidence samples nothing
+                row.full += finding.n_train + finding.n_certify >= budget
     return report, rows
 
 
@@ -112,20 +108,18 @@ def table(label: str, report: AuditReport, rows: dict[str, KindRow]) -> list[str
     lines = [
         f"{label}: wall {report.wall_seconds:.1f} s, {len(report.results)} adapters, "
         f"exit code {report.exit_code}",
-        f"  {'kind':<11}{'adapters':>9}{'budget/side':>13}{'trials':>8}{'full':>6}{'short':>7}"
-        f"{'reached/side (median, max)':>29}{'outputs':>14}{'adapter-s':>11}",
+        f"  {'kind':<11}{'adapters':>9}{'budget/side':>13}{'trials':>8}{'full':>6}{'cut':>6}"
+        f"{'outputs/side/trial':>20}{'outputs':>14}{'adapter-s':>11}",
     ]
     for kind in KINDS:
         row = rows[kind]
         if not row.adapters:
             continue
         budget = "/".join(f"{b:,}" for b in sorted(row.budget)) or "-"
-        reached = (
-            f"{int(statistics.median(row.reached)):,}, {max(row.reached):,}" if row.reached else "-"
-        )
+        per_trial = f"{row.outputs // (2 * row.trials):,}" if row.trials else "-"
         lines.append(
             f"  {kind:<11}{row.adapters:>9}{budget:>13}{row.trials:>8}{row.full:>6}"
-            f"{row.short:>7}{reached:>29}{row.outputs:>14,}{row.seconds:>11.1f}"
+            f"{row.short:>6}{per_trial:>20}{row.outputs:>14,}{row.seconds:>11.1f}"
         )
     return lines
 
