@@ -35,6 +35,14 @@ def _prelude() -> Any:
     return dp
 
 
+def _gaussian_approx_dp(dp: Any, scale: float, delta: float) -> Any:
+    """OpenDP's Gaussian on float vectors (L2), its zCDP turned into (ε, δ) at ``delta`` by the
+    library's own conversion: the scalar and the vector adapters audit the same chain."""
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float)
+    zcdp = dp.m.make_gaussian(*space, scale=scale)
+    return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(zcdp), delta)
+
+
 class _OpenDPAdapter:
     """Provenance, and a measurement rebuilt on demand (OpenDP objects do not pickle)."""
 
@@ -48,6 +56,15 @@ class _OpenDPAdapter:
 
     def _build(self, dp: Any) -> Any:
         raise NotImplementedError
+
+    def _chain(self, dp: Any, scale: float) -> Any:
+        raise NotImplementedError
+
+    def _calibrated(self, dp: Any, d_in: Any, d_out: Any) -> Any:
+        """``_chain`` at the noise scale OpenDP's own search finds for ``d_in -> d_out``: the
+        claim is what the library computes, not what this adapter derives."""
+        scale = dp.binary_search_param(lambda s: self._chain(dp, s), d_in=d_in, d_out=d_out)
+        return self._chain(dp, scale)
 
     @property
     def _measurement(self) -> Any:
@@ -157,17 +174,10 @@ class Gaussian(_VectorNoise):
         super().__init__(epsilon, float(sensitivity))
 
     def _chain(self, dp: Any, scale: float) -> Any:
-        space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float)
-        zcdp = dp.m.make_gaussian(*space, scale=scale)
-        return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(zcdp), self._target_delta)
+        return _gaussian_approx_dp(dp, scale, self._target_delta)
 
     def _build(self, dp: Any) -> Any:
-        scale = dp.binary_search_param(
-            lambda s: self._chain(dp, s),
-            d_in=self.sensitivity,
-            d_out=(self._target_epsilon, self._target_delta),
-        )
-        return self._chain(dp, scale)
+        return self._calibrated(dp, self.sensitivity, (self._target_epsilon, self._target_delta))
 
     def _claim(self) -> tuple[float, float]:
         epsilon, delta = self._measurement.map(self.sensitivity)
@@ -271,10 +281,7 @@ class ClampedSum(_OpenDPAdapter):
         return space >> dp.t.then_clamp(self.domain) >> dp.t.then_sum() >> dp.m.then_laplace(scale)
 
     def _build(self, dp: Any) -> Any:
-        scale = dp.binary_search_param(
-            lambda s: self._chain(dp, s), d_in=1, d_out=self._target_epsilon
-        )
-        return self._chain(dp, scale)
+        return self._calibrated(dp, 1, self._target_epsilon)
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (1-D records; clamped to ``domain`` by OpenDP)."""
@@ -360,17 +367,10 @@ class VectorGaussian(_VectorQuery):
         )
 
     def _chain(self, dp: Any, scale: float) -> Any:
-        space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float)
-        zcdp = dp.m.make_gaussian(*space, scale=scale)
-        return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(zcdp), self._target_delta)
+        return _gaussian_approx_dp(dp, scale, self._target_delta)
 
     def _build(self, dp: Any) -> Any:
-        scale = dp.binary_search_param(
-            lambda s: self._chain(dp, s),
-            d_in=self.sensitivity,
-            d_out=(self._target_epsilon, self._target_delta),
-        )
-        return self._chain(dp, scale)
+        return self._calibrated(dp, self.sensitivity, (self._target_epsilon, self._target_delta))
 
 
 class CountByCategories(_OpenDPAdapter):
@@ -409,10 +409,7 @@ class CountByCategories(_OpenDPAdapter):
         return space >> counts >> dp.m.then_laplace(scale)
 
     def _build(self, dp: Any) -> Any:
-        scale = dp.binary_search_param(
-            lambda s: self._chain(dp, s), d_in=1, d_out=self._target_epsilon
-        )
-        return self._chain(dp, scale)
+        return self._calibrated(dp, 1, self._target_epsilon)
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (integer records): shape (n, categories + 1)."""
@@ -457,10 +454,7 @@ class NoisyTopK(_OpenDPAdapter):
         )
 
     def _build(self, dp: Any) -> Any:
-        scale = dp.binary_search_param(
-            lambda s: self._chain(dp, s), d_in=self.sensitivity, d_out=self._target_epsilon
-        )
-        return self._chain(dp, scale)
+        return self._calibrated(dp, self.sensitivity, self._target_epsilon)
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases of k indices into the score vector ``query``: shape (n, k)."""
@@ -514,10 +508,7 @@ class PrivateQuantile(_OpenDPAdapter):
         )
 
     def _build(self, dp: Any) -> Any:
-        scale = dp.binary_search_param(
-            lambda s: self._chain(dp, s), d_in=1, d_out=self._target_epsilon
-        )
-        return self._chain(dp, scale)
+        return self._calibrated(dp, 1, self._target_epsilon)
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (1-D float records): one candidate each."""
