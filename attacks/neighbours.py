@@ -103,7 +103,17 @@ def vector_pairs(spec: AdapterSpec) -> list[Pair]:
         base_value = float(math.ceil(base_value)) if base_value < hi else float(math.floor(hi))
     base = np.full(m, base_value)
     pairs: list[Pair] = []
-    seen: list[np.ndarray] = []
+    seen: set[frozenset[tuple[float, ...]]] = set()  # a pair and its reverse are one
+
+    def add(x: np.ndarray, x_prime: np.ndarray, text: str) -> None:
+        key = frozenset((tuple(x), tuple(x_prime)))
+        if key not in seen:
+            seen.add(key)
+            pairs.append((cast(x), cast(x_prime), f"{m} queries at {base_value:g}{text}"))
+
+    def cast(v: np.ndarray) -> np.ndarray:
+        return v.astype(np.int64) if integer else v
+
     for signs, text in sign_patterns(m):
         move = delta * signs / _norm(signs, norm)
         if integer:
@@ -112,18 +122,16 @@ def vector_pairs(spec: AdapterSpec) -> list[Pair]:
         step = moved - base
         if not step.any() or _norm(step, norm) > delta * (1 + 1e-12):
             continue
-        if any(np.array_equal(moved, s) for s in seen):
-            continue
-        seen.append(moved)
-        x = base.astype(np.int64) if integer else base
-        x_prime = moved.astype(np.int64) if integer else moved
-        pairs.append(
-            (
-                x,
-                x_prime,
-                f"{m} queries at {base_value:g}; {text} ({norm} move {_norm(step, norm):g})",
-            )
-        )
+        label = f"{text} ({norm} move {_norm(step, norm):g})"
+        add(base, moved, f"; {label}")
+        if (step > 0).any() and (step < 0).any():
+            # the same move crossing over: the entries that go down start raised, the ones
+            # that go up start at the base (StatDP's and DP-Sniper's "X shape": a sequence
+            # mechanism compares the two halves against one noisy threshold)
+            start = np.clip(base - np.minimum(step, 0), lo, hi)
+            end = start + step
+            if (end >= lo).all() and (end <= hi).all():
+                add(start, end, f", crossing; {label}")
     return pairs
 
 

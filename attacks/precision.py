@@ -63,18 +63,19 @@ def not_multiple(t: np.ndarray, grid: float) -> np.ndarray:
     """
     off: np.ndarray
     if grid < 2.0**-1022:
-        off = np.fmod(t, grid) != 0
+        off = (np.fmod(t, grid) != 0) & ~np.isnan(t)
         return off
     with np.errstate(over="ignore"):
         z = t * (1.0 / grid)  # inf for huge t: a multiple, and floor(inf) == inf says so
-    off = z != np.floor(z)
+    off = (z != np.floor(z)) & ~np.isnan(z)  # NaN ("no answer") is on no grid and off none
     return off
 
 
 def coarsest_grid(y: np.ndarray) -> float:
-    """The largest power of two that divides every nonzero entry of ``y`` (inf if all are 0)."""
+    """The largest power of two that divides every finite nonzero entry of ``y`` (inf if there
+    is none; NaN, "no answer" in a nullable output, and infinities carry no grid)."""
     y = np.abs(np.asarray(y, dtype=np.float64))
-    y = y[y != 0]
+    y = y[np.isfinite(y) & (y != 0)]
     if not y.size:
         return math.inf
     mant, exp = np.frexp(y)

@@ -73,7 +73,10 @@ from auditor.statistics.clopper_pearson import (
     epsilon_point_estimate,
     predicted_lower_bounds,
 )
-from auditor.statistics.events.event_selection import predicted_scores
+from auditor.statistics.events.event_selection import (
+    pessimistic_log_ratios,
+    predicted_scores,
+)
 from auditor.statistics.power import power_statement
 
 if TYPE_CHECKING:
@@ -90,7 +93,7 @@ MIN_LOOK = 500
 #: most output values (outputs x d) per side held for training: bounds memory for wide outputs
 TRAIN_CELLS = 1 << 23
 #: screening outputs per side and candidate pair, at least and at most (see ``Trial.candidates``)
-MIN_SCREEN, MAX_SCREEN = 500, 8192
+MIN_SCREEN = 500
 
 
 def batch_schedule(
@@ -109,6 +112,18 @@ def batch_schedule(
             batch_no += 1
         schedule.append(batches)
     return schedule
+
+
+def screening_rounds(pairs: int, outputs: int) -> tuple[tuple[int, int], ...]:
+    """Successive halving over ``pairs`` candidates with about ``outputs`` per side in all:
+    ``(pairs in the round, new outputs per side for each)`` per round, until one is left;
+    every round gets an equal share, each pair at least ``MIN_SCREEN``."""
+    alive, sizes = pairs, []
+    while alive > 1:
+        sizes.append(alive)
+        alive //= 2
+    share = outputs // max(1, len(sizes))
+    return tuple((k, max(MIN_SCREEN, share // k)) for k in sizes)
 
 
 def plan_looks(looks: Sequence[tuple[float, float]], n_cert: int) -> list[tuple[int, float]]:
@@ -314,16 +329,11 @@ class Certifier:
         # it cuts keeps its pilot's bound, or without a pilot takes the first look alone
         futile = bool(config.futility and n_train and len(looks) > 1)
         short = () if pilot else ((looks[0][0], 1.0),)
-        # screening candidate pairs spends up to one more budget per side: half over every
-        # screened pair, half over the best quarter of them (finalists get twice the outputs)
+        # screening candidate pairs spends up to one more budget per side (at most what a
+        # training split may hold), in successive halving rounds of equal cost
         pairs = 1 + len(trial.candidates)
         screened = min(pairs, max(1, budget // (2 * MIN_SCREEN))) if pairs > 1 else 1
-        finalists = max(1, math.ceil(screened / 4))
-        screen = min(MAX_SCREEN, max(MIN_SCREEN, budget // (2 * screened))) if screened > 1 else 0
-        screen_again = min(4 * MAX_SCREEN, max(MIN_SCREEN, budget // (2 * finalists)))
-        # a finalist holds both rounds' outputs: as many as a training split may
-        screen = min(screen, held // 2)
-        screen_again = min(screen_again, max(held - screen, 0))
+        rounds = screening_rounds(screened, min(budget, held)) if screened > 1 else ()
         return Schedule(
             n_train,
             n_cert,
@@ -332,9 +342,7 @@ class Certifier:
             tuple(looks),
             final_alpha,
             screened,
-            screen,
-            finalists,
-            screen_again if screened > 1 else 0,
+            rounds,
             futile,
             short,
         )
@@ -400,12 +408,10 @@ class Schedule:
     main_share: float
     looks: tuple[tuple[int, float], ...]
     final_alpha: float
-    #: candidate pairs screened (1: the trial's own pair only) and outputs per side for each;
-    #: how many of them are screened again and with how many more outputs per side
+    #: candidate pairs screened (1: the trial's own pair only), and for each successive
+    #: halving round the pairs still in it and the new outputs per side each of them gets
     screened: int = 1
-    screen: int = 0
-    finalists: int = 1
-    screen_again: int = 0
+    screen_rounds: tuple[tuple[int, int], ...] = ()
     #: whether the futility check runs (see the module docstring), and the looks of a trial it
     #: cuts: none when the trial has a pilot (the pilot's bound stands), else the first planned
     #: look alone with the whole main share
@@ -482,11 +488,11 @@ class _TrialStages:
     def choose_pair(self) -> Trial:
         """The candidate pair whose screening outputs promise the largest bound.
 
-        Successive halving in two rounds: every screened pair gets outputs of its own, the
-        most promising quarter gets as many again, and the best of those wins.  A pair's
-        outputs are halved: events are proposed on one half and scored on the other
-        (``predicted_scores``) at the planned certification size.  Nothing drawn here
-        certifies anything, so the choice costs no alpha.
+        Successive halving: every screened pair gets outputs of its own, the better half gets
+        more, and so on until one is left (Karnin, Koren & Somekh, ICML 2013); each round
+        costs about the same.  A pair's outputs so far are halved: events are proposed on one
+        half and scored on the other (``predicted_scores``) at the planned certification size.
+        Nothing drawn here certifies anything, so the choice costs no alpha.
         """
         c, schedule, trial = self.certifier, self.schedule, self.trial
         pairs = [(trial.x, trial.x_prime, trial.description), *trial.candidates]
@@ -501,7 +507,7 @@ class _TrialStages:
         )
         drawn: dict[int, list[np.ndarray]] = {}
 
-        def score(i: int, n: int, round_no: int) -> float:
+        def score(i: int, n: int, round_no: int) -> tuple[float, float]:
             x, x_prime, _ = pairs[i]
             new = c._draw_pair(
                 replace(trial, x=x, x_prime=x_prime), n, *self.label, "screen", round_no, i
@@ -515,19 +521,24 @@ class _TrialStages:
             half = len(outs[0]) // 2
             events = list(trial.distinguisher.propose(outs[0][:half], outs[1][:half], plan))
             if not events:
-                return -math.inf
+                return -math.inf, -math.inf
             k = [count_events(events, out[half:]) for out in outs]
             m = len(outs[0]) - half
-            return float(np.max(predicted_scores(k[0], m, k[1], m, plan)))
+            return (
+                float(np.max(predicted_scores(k[0], m, k[1], m, plan))),
+                float(np.max(pessimistic_log_ratios(k[0], m, k[1], m))),
+            )
 
-        first = {int(i): score(int(i), schedule.screen, 1) for i in picks}
-        finalists = sorted(first, key=lambda i: (-first[i], i))[: schedule.finalists]
-        for i in list(drawn):
-            if i not in finalists:
-                del drawn[i]  # memory: only the finalists' outputs are kept
-        second = {i: score(i, schedule.screen_again, 2) for i in finalists}
-        best_index = min(second, key=lambda i: (-second[i], i))
-        x, x_prime, description = pairs[best_index]
+        alive = [int(i) for i in picks]
+        for round_no, (_, n) in enumerate(schedule.screen_rounds, 1):
+            scores = {i: score(i, n, round_no) for i in alive}
+            alive = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))[
+                : max(1, len(alive) // 2)
+            ]
+            for i in list(drawn):
+                if i not in alive:
+                    del drawn[i]  # memory: only the pairs still in the race keep outputs
+        x, x_prime, description = pairs[alive[0]]
         chosen = (
             f"{description} (chosen among {len(picks)} neighbouring pairs on screening outputs)"
         )

@@ -45,7 +45,20 @@ def test_vector_pairs_are_neighbours_within_bounds_and_distinct(attrs):
             assert (lo <= x).all() and (x_prime <= hi).all() and (x_prime >= lo).all()
         if spec.integer_queries:
             assert x.dtype.kind == "i" and x_prime.dtype.kind == "i"
-    assert len({tuple(p[1]) for p in pairs}) == len(pairs)
+    assert len({frozenset((tuple(x), tuple(x_prime))) for x, x_prime, _ in pairs}) == len(pairs)
+
+
+def test_the_crossing_half_and_half_pair_is_listed():
+    """StatDP's and DP-Sniper's "X shape": the first half high on one side, the second on the
+    other (the damaging pair of SVT variants that compare queries to one threshold)."""
+    spec = check_adapter(
+        Declared(input_kind="vector", output_kind="index", norm="linf", sensitivity=1.0)
+    )
+    high_low = np.array([1.0] * 5 + [0.0] * 5)
+    assert any(
+        {tuple(x), tuple(x_prime)} == {tuple(high_low), tuple(1 - high_low)}
+        for x, x_prime, _ in search_pairs(spec)
+    )
 
 
 def test_the_half_up_half_down_pattern_and_every_split_are_listed_for_ten_queries():
@@ -60,7 +73,11 @@ def test_linf_pairs_move_every_entry_the_full_sensitivity():
     spec = check_adapter(
         Declared(input_kind="vector", output_kind="index", norm="linf", sensitivity=1.0)
     )
-    half = [p for p in search_pairs(spec) if "the first 5 up, the rest down" in p[2]]
+    half = [
+        p
+        for p in search_pairs(spec)
+        if p[2].endswith("at 0; the first 5 up, the rest down (linf move 1)")
+    ]
     ((x, x_prime, _),) = half
     assert np.array_equal(x_prime - x, [1] * 5 + [-1] * 5)
 

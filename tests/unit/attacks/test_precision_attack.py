@@ -9,6 +9,7 @@ mechanisms get no event at all, so they cannot be reported.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -100,6 +101,11 @@ def test_not_multiple_is_exact_at_the_extremes() -> None:
 def test_coarsest_grid() -> None:
     assert coarsest_grid(np.array([0.75, 1.5, -3.0, 0.0])) == 0.25
     assert coarsest_grid(np.array([0.0])) == math.inf
+    # "no answer" (NaN) and infinities carry no grid, and make no invalid cast
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert coarsest_grid(np.array([np.nan, 0.75, np.inf, 1.5])) == 0.25
+        assert coarsest_grid(np.array([np.nan])) == math.inf
     assert coarsest_grid(np.array([5e-324])) == 5e-324
     assert coarsest_grid(np.float32([0.1, 2.3]).astype(np.float64)) == 2.0**-27
 
