@@ -85,8 +85,8 @@ class BottomGap:
         p0 = float(np.isnan(np.asarray(train_x, dtype=float)).mean())
         p1 = float(np.isnan(np.asarray(train_x_prime, dtype=float)).mean())
         predicted = max(
-            predicted_lower_bound(p0, p1, plan.n, plan.alpha, plan.delta),
-            predicted_lower_bound(p1, p0, plan.n, plan.alpha, plan.delta),
+            predicted_lower_bound(p0, p1, plan.n, plan.alpha, plan.delta, claim=plan.claim),
+            predicted_lower_bound(p1, p0, plan.n, plan.alpha, plan.delta, claim=plan.claim),
         )
         return [bottom_event()] if predicted > plan.epsilon else []
 

@@ -132,8 +132,12 @@ class JointTimingEvents:
                     event = _event(text, cell, float(tau), slower)
                     p0, p1 = float(event(a).mean()), float(event(b).mean())
                     bound = max(
-                        predicted_lower_bound(p0, p1, plan.n, plan.alpha, plan.delta),
-                        predicted_lower_bound(p1, p0, plan.n, plan.alpha, plan.delta),
+                        predicted_lower_bound(
+                            p0, p1, plan.n, plan.alpha, plan.delta, claim=plan.claim
+                        ),
+                        predicted_lower_bound(
+                            p1, p0, plan.n, plan.alpha, plan.delta, claim=plan.claim
+                        ),
                     )
                     ratio = abs(math.log((p0 * len(a) + 0.5) / (p1 * len(b) + 0.5)))
                     scored.append((bound, ratio, event))

@@ -184,6 +184,33 @@ class Gaussian(_VectorNoise):
         return float(epsilon), float(delta)
 
 
+class GaussianZCDP(_VectorNoise):
+    """``make_gaussian`` audited against the promise OpenDP makes for it: rho-zCDP, its own
+    privacy measure (``opendp.gaussian`` audits the (ε, δ) the library converts it to)."""
+
+    name = "opendp.gaussian_zcdp"
+    description = "opendp make_gaussian on floats (discrete Gaussian at a 2^k grid), as rho-zCDP"
+
+    def __init__(self, rho: float = 0.5, sensitivity: float = 1.0) -> None:
+        if not rho > 0:
+            raise ValueError(f"rho={rho!r} must be > 0")
+        self._target_rho = float(rho)
+        super().__init__(1.0, float(sensitivity))
+
+    def _chain(self, dp: Any, scale: float) -> Any:
+        space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float)
+        return dp.m.make_gaussian(*space, scale=scale)
+
+    def _build(self, dp: Any) -> Any:
+        return self._calibrated(dp, self.sensitivity, self._target_rho)
+
+    def _claim(self) -> tuple[float, float]:
+        from auditor.core.claim_kinds import ZeroConcentratedDP
+
+        self.claim = ZeroConcentratedDP(float(self._measurement.map(self.sensitivity)))
+        return self.claim.epsilon, self.claim.delta
+
+
 class NoisyMax(_OpenDPAdapter):
     """``make_noisy_max`` under ``max_divergence()``: report-noisy-max with exponential noise.
 
@@ -574,6 +601,7 @@ def builtin_adapters() -> list[Any]:
         LaplaceInteger(),
         Geometric(),
         Gaussian(),
+        GaussianZCDP(),
         NoisyMax(),
         RandomizedResponseBool(),
         ClampedSum(),

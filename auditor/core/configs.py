@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from auditor.core.errors import InvalidArgument
 from auditor.core.spec import AdapterSpec
@@ -72,6 +73,9 @@ class AuditConfig:
     #: counts) and changes nothing for budgets up to about 10^7.
     max_train: int = 1 << 21
     futility: float = DEFAULT_FUTILITY
+    #: a claim (any kind of ``auditor.core.claim_kinds``) audited instead of every adapter's
+    #: own (``--claim``); None: each adapter's declared claim
+    claim: Any = None
 
     def budget_for(self, spec: AdapterSpec) -> int:
         """Outputs per neighbouring input per trial for this adapter."""

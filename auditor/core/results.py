@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from auditor.core.claims import PrivacyClaim
+from auditor.core.claim_kinds import Claim, claim_to_dict
+from auditor.core.claims import PrivacyClaim, exceeds
 
 SCHEMA = "dp-audit/1"
 
@@ -91,6 +92,20 @@ class EpsilonEstimate:
     alpha_split: float = 0.5
     unbounded: bool = False
     probabilities: tuple[float, float] | None = None
+    #: for a claim that is not one (epsilon, delta) point (a curve: zCDP, GDP, RDP, ...): the
+    #: value of the claim's parameter the event certifies (``claim.certified``) and its name;
+    #: ``epsilon_lower_bound`` is then the (epsilon, ``delta``) statement the same counts make
+    claim_bound: float | None = None
+    parameter: str | None = None
+
+    @property
+    def bound(self) -> float:
+        """The certified bound in the claim's own parameter (epsilon for a point claim)."""
+        return self.epsilon_lower_bound if self.claim_bound is None else self.claim_bound
+
+    def violates(self, claim: Any) -> bool:
+        """Whether this estimate certifies a violation of ``claim`` (of any kind)."""
+        return exceeds(self.bound, claim.value)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,6 +120,11 @@ class EpsilonEstimate:
             "alpha_split": self.alpha_split,
             "unbounded": self.unbounded,
             "probabilities": _probabilities_dict(self.probabilities),
+            **(
+                {}
+                if self.claim_bound is None
+                else {"claim_bound": self.claim_bound, "parameter": self.parameter}
+            ),
         }
 
 
@@ -180,6 +200,20 @@ class Finding:
         }
 
 
+def claim_dict(claim: Claim) -> dict[str, Any]:
+    """A claim in report.json: ``{"epsilon", "delta"}`` for a point claim (as ever); a curve
+    claim adds its kind and parameters to the (epsilon, delta) point it implies at its
+    ``report_delta``, with ``description`` in words."""
+    if isinstance(claim, PrivacyClaim):
+        return claim.to_dict()
+    return {
+        **claim_to_dict(claim),
+        "epsilon": claim.epsilon,
+        "delta": claim.delta,
+        "description": claim.describe(),
+    }
+
+
 @dataclass(frozen=True)
 class AdapterResult:
     """The verdict on one adapter and the evidence for it.
@@ -193,7 +227,7 @@ class AdapterResult:
 
     adapter: str
     family: str
-    claim: PrivacyClaim | None
+    claim: Claim | None
     verdict: Verdict
     best: Finding | None = None
     findings: tuple[Finding, ...] = ()
@@ -215,9 +249,14 @@ class AdapterResult:
         return {
             "adapter": self.adapter,
             "family": self.family,
-            "claim": self.claim.to_dict() if self.claim else None,
+            "claim": claim_dict(self.claim) if self.claim else None,
             "verdict": self.verdict.value,
             "epsilon_lower_bound": self.epsilon_lower_bound,
+            **(
+                {"claim_bound": best.estimate.claim_bound, "parameter": best.estimate.parameter}
+                if best and best.estimate.claim_bound is not None
+                else {}
+            ),
             "point_estimate": best.estimate.point_estimate if best else None,
             "attack": best.attack if best else None,
             "estimator": best.estimate.estimator if best else None,

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.core.claim_kinds import Claim, as_claim
 from auditor.core.claims import Family, PrivacyClaim
 from auditor.core.errors import AdapterContractError, InvalidArgument, adapter_code
 from auditor.core.kinds import (
@@ -58,7 +59,10 @@ class AdapterSpec:
     adapter: Any
     name: str
     family: Family | None
-    claim: PrivacyClaim
+    #: what the adapter promises: an (epsilon, delta) point (``epsilon``/``delta``) or any
+    #: claim kind of ``auditor.core.claim_kinds`` (``claim``: an object or text such as
+    #: ``"gdp:mu=1"``)
+    claim: Claim
     input: InputKindSpec
     output: OutputKindSpec
     sensitivity: float | None = None
@@ -174,15 +178,20 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         joint = "" if problem.startswith("=") else " "
         return AdapterContractError(f"adapter {name!r}: {field}{joint}{problem}")
 
+    declared = read("claim", None)
     present = {field: read(field, _ABSENT) for field in ("epsilon", "sample")}
     for required, value in present.items():
-        if value is _ABSENT:
-            raise fail(f"attribute {required!r}", "is missing")
+        if value is _ABSENT and not (required == "epsilon" and declared is not None):
+            raise fail(f"attribute {required!r}", "is missing (or declare 'claim')")
     if not callable(present["sample"]):
         raise fail("attribute 'sample'", "must be callable as sample(query, n)")
     family, inputs, output = _kinds(read, fail)
     try:
-        claim = PrivacyClaim(present["epsilon"], read("delta", 0.0))
+        claim: Claim = (
+            PrivacyClaim(present["epsilon"], read("delta", 0.0))
+            if declared is None
+            else as_claim(declared)
+        )
     except InvalidArgument as exc:
         raise fail("claim", str(exc)) from None
 

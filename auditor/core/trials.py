@@ -77,10 +77,21 @@ class CertificationPlan:
 
     n: int
     alpha: float
+    #: the value a certified bound must exceed: epsilon for a point claim, else the claim's
+    #: own parameter (``claim.value``); ``delta`` is the delta of the (epsilon, delta) bound
     epsilon: float
     delta: float
     #: a quick proposal (screening a candidate pair, the pilot stage): cheap events suffice
     quick: bool = False
+    #: the claim when it is not one (epsilon, delta) point: events are then ranked by the
+    #: value of its parameter they are predicted to certify (``claim.certified``)
+    claim: Any = None
+
+    @classmethod
+    def for_claim(cls, n: int, alpha: float, claim: Any, quick: bool = False) -> CertificationPlan:
+        """The plan for auditing ``claim`` (a point claim or any claim kind)."""
+        point = getattr(claim, "kind", "approx") in ("pure", "approx")
+        return cls(n, alpha, claim.value, claim.delta, quick, None if point else claim)
 
 
 class Distinguisher(Protocol):

@@ -71,13 +71,14 @@ from auditor.statistics.clopper_pearson import (
     cp_upper_array,
     epsilon_lower_bound,
     epsilon_point_estimate,
+    is_point,
     predicted_lower_bounds,
 )
 from auditor.statistics.events.event_selection import (
     pessimistic_log_ratios,
     predicted_scores,
 )
-from auditor.statistics.power import power_statement
+from auditor.statistics.power import claim_power_statement, power_statement
 
 if TYPE_CHECKING:
     from auditor.core.configs import AuditConfig
@@ -255,9 +256,9 @@ class Certifier:
         p = np.array(
             [[(np.count_nonzero(e(t)) + 0.5) / (len(t) + 1.0) for e in events] for t in train]
         )
-        delta = self.spec.claim.delta
-        splits[0] = best_splits(p[0], p[1], n, alpha, delta)
-        splits[1] = best_splits(p[1], p[0], n, alpha, delta)
+        claim = self.spec.claim
+        splits[0] = best_splits(p[0], p[1], n, alpha, claim.delta, claim)
+        splits[1] = best_splits(p[1], p[0], n, alpha, claim.delta, claim)
         return splits
 
     def _best(
@@ -268,15 +269,24 @@ class Certifier:
         alpha: float,
         splits: np.ndarray,
     ) -> Candidate | None:
-        """The strongest (event, direction) on counts ``k`` of ``drawn`` outputs per side."""
-        delta = self.spec.claim.delta
+        """The strongest (event, direction) on counts ``k`` of ``drawn`` outputs per side, by
+        the bound in the claim's own parameter (epsilon for a point claim)."""
+        claim = self.spec.claim
+        delta = claim.delta
+        point = is_point(claim)
         best: Candidate | None = None
         for j, event in enumerate(events):
             for side in (0, 1):
                 k0, k1 = int(k[side, j]), int(k[1 - side, j])
                 split = float(splits[side, j])
-                lb = epsilon_lower_bound(k0, drawn, k1, drawn, alpha, delta, split)
-                if best is None or lb > best.bound:
+                bound = epsilon_lower_bound(k0, drawn, k1, drawn, alpha, delta, split, claim)
+                if best is None or bound > best.bound:
+                    # for a curve claim, also the (epsilon, delta) statement it implies
+                    lb = (
+                        bound
+                        if point
+                        else epsilon_lower_bound(k0, drawn, k1, drawn, alpha, delta, split)
+                    )
                     estimate = EpsilonEstimate(
                         epsilon_lower_bound=lb,
                         point_estimate=epsilon_point_estimate(k0, drawn, k1, drawn, delta),
@@ -286,8 +296,10 @@ class Certifier:
                         counts=EventCounts(n0=drawn, k0=k0, n1=drawn, k1=k1),
                         white_box=event.white_box,
                         alpha_split=split,
+                        claim_bound=None if point else bound,
+                        parameter=None if point else claim.parameter,
                     )
-                    best = Candidate(lb, side, estimate)
+                    best = Candidate(bound, side, estimate)
         return best
 
     def _optimistic_bound(
@@ -296,7 +308,7 @@ class Certifier:
         """The largest bound any event, in either direction, could certify on ``n`` outputs
         per side at ``alpha`` if its rates were at the favourable edge of their one-sided
         ``1 - futility`` intervals on the training split (training outputs only)."""
-        gamma, delta = self.config.futility, self.spec.claim.delta
+        gamma, claim = self.config.futility, self.spec.claim
         m = min(len(train[0]), len(train[1]))
         k = [count_events(events, t[:m]) for t in train]
         high = [cp_upper_array(ks, m, gamma) for ks in k]
@@ -304,7 +316,9 @@ class Certifier:
         best = 0.0
         for side in (0, 1):
             for split in SPLITS:
-                bounds = predicted_lower_bounds(high[side], low[1 - side], n, alpha, delta, split)
+                bounds = predicted_lower_bounds(
+                    high[side], low[1 - side], n, alpha, claim.delta, split, claim
+                )
                 best = max(best, float(np.max(bounds, initial=0.0)))
         return best
 
@@ -373,6 +387,11 @@ class Certifier:
         """Attach the power statement of the finding's event at the main certification's n and alpha."""
         est = finding.estimate
         claim = self.spec.claim
+        if not is_point(claim):
+            statement = claim_power_statement(
+                est.event, est.counts.k1, est.counts.n1, n_cert, alpha, claim, est.alpha_split
+            )
+            return replace(finding, power=statement)
         power = power_statement(
             est.event,
             est.counts.k1,
@@ -461,7 +480,7 @@ class _TrialStages:
         return self.best
 
     def violated(self) -> bool:
-        return self.best is not None and self.best.estimate.epsilon_lower_bound > self.claim.epsilon
+        return self.best is not None and self.best.estimate.violates(self.claim)
 
     def keep(self, outputs: list[np.ndarray], source: str) -> None:
         """Remember a few outputs per side for the report's plots (never for a bound)."""
@@ -471,7 +490,7 @@ class _TrialStages:
     def consider(self, found: Candidate | None, n_train: int, drawn: int, look_no: int) -> None:
         if found is None:
             return
-        if self.best is not None and found.bound <= self.best.estimate.epsilon_lower_bound:
+        if self.best is not None and found.bound <= self.best.estimate.bound:
             return
         trial = self.trial
         x, x_prime = (trial.x, trial.x_prime) if found.side == 0 else (trial.x_prime, trial.x)
@@ -498,12 +517,8 @@ class _TrialStages:
         pairs = [(trial.x, trial.x_prime, trial.description), *trial.candidates]
         # an evenly spaced subset when the budget cannot screen every pair; the first always
         picks = np.unique(np.linspace(0, len(pairs) - 1, schedule.screened).round().astype(int))
-        plan = CertificationPlan(
-            schedule.n_cert,
-            schedule.final_alpha,
-            self.claim.epsilon,
-            self.claim.delta,
-            quick=True,
+        plan = CertificationPlan.for_claim(
+            schedule.n_cert, schedule.final_alpha, self.claim, quick=True
         )
         drawn: dict[int, list[np.ndarray]] = {}
 
@@ -554,7 +569,7 @@ class _TrialStages:
         alpha = c.alpha_test * PILOT_SHARE
         events = self.propose(
             pilot_train,
-            CertificationPlan(size, alpha, self.claim.epsilon, self.claim.delta, quick=True),
+            CertificationPlan.for_claim(size, alpha, self.claim, quick=True),
         )
         if events:
             k = np.array([[np.count_nonzero(e(out)) for e in events] for out in pilot_cert])
@@ -577,16 +592,14 @@ class _TrialStages:
         """Propose on the whole training split; certify on fresh outputs at the planned looks,
         stopping at the first that certifies a violation."""
         c, schedule, d = self.certifier, self.schedule, self.trial.distinguisher
-        plan = CertificationPlan(
-            schedule.n_cert, schedule.final_alpha, self.claim.epsilon, self.claim.delta
-        )
+        plan = CertificationPlan.for_claim(schedule.n_cert, schedule.final_alpha, self.claim)
         events = self.propose(train, plan)
         if not events:
             return
         if schedule.futility:
             # futility: decided on the training split alone, before any certification output
             hope = c._optimistic_bound(events, train, schedule.n_cert, schedule.final_alpha)
-            if hope <= self.claim.epsilon:
+            if hope <= self.claim.value:
                 self.looks = schedule.short_looks
                 drawn = self.looks[-1][0] if self.looks else 0
                 c.short.append((self.trial.description, schedule.n_cert, drawn))

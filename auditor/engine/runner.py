@@ -68,9 +68,11 @@ class _PlannedAdapter:
     traceback: str | None = None
 
 
-def _plan(adapter: Any, attacks: Sequence[Attack], seed: int) -> _PlannedAdapter:
+def _plan(adapter: Any, attacks: Sequence[Attack], seed: int, claim: Any = None) -> _PlannedAdapter:
     try:
         spec = check_adapter(adapter)
+        if claim is not None:  # the run's --claim replaces the declared one
+            spec = dataclasses.replace(spec, claim=claim)
     except DPAuditError as exc:
         return _PlannedAdapter(
             None, adapter_label(adapter), [], str(exc), traceback=exc.adapter_traceback
@@ -119,7 +121,7 @@ def run_audit(
     t0 = time.perf_counter()
     engine = engine if engine is not None else EngineConfig.in_process()
     targets = dict(targets or {})
-    planned = [_plan(a, attacks, config.seed) for a in adapters]
+    planned = [_plan(a, attacks, config.seed, config.claim) for a in adapters]
     names = [p.name for p in planned]
     for name in names:
         if names.count(name) > 1:
@@ -239,10 +241,10 @@ def _audit_adapter(
             continue
         if finding is not None:
             findings.append(finding)
-            if finding.estimate.epsilon_lower_bound > p.spec.claim.epsilon:
+            if finding.estimate.violates(p.spec.claim):
                 break
-    best = max(findings, key=lambda f: f.estimate.epsilon_lower_bound, default=None)
-    violated = best is not None and best.estimate.epsilon_lower_bound > p.spec.claim.epsilon
+    best = max(findings, key=lambda f: f.estimate.bound, default=None)
+    violated = best is not None and best.estimate.violates(p.spec.claim)
     notes = p.notes + sampler.notes(p.name) + _futility_notes(certifier, config)
     if errors and not violated:
         p.notes = notes + tuple(f"also failed: {e}" for e in errors[1:])

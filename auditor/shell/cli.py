@@ -85,6 +85,16 @@ def _futility(text: str) -> float:
     return value
 
 
+def _claim(text: str) -> Any:
+    from auditor.core.claim_kinds import parse_claim
+    from auditor.core.errors import InvalidArgument
+
+    try:
+        return parse_claim(text)
+    except InvalidArgument as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 #: converters of the run options a project may set in [tool.dp-audit] (by destination)
 CONFIGURABLE: dict[str, Callable[[str], Any]] = {
     "budget": whole_number,
@@ -173,6 +183,16 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         type=Path,
         default=Path("dp-audit-report"),
         help="output folder (default dp-audit-report/)",
+    )
+    run.add_argument(
+        "--claim",
+        type=_claim,
+        default=None,
+        metavar="KIND:PARAMS",
+        help="audit this claim instead of each adapter's own, e.g. 'gdp:mu=1', 'zcdp:rho=0.5', "
+        "'approx:eps=1,delta=1e-5', 'pure:eps=1', 'rdp:2=0.5,4=1.2'; a curve claim's report "
+        "also states the (epsilon, delta) it implies at its delta (',delta=1e-6'; see "
+        "docs/claims.md)",
     )
     run.add_argument(
         "--no-early-stop",
@@ -385,6 +405,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         seed=args.seed,
         attacks=tuple(attack) if attack else None,
+        claim=args.claim,
         **fixed_n,
     )
     engine = _engine(args)

@@ -109,11 +109,14 @@ def assert_private(
     alpha: float | None = None,
     seed: int | None = None,
     attacks: Sequence[str] | None = None,
+    claim: Any = None,
 ) -> Any:
     """Audit one adapter; raise ``AssertionError`` if a violation is certified or it errors.
 
     ``budget``, ``alpha`` and ``seed`` default to the ``--dp-audit-*`` options inside pytest
     (else 50,000, 0.05 and 0); ``attacks`` are attack names (default: every applicable one).
+    ``claim`` audits another claim than the adapter's own: any claim kind of
+    ``auditor.core.claim_kinds`` or its text (``"gdp:mu=1"``, ``"zcdp:rho=0.5"``).
     Passing means "no violation found at this budget", never "private".
 
     Returns:
@@ -126,11 +129,13 @@ def assert_private(
     """
     __tracebackhide__ = True  # pytest shows the message, not this function's frame
     from attacks import load_attacks
+    from auditor.core.claim_kinds import as_claim
     from auditor.core.configs import AuditConfig
     from auditor.core.results import Verdict
     from auditor.engine.runner import run_audit
 
     config = AuditConfig(
+        claim=None if claim is None else as_claim(claim),
         budget=budget if budget is not None else _default("dp_audit_budget", DEFAULT_BUDGET),
         alpha=alpha if alpha is not None else _default("dp_audit_alpha", DEFAULT_ALPHA),
         seed=seed if seed is not None else _default("dp_audit_seed", DEFAULT_SEED),

@@ -20,6 +20,12 @@ every limit is checked against the regularized incomplete beta function and, whe
 fails, recomputed by bisection on log p, keeping the conservative end of the bracket.  A limit
 is therefore never anti-conservative, whatever alpha is.
 
+For a claim other than one (epsilon, delta) point (``auditor.core.claim_kinds``: a trade-off
+curve, zCDP, GDP, Renyi DP, a delta(epsilon) profile), the same corner of the confidence box,
+``(p0_low, p1_high)``, is handed to the claim, which says which value of its own parameter the
+corner certifies (``claim.certified``): the box lies below the claimed curve exactly when that
+value exceeds the claimed one.  Pass ``claim=`` to the functions below for that unit.
+
 References:
     Clopper & Pearson (1934); Jagielski, Ullman, Oprea (NeurIPS 2020) for the event bound;
     Bichsel et al., DP-Sniper (S&P 2021) for the alpha/2 + alpha/2 split.
@@ -30,6 +36,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -163,8 +170,33 @@ def _check_bound_args(alpha: float, delta: float, split: float) -> None:
         raise InvalidArgument(f"split={split!r} must be in (0, 1)")
 
 
+def is_point(claim: Any) -> bool:
+    """Whether the bound of ``claim`` is epsilon at delta (None: the run's point claim)."""
+    return claim is None or getattr(claim, "kind", "approx") in ("pure", "approx")
+
+
+def corner_bounds(lo: np.ndarray, hi: np.ndarray, delta: float, claim: Any = None) -> np.ndarray:
+    """What the box corners certify: ``ln((lo - delta) / hi)`` (0 when no loss shows) for a
+    point claim, else ``claim.certified(lo, hi)`` in the claim's own parameter."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    if not is_point(claim):
+        # a claim may offer a fast stand-in for ranking (predictions only, never a bound)
+        one = getattr(claim, "estimate_certified", claim.certified)
+        return np.asarray(np.vectorize(one, otypes=[float])(lo, hi), dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.log((lo - delta) / hi)
+    return np.asarray(np.where(lo > delta, np.maximum(value, 0.0), 0.0), dtype=float)
+
+
 def epsilon_lower_bound(
-    k0: int, n0: int, k1: int, n1: int, alpha: float, delta: float = 0.0, split: float = 0.5
+    k0: int,
+    n0: int,
+    k1: int,
+    n1: int,
+    alpha: float,
+    delta: float = 0.0,
+    split: float = 0.5,
+    claim: Any = None,
 ) -> float:
     """Certified lower bound on epsilon from event counts ``k0/n0`` (on x) and ``k1/n1`` (on x').
 
@@ -172,6 +204,7 @@ def epsilon_lower_bound(
     P[M(x) in S], the rest on the upper limit of P[M(x') in S].  Returns 0.0 when the data
     cannot show any privacy loss, including when the lower limit on x does not exceed delta.
     The result is always finite: an upper limit from finitely many samples is never 0.
+    With a ``claim`` that is not a point, the bound is in the claim's parameter instead.
 
     Raises:
         InvalidArgument: counts outside [0, n], alpha or split outside (0, 1), delta outside [0, 1).
@@ -179,6 +212,8 @@ def epsilon_lower_bound(
     _check_bound_args(alpha, delta, split)
     p0_low = cp_lower(k0, n0, alpha * split)
     p1_high = cp_upper(k1, n1, alpha * (1.0 - split))
+    if not is_point(claim):
+        return float(claim.certified(p0_low, p1_high))
     if p0_low <= delta:
         return 0.0
     return max(0.0, math.log((p0_low - delta) / p1_high))
@@ -199,7 +234,13 @@ def epsilon_point_estimate(k0: int, n0: int, k1: int, n1: int, delta: float = 0.
 
 
 def predicted_lower_bound(
-    p0: float, p1: float, n: int, alpha: float, delta: float = 0.0, split: float = 0.5
+    p0: float,
+    p1: float,
+    n: int,
+    alpha: float,
+    delta: float = 0.0,
+    split: float = 0.5,
+    claim: Any = None,
 ) -> float:
     """The bound certification would give if the counts came out at their expected values.
 
@@ -208,11 +249,17 @@ def predicted_lower_bound(
     """
     k0 = min(n, max(0, round(p0 * n)))
     k1 = min(n, max(0, round(p1 * n)))
-    return epsilon_lower_bound(k0, n, k1, n, alpha, delta, split)
+    return epsilon_lower_bound(k0, n, k1, n, alpha, delta, split, claim)
 
 
 def predicted_lower_bounds(
-    p0: np.ndarray, p1: np.ndarray, n: int, alpha: float, delta: float = 0.0, split: float = 0.5
+    p0: np.ndarray,
+    p1: np.ndarray,
+    n: int,
+    alpha: float,
+    delta: float = 0.0,
+    split: float = 0.5,
+    claim: Any = None,
 ) -> np.ndarray:
     """Vectorised :func:`predicted_lower_bound` over arrays of probabilities (same n, alpha)."""
     _check_bound_args(alpha, delta, split)
@@ -220,13 +267,16 @@ def predicted_lower_bounds(
     k1 = np.clip(np.round(np.asarray(p1, dtype=float) * n), 0, n).astype(np.int64)
     lo = cp_lower_array(k0, n, alpha * split)
     hi = cp_upper_array(k1, n, alpha * (1.0 - split))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.log((lo - delta) / hi)
-    return np.where(lo > delta, np.maximum(value, 0.0), 0.0)
+    return corner_bounds(lo, hi, delta, claim)
 
 
 def best_splits(
-    p0: np.ndarray, p1: np.ndarray, n: int, alpha: float, delta: float = 0.0
+    p0: np.ndarray,
+    p1: np.ndarray,
+    n: int,
+    alpha: float,
+    delta: float = 0.0,
+    claim: Any = None,
 ) -> np.ndarray:
     """Per pair of probabilities, the alpha share for the x side (from :data:`SPLITS`) with the
     largest predicted bound; 0.5 unless another split is strictly better.
@@ -235,7 +285,7 @@ def best_splits(
     fixed before certification and the bound it is used in stays valid.
     """
     p0, p1 = np.atleast_1d(np.asarray(p0, dtype=float)), np.atleast_1d(np.asarray(p1, dtype=float))
-    values = np.stack([predicted_lower_bounds(p0, p1, n, alpha, delta, s) for s in SPLITS])
+    values = np.stack([predicted_lower_bounds(p0, p1, n, alpha, delta, s, claim) for s in SPLITS])
     improved = values.max(axis=0) > values[0] + 1e-12
     best = np.where(improved, np.argmax(values, axis=0), 0)  # index 0 is split 0.5
     return np.asarray(SPLITS)[best]

@@ -176,3 +176,92 @@ def power_statement(
         "alpha": alpha,
         "statement": statement,
     }
+
+
+def _claim_critical_counts(
+    p1: float, n: int, alpha: float, claim: Any, split: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """P[K1 = k1] and k0*(k1) = the smallest k0 whose box corner violates ``claim``."""
+    lo = int(stats.binom.ppf(_TAIL, n, p1))
+    hi = int(stats.binom.isf(_TAIL, n, p1))
+    k1 = np.arange(max(0, lo), min(n, hi) + 1)
+    weights = stats.binom.pmf(k1, n, p1)
+    upper = cp_upper_array(k1, n, alpha * (1.0 - split))
+    k0_star = np.empty(len(k1), dtype=np.int64)
+    for i, u in enumerate(upper):  # certified(., u) is non-decreasing in the lower limit
+        low, high = -1, n + 1  # invariant: low does not violate, high does (or is n + 1)
+        while high - low > 1:
+            mid = (low + high) // 2
+            if claim.violated(float(cp_lower_array(np.array([mid]), n, alpha * split)[0]), u):
+                high = mid
+            else:
+                low = mid
+        k0_star[i] = high
+    return weights, k0_star
+
+
+def claim_power_statement(
+    event: str,
+    k1: int,
+    n1: int,
+    n: int,
+    alpha: float,
+    claim: Any,
+    split: float = 0.5,
+    probability: float = DEFAULT_PROBABILITY,
+    tol: float = 1e-3,
+) -> dict[str, Any]:
+    """:func:`power_statement` for a claim that is a curve (zCDP, GDP, RDP, a profile, f-DP).
+
+    If the mechanism's true parameter were ``v``, the event could be as likely as
+    ``p0 = 1 - f_v(p1)`` on its likelier side (``f_v``: the trade-off curve of the claim with
+    parameter ``v``); the detectable value is the smallest ``v`` caught with ``probability``
+    by the same certification (the corner test of ``claim.violated``), found by bisection.
+    """
+    p1 = (k1 + 0.5) / (n1 + 1.0)
+    _check(p1, n, alpha, split)
+    weights, k0_star = _claim_critical_counts(p1, n, alpha, claim, split)
+
+    def power(v: float) -> float:
+        p0 = float(np.clip(1.0 - claim.with_value(v).tradeoff(p1), 0.0, 1.0))
+        reach = np.where(k0_star <= n, stats.binom.sf(k0_star - 1, n, p0), 0.0)
+        return float(min(1.0, np.sum(weights * reach)))
+
+    where = (
+        f"event {event!r} (probability ≈ {p1:.3g} on its less likely side), n = {n:,} per "
+        f"side, significance {alpha:.3g}"
+    )
+    value, top = claim.value, claim.value
+    found = False
+    for _ in range(12):  # the true value could be far above the claim: widen the bracket
+        top *= 2.0
+        if power(top) >= probability:
+            found = True
+            break
+    if not found:
+        why = "is too rare" if p1 < 0.5 else "is too likely on both sides (its complement too rare)"
+        statement = (
+            f"no violation found; the best event, {where}, {why} to catch any violation of "
+            f"{claim.describe()} with probability {probability:g} at this budget"
+        )
+        return {"value_detectable": None, "probability": probability, "statement": statement}
+    lo, hi = value, top
+    while hi - lo > tol * max(1.0, value):
+        mid = 0.5 * (lo + hi)
+        if power(mid) >= probability:
+            hi = mid
+        else:
+            lo = mid
+    statement = (
+        f"no violation found; a true {claim.parameter} ≥ {hi:.3g} (claimed {value:g}) on the best "
+        f"event would have been caught with probability ≥ {probability:g} ({where})"
+    )
+    return {
+        "parameter": claim.parameter,
+        "value_detectable": round(hi, 6),
+        "probability": probability,
+        "p1": p1,
+        "n": n,
+        "alpha": alpha,
+        "statement": statement,
+    }

@@ -43,7 +43,7 @@ EVENT_CACHE = 8
 
 #: (name, family, epsilon, delta, sensitivity, domain, neighbours, integer_queries, seedable)
 Fingerprint: TypeAlias = tuple[
-    str, str, float, float, float | None, tuple[float, float] | None, str | None, bool, bool
+    str, str, str, str, float | None, tuple[float, float] | None, str | None, bool, bool
 ]
 
 
@@ -52,8 +52,9 @@ def fingerprint(spec: AdapterSpec) -> Fingerprint:
     return (
         spec.name,
         spec.kind_label,
-        spec.claim.epsilon,
-        spec.claim.delta,
+        # as declared (a run's --claim replaces the main process's claim only)
+        repr(getattr(spec.adapter, "epsilon", None)),
+        repr((getattr(spec.adapter, "delta", None), getattr(spec.adapter, "claim", None))),
         spec.sensitivity,
         spec.domain,
         spec.neighbours,

@@ -112,8 +112,8 @@ def predicted_scores(
     lo_a, hi_a = _pessimistic(ka, na)
     lo_b, hi_b = _pessimistic(kb, nb)
     best: np.ndarray = np.maximum(
-        predicted_lower_bounds(lo_a, hi_b, plan.n, plan.alpha, plan.delta),
-        predicted_lower_bounds(lo_b, hi_a, plan.n, plan.alpha, plan.delta),
+        predicted_lower_bounds(lo_a, hi_b, plan.n, plan.alpha, plan.delta, claim=plan.claim),
+        predicted_lower_bounds(lo_b, hi_a, plan.n, plan.alpha, plan.delta, claim=plan.claim),
     )
     return best
 
@@ -126,7 +126,8 @@ def pessimistic_log_ratios(ka: np.ndarray, na: int, kb: np.ndarray, nb: int) -> 
     with np.errstate(divide="ignore", invalid="ignore"):
         up = np.log(lo_a / hi_b)
         down = np.log(lo_b / hi_a)
-    return np.nan_to_num(np.maximum(up, down), nan=-np.inf)
+    ratios: np.ndarray = np.nan_to_num(np.maximum(up, down), nan=-np.inf)
+    return ratios
 
 
 def approximate_scores(

@@ -38,8 +38,24 @@ def test_provenance_and_names():
         assert a.library == "opendp" and a.library_version == version("opendp")
         assert not hasattr(a, "seed")  # OpenDP offers no seed: none is pretended
         assert a.description
-        check_adapter(a)  # a family, or input and output kinds
-        assert a.epsilon == pytest.approx(1.0, rel=1e-6)
+        spec = check_adapter(a)  # a family, or input and output kinds
+        if hasattr(a, "claim"):  # the promise in the library's own measure (zCDP)
+            assert spec.claim.kind == "zcdp" and spec.claim.value == pytest.approx(0.5, rel=1e-6)
+        else:
+            assert a.epsilon == pytest.approx(1.0, rel=1e-6)
+
+
+def test_gaussian_is_audited_in_zcdp_and_passes():
+    """OpenDP's Gaussian against rho-zCDP, the measure OpenDP states it in."""
+    from attacks import load_attacks
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import Verdict
+    from auditor.engine.runner import run_audit
+
+    a = odp.GaussianZCDP()
+    (result,) = run_audit([a], load_attacks(None), AuditConfig(budget=20_000)).results
+    assert result.verdict is Verdict.NO_VIOLATION, result.to_dict()
+    assert result.to_dict()["claim"]["kind"] == "zcdp"
 
 
 def test_laplace_float_vectorised():
