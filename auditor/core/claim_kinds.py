@@ -66,6 +66,7 @@ __all__ = [
     "bernoulli_renyi_lower",
     "claim_from_dict",
     "claim_to_dict",
+    "is_point",
     "parse_claim",
 ]
 
@@ -130,6 +131,12 @@ class Claim(Protocol):
     def describe(self) -> str: ...
 
     def to_dict(self) -> dict[str, Any]: ...
+
+
+def is_point(claim: Any) -> bool:
+    """Whether ``claim`` is one (epsilon, delta) point, whose bound is epsilon at delta (None
+    stands for the run's point claim)."""
+    return claim is None or getattr(claim, "kind", "approx") in ("pure", "approx")
 
 
 #: the delta at which a curve claim states the (epsilon, delta) point it implies, unless the

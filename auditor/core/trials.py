@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from auditor.core.claim_kinds import is_point
+
 if TYPE_CHECKING:
     from auditor.core.results import ExactEvidence
     from auditor.core.spec import AdapterSpec
@@ -90,8 +92,7 @@ class CertificationPlan:
     @classmethod
     def for_claim(cls, n: int, alpha: float, claim: Any, quick: bool = False) -> CertificationPlan:
         """The plan for auditing ``claim`` (a point claim or any claim kind)."""
-        point = getattr(claim, "kind", "approx") in ("pure", "approx")
-        return cls(n, alpha, claim.value, claim.delta, quick, None if point else claim)
+        return cls(n, alpha, claim.value, claim.delta, quick, None if is_point(claim) else claim)
 
 
 class Distinguisher(Protocol):

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from auditor.core.claim_kinds import is_point
 from auditor.core.configs import AuditConfig
 from auditor.core.errors import DPAuditError
 from auditor.core.interfaces import Attack
@@ -71,7 +72,6 @@ from auditor.statistics.clopper_pearson import (
     cp_upper_array,
     epsilon_lower_bound,
     epsilon_point_estimate,
-    is_point,
     predicted_lower_bounds,
 )
 from auditor.statistics.events.event_selection import (

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from auditor.core.claim_kinds import is_point
 from auditor.core.errors import InvalidArgument
 
 #: relative slack accepted when checking a scipy quantile against the incomplete beta function
@@ -168,11 +169,6 @@ def _check_bound_args(alpha: float, delta: float, split: float) -> None:
         raise InvalidArgument(f"delta={delta!r} must be in [0, 1)")
     if not (0.0 < split < 1.0):
         raise InvalidArgument(f"split={split!r} must be in (0, 1)")
-
-
-def is_point(claim: Any) -> bool:
-    """Whether the bound of ``claim`` is epsilon at delta (None: the run's point claim)."""
-    return claim is None or getattr(claim, "kind", "approx") in ("pure", "approx")
 
 
 def corner_bounds(lo: np.ndarray, hi: np.ndarray, delta: float, claim: Any = None) -> np.ndarray:
