@@ -11,7 +11,7 @@ import numpy as np
 
 from auditor.core.kinds import QUERY_LENGTH, InputKind, Norm, OutputKind
 from auditor.core.spec import AdapterSpec
-from auditor.core.trials import CertificationPlan, Event
+from auditor.core.trials import CertificationPlan, Event, enclosed, event_code
 
 #: query length of the per-coordinate trials when the adapter does not fix one
 VECTOR_QUERIES = 10
@@ -74,6 +74,23 @@ class AnyColumn:
         for j, event in self.parts:
             hits |= event(np.ascontiguousarray(y[:, j]))
         return hits
+
+    def code(self) -> str | None:
+        """Standalone source (``Event.source``): each coordinate's event, or None if one has none."""
+        sources = [event.source() for _, event in self.parts]
+        if any(s is None for s in sources):
+            return None
+        loaders = "\n\n".join(enclosed(str(s), f"_coordinate_{i}") for i, s in enumerate(sources))
+        pairs = ", ".join(f"({j}, _coordinate_{i}())" for i, (j, _) in enumerate(self.parts))
+        prelude = (
+            f"{loaders}\n\nPARTS = [{pairs}]\n\n\n"
+            "def any_column(x):\n"
+            "    hits = np.zeros(len(x), dtype=bool)\n"
+            "    for j, part in PARTS:\n"
+            "        hits |= part(np.ascontiguousarray(x[:, j]))\n"
+            "    return hits"
+        )
+        return event_code("any_column(x)", prelude)
 
 
 @dataclass

@@ -204,6 +204,14 @@ class LaplaceSamplerModel:
     def label(self) -> str:
         return f"{self.sampler.label}, {self.log.label}, noise = {self.scale.label}"
 
+    def constructor(self) -> str:
+        """Python source that builds this model from the names of this module."""
+        op = self.scale
+        return (
+            f"LaplaceSamplerModel(SAMPLERS[{SAMPLERS.index(self.sampler)}], "
+            f"LOG_IMPLS[{LOG_IMPLS.index(self.log)}], ScaleOp({op.kind!r}, {op.a!r}, {op.b!r}))"
+        )
+
     def _h(
         self, branch: Branch, j: np.ndarray, loc: float, exact: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:

@@ -25,10 +25,12 @@ References:
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from attacks import laplace_models
 from attacks.float_pair import (
     FloatPairDistinguisher,
     PerCoordinate,
@@ -39,7 +41,7 @@ from attacks.float_pair import (
 from attacks.laplace_models import LaplaceSamplerModel, candidate_models
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
-from auditor.core.trials import CertificationPlan, Event, Trial
+from auditor.core.trials import CertificationPlan, Event, Trial, event_code, literal
 
 #: training outputs per side used to reject a model cheaply before the full check
 _QUICK = 256
@@ -51,10 +53,16 @@ def unreachable_event(model: LaplaceSamplerModel, loc: float) -> Event:
     def unreachable(y: np.ndarray) -> np.ndarray:
         return ~model.reachable(y, loc)
 
+    module = inspect.getsource(laplace_models).replace("from __future__ import annotations\n", "")
+    code = event_code(
+        f"~MODEL.reachable(np.asarray(x, dtype=np.float64), {literal(float(loc))})",
+        f"{module}\n\nMODEL = {model.constructor()}",
+    )
     return Event(
         f"output is a double that {model.label} cannot produce at input {loc!r}",
         unreachable,
         white_box=True,
+        code=code,
     )
 
 

@@ -35,6 +35,7 @@ References:
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass, field
 
@@ -49,7 +50,7 @@ from attacks.float_pair import (
 )
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
-from auditor.core.trials import CertificationPlan, Event, Trial
+from auditor.core.trials import CertificationPlan, Event, Trial, event_code, literal
 
 #: doubles scanned on each side of y/s for the preimage of y under t -> fl(t*s)
 _SCAN = 4
@@ -106,35 +107,48 @@ class GridTest:
         return f"no double t with fl({how}) = output is a multiple of {g} ({self.origin} grid)"
 
     def off_grid(self, y: np.ndarray) -> np.ndarray:
-        y = np.asarray(y, dtype=np.float64)
-        with np.errstate(all="ignore"):
-            if self.rescale is None:
-                return not_multiple(y, self.grid)
-            kind, s = self.rescale
-
-            def forward(t: np.ndarray) -> np.ndarray:
-                return t * s if kind == "mul" else t / s
-
-            t0 = y / s if kind == "mul" else y * s
-            # the 2*_SCAN+1 doubles around t0, stepped by magnitude (bit pattern +- i)
-            bits = np.abs(t0).view(np.int64)
-            steps = np.arange(-_SCAN, _SCAN + 1, dtype=np.int64)[:, None]
-            t = np.copysign((bits + steps).view(np.float64), t0)
-            match = forward(t) == y
-            on_grid = ~not_multiple(t, self.grid)
-            possible = (
-                (match & on_grid).any(axis=0)
-                | match[0]
-                | match[-1]
-                | ~match.any(axis=0)
-                | (np.abs(t0) < 2.0**-1000)  # stepping would cross zero: give up, conservatively
-                | ~np.isfinite(t0)
-            )
-            impossible: np.ndarray = ~possible
-            return impossible
+        if self.rescale is None:
+            return not_multiple(np.asarray(y, dtype=np.float64), self.grid)
+        kind, s = self.rescale
+        return off_rescaled_grid(y, self.grid, kind, s)
 
     def event(self) -> Event:
-        return Event(self.description, self.off_grid, white_box=False)
+        return Event(self.description, self.off_grid, white_box=False, code=self.code())
+
+    def code(self) -> str:
+        """Standalone source of :meth:`off_grid` (``Event.source``)."""
+        parts = [f"GRID = {literal(self.grid)}", inspect.getsource(not_multiple)]
+        if self.rescale is None:
+            return event_code(
+                "not_multiple(np.asarray(x, dtype=np.float64), GRID)", "\n\n".join(parts)
+            )
+        kind, s = self.rescale
+        parts += [f"_SCAN = {_SCAN}", inspect.getsource(off_rescaled_grid)]
+        return event_code(f"off_rescaled_grid(x, GRID, {kind!r}, {literal(s)})", "\n\n".join(parts))
+
+
+def off_rescaled_grid(y: np.ndarray, grid: float, kind: str, s: float) -> np.ndarray:
+    """No double ``t`` with ``fl(t * s) == y`` (``kind`` "mul") or ``fl(t / s) == y`` ("div")
+    is a multiple of ``grid``: scans the ``2 * _SCAN + 1`` doubles around ``y / s``."""
+    y = np.asarray(y, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        t0 = y / s if kind == "mul" else y * s
+        # the 2*_SCAN+1 doubles around t0, stepped by magnitude (bit pattern +- i)
+        bits = np.abs(t0).view(np.int64)
+        steps = np.arange(-_SCAN, _SCAN + 1, dtype=np.int64)[:, None]
+        t = np.copysign((bits + steps).view(np.float64), t0)
+        match = (t * s if kind == "mul" else t / s) == y
+        on_grid = ~not_multiple(t, grid)
+        possible = (
+            (match & on_grid).any(axis=0)
+            | match[0]
+            | match[-1]
+            | ~match.any(axis=0)
+            | (np.abs(t0) < 2.0**-1000)  # stepping would cross zero: give up, conservatively
+            | ~np.isfinite(t0)
+        )
+        impossible: np.ndarray = ~possible
+        return impossible
 
 
 def rescaled_tests(x_prime: float, sensitivity: float, epsilon: float) -> list[GridTest]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from auditor.core.trials import CertificationPlan, Event
+from auditor.core.trials import CertificationPlan, Event, array_literal, event_code
 from auditor.statistics.events.event_selection import DataDrivenEvents
 
 
@@ -109,7 +109,11 @@ def index_set_event(indices: npt.ArrayLike, k: int, white_box: bool = False) -> 
         hits[inside] = members[y[inside]]
         return hits
 
-    return Event(index_set_text(indices, k), predicate, white_box=white_box)
+    code = event_code(
+        "np.isin(np.asarray(x, dtype=np.int64), INDICES)",
+        f"INDICES = {array_literal(np.flatnonzero(members), 'int64')}",
+    )
+    return Event(index_set_text(indices, k), predicate, white_box=white_box, code=code)
 
 
 @dataclass

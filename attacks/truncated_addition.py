@@ -41,6 +41,7 @@ from attacks.selection_common import (
     NoEvents,
     are_neighbours,
     bounds_note,
+    index_set_event,
     index_set_text,
     pull_within,
     within,
@@ -156,7 +157,9 @@ class ZeroedOutcomesCheck:
             f"are floating-point truncation "
             f"(white-box, assumes probabilities() describes sample())"
         )
-        return ExactEvidence(pos_q, zero_q, exact_estimate(mass, 0.0, spec.claim.delta, event))
+        estimate = exact_estimate(mass, 0.0, spec.claim.delta, event)
+        code = index_set_event(zeroed, len(pos_q)).source()
+        return ExactEvidence(pos_q, zero_q, estimate, event_code=code)
 
     def __call__(self, spec: AdapterSpec) -> ExactEvidence | None:
         """The first pair (in scan order) with a zeroed set that passes the textbook guard."""

@@ -61,8 +61,8 @@ def _exchange(a: Path, b: Path) -> bool:
     return True
 
 
-def write_report_set(out: Path, files: Mapping[str, str]) -> Path:
-    """Put ``files`` (name -> text) in folder ``out`` as one unit.
+def write_report_set(out: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Put ``files`` (name -> text, or bytes for figures) in folder ``out`` as one unit.
 
     They are written into a new folder beside ``out`` and swapped with it in one rename
     (``renameat2``), so ``out`` holds either the whole previous set or the whole new one at
@@ -76,6 +76,7 @@ def write_report_set(out: Path, files: Mapping[str, str]) -> Path:
     try:
         os.chmod(staged, 0o777 & ~_umask())
         for name, text in files.items():
+            (staged / name).parent.mkdir(parents=True, exist_ok=True)  # reproduce/<adapter>.py
             write_atomic(staged / name, text)
         if not out.exists():
             os.replace(staged, out)
@@ -90,6 +91,7 @@ def write_report_set(out: Path, files: Mapping[str, str]) -> Path:
             # ``out`` cannot be renamed (the working directory, a mount point): each file is
             # still replaced whole, but not the set as one
             for name in files:
+                (out / name).parent.mkdir(parents=True, exist_ok=True)
                 os.replace(staged / name, out / name)
     finally:
         shutil.rmtree(staged, ignore_errors=True)  # the previous set, or a set never placed

@@ -16,6 +16,7 @@ import numpy as np
 
 from auditor.core.claim_kinds import Claim, claim_to_dict
 from auditor.core.claims import PrivacyClaim, exceeds
+from auditor.core.trials import query_literal
 
 SCHEMA = "dp-audit/1"
 
@@ -134,11 +135,30 @@ def _probabilities_dict(p: tuple[float, float] | None) -> dict[str, float] | Non
 
 @dataclass(frozen=True)
 class ExactEvidence:
-    """What a white-box check (``Trial.exact``) returns: the neighbours it used and the estimate."""
+    """What a white-box check (``Trial.exact``) returns: the neighbours it used and the estimate
+    (``event_code``: the event's standalone source, ``Event.source``, when it has one)."""
 
     x: Any
     x_prime: Any
     estimate: EpsilonEstimate
+    event_code: str | None = None
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What a reproducer needs to redraw the outputs behind a finding's counts: the event's
+    standalone source (``Event.source``; None: it has none) and, for x and for x' (bound
+    order), the ``(outputs, entropy)`` of every seeded ``sample`` call that was counted.
+    A white-box finding has no calls: its reproducer asks the oracle instead."""
+
+    event_code: str | None
+    calls: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = ((), ())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "event_code": self.event_code,
+            "calls": [[[n, e] for n, e in side] for side in self.calls],
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -187,6 +207,8 @@ class Finding:
     #: the finding is a violation
     power: dict[str, Any] | None = None
     output_sample: OutputSample | None = field(default=None, compare=False, repr=False)
+    #: how to redraw the counted outputs without dp-audit (None: the draws cannot be replayed)
+    replay: Replay | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -239,6 +261,11 @@ class AdapterResult:
     notes: tuple[str, ...] = ()
     power: dict[str, Any] | None = None
     error_traceback: str | None = None
+    #: where the adapter was loaded from (``--adapter`` target), for reproducers
+    target: str | None = None
+    #: the point of its parameter space a searched adapter was audited at
+    #: (``{"adapter": base name, "parameters": {...}}``; see ``auditor.engine.search``)
+    configuration: dict[str, Any] | None = None
 
     @property
     def epsilon_lower_bound(self) -> float:
@@ -279,6 +306,16 @@ class AdapterResult:
                 best.output_sample.to_dict() if best and best.output_sample else None
             ),
             "timing": {"seconds": round(self.seconds, 3)},
+            "target": self.target,
+            "configuration": self.configuration,
+            "replay": (
+                {
+                    **best.replay.to_dict(),
+                    "queries": [query_literal(best.x), query_literal(best.x_prime)],
+                }
+                if best and best.replay
+                else None
+            ),
         }
 
 
@@ -297,6 +334,8 @@ class AuditReport:
     wall_seconds: float = 0.0
     started: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
+    #: what a parameter search screened and how alpha was spent (None: no search)
+    search: dict[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -326,4 +365,5 @@ class AuditReport:
             "skipped": list(self.skipped),
             "results": [r.to_dict() for r in self.results],
             "timing": {"wall_seconds": round(self.wall_seconds, 3), "started": self.started},
+            **({"search": jsonable(self.search)} if self.search is not None else {}),
         }

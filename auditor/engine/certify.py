@@ -53,6 +53,7 @@ from auditor.core.results import (
     EventCounts,
     Finding,
     OutputSample,
+    Replay,
 )
 from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec
@@ -62,7 +63,9 @@ from auditor.engine.sampling import (
     InProcessSampler,
     Sampler,
     call_with_timeout,
+    chunk_entropy,
     count_events,
+    request_chunks,
 )
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
 from auditor.statistics.clopper_pearson import (
@@ -169,9 +172,12 @@ class Certifier:
         #: for the report's notes
         self.short: list[tuple[str, int, int]] = []
 
+    def seed(self, *labels: object) -> int:
+        """The entropy of the request named by ``labels`` (one per request: fresh outputs)."""
+        return entropy(self.config.seed, self.spec.name, *labels)
+
     def _draw(self, query: Any, n: int, *labels: object) -> np.ndarray:
-        seed = entropy(self.config.seed, self.spec.name, *labels)
-        out = self.sampler.draw(self.spec, query, n, seed)
+        out = self.sampler.draw(self.spec, query, n, self.seed(*labels))
         self.samples += n
         self.on_samples(n)
         return out
@@ -182,7 +188,7 @@ class Certifier:
         """Start counting ``events`` on fresh outputs of x and x' for each ``(batch_no, size)``
         batch; a backend may count where it samples and send back only the counts."""
         requests = [
-            (q, size, entropy(self.config.seed, self.spec.name, *labels, b, side))
+            (q, size, self.seed(*labels, b, side))
             for b, size in batches
             for side, q in enumerate((trial.x, trial.x_prime))
         ]
@@ -228,8 +234,21 @@ class Certifier:
         # per-test alpha so that every estimate in a report carries an alpha in (0, 1)
         estimate = replace(evidence.estimate, alpha=self.alpha_test)
         return Finding(
-            attack.name, trial.description, evidence.x, evidence.x_prime, estimate, 0, 0, 0
+            attack.name,
+            trial.description,
+            evidence.x,
+            evidence.x_prime,
+            estimate,
+            0,
+            0,
+            0,
+            replay=Replay(evidence.event_code),
         )
+
+    def calls(self, query: Any, n: int, seed: int) -> tuple[tuple[int, int], ...]:
+        """The seeded ``sample`` calls ``(outputs, entropy)`` of a request (its chunks)."""
+        sizes = request_chunks(self.spec, query, n)
+        return tuple((size, chunk_entropy(seed, i)) for i, size in enumerate(sizes))
 
     def _draw_pair(self, trial: Trial, n: int, *labels: object) -> list[np.ndarray]:
         """``n`` outputs on each side.
@@ -299,7 +318,7 @@ class Certifier:
                         claim_bound=None if point else bound,
                         parameter=None if point else claim.parameter,
                     )
-                    best = Candidate(bound, side, estimate)
+                    best = Candidate(bound, side, estimate, event)
         return best
 
     def _optimistic_bound(
@@ -413,6 +432,7 @@ class Candidate:
     bound: float
     side: int
     estimate: EpsilonEstimate
+    event: Event
 
 
 @dataclass(frozen=True)
@@ -487,15 +507,38 @@ class _TrialStages:
         if self.kept is None and len(outputs[0]):
             self.kept = ([o[:OUTPUT_SAMPLE_SIZE].copy() for o in outputs], source)
 
-    def consider(self, found: Candidate | None, n_train: int, drawn: int, look_no: int) -> None:
+    def consider(
+        self,
+        found: Candidate | None,
+        n_train: int,
+        drawn: int,
+        look_no: int,
+        seeds: Sequence[tuple[int, int, int]] = (),
+    ) -> None:
+        """Keep ``found`` if it beats the best so far.  ``seeds``: the counted requests
+        ``(side, outputs, entropy)`` (side 0: the trial's x), for the finding's replay."""
         if found is None:
             return
         if self.best is not None and found.bound <= self.best.estimate.bound:
             return
-        trial = self.trial
+        trial, c = self.trial, self.certifier
         x, x_prime = (trial.x, trial.x_prime) if found.side == 0 else (trial.x_prime, trial.x)
+        calls: list[list[tuple[int, int]]] = [[], []]
+        for side, n, seed in seeds:
+            calls[side] += c.calls(trial.x if side == 0 else trial.x_prime, n, seed)
+        if found.side == 1:
+            calls.reverse()
+        replay = Replay(found.event.source(), (tuple(calls[0]), tuple(calls[1]))) if seeds else None
         self.best = Finding(
-            self.attack.name, trial.description, x, x_prime, found.estimate, n_train, drawn, look_no
+            self.attack.name,
+            trial.description,
+            x,
+            x_prime,
+            found.estimate,
+            n_train,
+            drawn,
+            look_no,
+            replay=replay,
         )
 
     def propose(self, train: list[np.ndarray], plan: CertificationPlan) -> list[Event]:
@@ -565,6 +608,12 @@ class _TrialStages:
         c, size = self.certifier, self.schedule.pilot
         pilot_train = c._draw_pair(self.trial, size, *self.label, "pilot-train")
         pilot_cert = c._draw_pair(self.trial, size, *self.label, "pilot-certify")
+        timed = is_timed(self.trial.distinguisher)
+        seeds = (
+            []
+            if timed
+            else [(side, size, c.seed(*self.label, "pilot-certify", side)) for side in (0, 1)]
+        )
         self.keep(pilot_train, "training")
         alpha = c.alpha_test * PILOT_SHARE
         events = self.propose(
@@ -574,7 +623,7 @@ class _TrialStages:
         if events:
             k = np.array([[np.count_nonzero(e(out)) for e in events] for out in pilot_cert])
             splits = c._splits(events, pilot_train, size, alpha)
-            self.consider(c._best(events, k, size, alpha, splits), size, size, 0)
+            self.consider(c._best(events, k, size, alpha, splits), size, size, 0, seeds)
         if self.violated():
             return pilot_train
         rest = c._draw_pair(self.trial, self.schedule.n_train - 2 * size, *self.label, "train")
@@ -628,8 +677,22 @@ class _TrialStages:
                     ahead = c._send(self.trial, later, events, *where) if later else None
                     k += c._collect(current, events)
                 alpha = c.alpha_test * schedule.main_share * share
+                seeds = (
+                    []
+                    if is_timed(d)
+                    else [
+                        (side, size, c.seed(*where, b, side))
+                        for counted in batches_per_look[:look_no]
+                        for b, size in counted
+                        for side in (0, 1)
+                    ]
+                )
                 self.consider(
-                    c._best(events, k, drawn, alpha, splits), schedule.n_train, drawn, look_no
+                    c._best(events, k, drawn, alpha, splits),
+                    schedule.n_train,
+                    drawn,
+                    look_no,
+                    seeds,
                 )
                 if self.violated():
                     return

@@ -149,6 +149,7 @@ def run_audit(
         def audit(p: _PlannedAdapter) -> AdapterResult:
             with lock:
                 result = _audit_adapter(p, config, alpha_test, sampler, on_samples)
+                result = dataclasses.replace(result, target=targets.get(p.name))
                 if on_result is not None:
                     on_result(result)
                 return result

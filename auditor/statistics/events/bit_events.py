@@ -21,9 +21,11 @@ References:
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
-from auditor.core.trials import Event
+from auditor.core.trials import Event, array_literal, event_code
 
 #: lowest mantissa bits that define a cell, together with sign and exponent
 LOW_BITS = 2
@@ -59,6 +61,14 @@ class CellUnion:
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         return np.isin(cell_keys(y), self.cells)
+
+    def code(self) -> str:
+        """Standalone source of this predicate (``Event.source``)."""
+        prelude = (
+            f"LOW_BITS = {LOW_BITS}\nCELLS = {array_literal(self.cells, 'int64')}\n\n\n"
+            + inspect.getsource(cell_keys)
+        )
+        return event_code("np.isin(cell_keys(x), CELLS)", prelude)
 
 
 def _describe(cells: np.ndarray, side: str) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auditor.core.trials import CertificationPlan, Event
+from auditor.core.trials import CertificationPlan, Event, array_literal, event_code, literal
 from auditor.statistics.clopper_pearson import predicted_lower_bounds
 from auditor.statistics.events.bit_events import bit_cell_events
 from auditor.statistics.events.classifier_events import classifier_events
@@ -54,17 +54,19 @@ def _is_discrete(values: np.ndarray) -> bool:
 
 
 def threshold_event(t: float, above: bool) -> Event:
+    op = ">" if above else "<"
+    code = event_code(f"np.asarray(x, dtype=float) {op} {literal(float(t))}")
     if above:
 
         def over(y: np.ndarray, t: float = t) -> np.ndarray:
             return np.asarray(y, dtype=float) > t
 
-        return Event(f"output > {_fmt(t)}", over)
+        return Event(f"output > {_fmt(t)}", over, code=code)
 
     def under(y: np.ndarray, t: float = t) -> np.ndarray:
         return np.asarray(y, dtype=float) < t
 
-    return Event(f"output < {_fmt(t)}", under)
+    return Event(f"output < {_fmt(t)}", under, code=code)
 
 
 def outcome_set_event(values: np.ndarray) -> Event:
@@ -80,11 +82,20 @@ def outcome_set_event(values: np.ndarray) -> Event:
     def member(y: np.ndarray, v: np.ndarray = values) -> np.ndarray:
         return np.isin(y, v)
 
-    return Event(text, member)
+    code = (
+        event_code("np.isin(x, VALUES)", f"VALUES = {array_literal(values, values.dtype.name)}")
+        if values.dtype.kind in "biuf"
+        else None
+    )
+    return Event(text, member, code=code)
 
 
 def bottom_event() -> Event:
-    return Event("output is ⊥ (no answer, NaN)", lambda y: np.isnan(np.asarray(y, dtype=float)))
+    return Event(
+        "output is ⊥ (no answer, NaN)",
+        lambda y: np.isnan(np.asarray(y, dtype=float)),
+        code=event_code("np.isnan(np.asarray(x, dtype=float))"),
+    )
 
 
 #: how many standard errors the selection-half estimates are moved against each candidate

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from auditor.core.trials import Event
+from auditor.core.trials import Event, array_literal, event_code
 
 #: number of histogram bins (equal-mass on the pooled training outputs)
 DEFAULT_BINS = 48
@@ -40,6 +40,18 @@ class BinUnion:
         idx = np.searchsorted(self.edges, y, side="right")
         inside: np.ndarray = self.member[np.minimum(idx, len(self.edges))] & ~np.isnan(y)
         return inside
+
+    def code(self) -> str:
+        """Standalone source of this predicate (``Event.source``)."""
+        prelude = (
+            f"EDGES = {array_literal(self.edges, 'float64')}\n"
+            f"MEMBER = {array_literal(self.member, 'bool')}"
+        )
+        return event_code(
+            "MEMBER[np.minimum(np.searchsorted(EDGES, np.asarray(x, dtype=float), side='right'), "
+            "len(EDGES))] & ~np.isnan(np.asarray(x, dtype=float))",
+            prelude,
+        )
 
 
 def _describe(edges: np.ndarray, bins: np.ndarray, side: str) -> str:
