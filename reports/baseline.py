@@ -10,6 +10,10 @@ Adapters are matched by name.  A **regression** is either
   certifies more loss than the old evidence allowed.  When the baseline event was never seen
   on x' (k1 = 0), that upper end is infinite and no bound increase counts as a regression.
 
+Bounds are compared as epsilon whatever the claims' kinds (a report with curve claims, GDP or
+zCDP, against one with point claims): a curve claim's ``epsilon_lower_bound`` is what its
+counts certify at the claim's report delta; messages add the bound in the claim's parameter.
+
 Violations present in both runs and not larger are *accepted*: with ``--baseline`` the exit
 code is 1 only for regressions (else 2 for adapter errors, else 0), so a library can gate its
 CI on not getting worse while a known issue is being fixed.
@@ -21,9 +25,13 @@ import math
 from typing import Any
 
 from auditor.core.errors import InvalidArgument
-from reports.evidence import EventEvidence, as_float
+from reports.evidence import EventEvidence, as_float, curve_bound_text
 
 DEFAULT_MARGIN = 0.0
+
+
+def _g(x: Any) -> str:
+    return f"{as_float(x):.4g}"
 
 
 def _index(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -46,6 +54,8 @@ def compare_with_baseline(
         before = old_by.get(name)
         old_verdict = before["verdict"] if before else "absent"
         lb = as_float(r.get("epsilon_lower_bound"))
+        # a curve claim (GDP, zCDP, ...): its bound in its own parameter, beside the epsilon
+        curve = curve_bound_text(r, _g)
         if r["verdict"] == "violation" and old_verdict != "violation":
             regressions.append(
                 {
@@ -59,7 +69,7 @@ def compare_with_baseline(
                     "new_epsilon_lower_bound": lb,
                     "threshold": None,
                     "message": f"{name}: new violation (baseline verdict {old_verdict}), "
-                    f"certified epsilon >= {lb:.4g}",
+                    + (f"certified {curve}" if curve else f"certified epsilon >= {lb:.4g}"),
                 }
             )
         elif r["verdict"] == "violation" and before is not None:
@@ -79,7 +89,8 @@ def compare_with_baseline(
                     | {
                         "kind": "larger_bound",
                         "message": f"{name}: certified epsilon >= {lb:.4g} exceeds the baseline "
-                        f"interval's upper end + margin ({threshold:.4g})",
+                        f"interval's upper end + margin ({threshold:.4g})"
+                        + (f" ({curve_bound_text(r, _g, implied=False)})" if curve else ""),
                     }
                 )
             else:

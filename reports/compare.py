@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reports.evidence import as_float
+from reports.evidence import as_float, claim_text, is_curve_claim
 from reports.markdown import md_escape
 from reports.writing import write_atomic
 
@@ -31,8 +31,21 @@ COLUMNS = (
 )
 
 
+def _claim_cell(ra: dict[str, Any] | None, rb: dict[str, Any] | None) -> str:
+    """The claim as the table shows it: once when both reports agree, else A's and B's (a point
+    claim in one report and a curve claim in the other, say)."""
+    texts = [claim_text(r, _plain) for r in (ra, rb) if r is not None]
+    if len(texts) == 2 and texts[0] != texts[1]:
+        return f"A {texts[0]}; B {texts[1]}"
+    return texts[0]
+
+
 def comparison_rows(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per adapter in either report (A's order first); missing sides are None."""
+    """One row per adapter in either report (A's order first); missing sides are None.
+
+    ``claim_epsilon`` / ``claim_delta`` are A's claim when A has the adapter (a curve claim's
+    implied point at its report δ); ``claim_text`` (not a CSV column) names both claims when
+    they differ.  The ε lower bounds are each report's ε at its own claim's δ."""
     by_a = {str(r["adapter"]): r for r in a.get("results") or []}
     by_b = {str(r["adapter"]): r for r in b.get("results") or []}
     names = list(by_a) + [n for n in by_b if n not in by_a]
@@ -64,9 +77,15 @@ def comparison_rows(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]
                 "attack_b": rb.get("attack") if rb else None,
                 "samples_a": ra.get("samples") if ra else None,
                 "samples_b": rb.get("samples") if rb else None,
+                "claim_text": _claim_cell(ra, rb),
+                "curve_claim": any(r is not None and is_curve_claim(r) for r in (ra, rb)),
             }
         )
     return rows
+
+
+def _plain(value: Any) -> str:
+    return "–" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _cell(value: Any, *, signed: bool = False) -> str:
@@ -92,7 +111,11 @@ def render_comparison_markdown(
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        claim = f"({_cell(row['claim_epsilon'])}, {_cell(row['claim_delta'])})"
+        claim = (
+            md_escape(row["claim_text"])
+            if row.get("claim_text")
+            else f"({_cell(row['claim_epsilon'])}, {_cell(row['claim_delta'])})"
+        )
         lines.append(
             "| "
             + " | ".join(
@@ -115,6 +138,12 @@ def render_comparison_markdown(
         "ε_lb: certified lower bound (each report at its own family-wise confidence); – = no "
         "result (error, or the adapter is not in that report). change = B − A.",
     ]
+    if any(row.get("curve_claim") for row in rows):
+        lines.append(
+            "A curve claim (μ-GDP, ρ-zCDP, …) is listed with the (ε, δ) point it implies at its "
+            "report δ, and its ε_lb is what the counts certify at that δ; its bound in the "
+            "claim's own parameter is in each report."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -13,7 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from auditor.statistics.clopper_pearson import cp_lower, cp_upper
+from auditor.core.claim_kinds import Claim, claim_from_dict
+from auditor.core.claims import PrivacyClaim, exceeds
+from auditor.core.errors import InvalidArgument
+from auditor.statistics.clopper_pearson import cp_lower, cp_upper, epsilon_lower_bound
 from auditor.statistics.exact import WHITE_BOX_ESTIMATOR
 
 
@@ -45,6 +48,77 @@ def bound_text(r: dict[str, Any], num: Callable[[Any], str]) -> str:
         return "∞ (white-box)"
     text = num(r.get("epsilon_lower_bound"))
     return f"{text} (white-box)" if is_exact_white_box(r) else text
+
+
+#: how reports write the parameter a claim's bound is in (``r["parameter"]``)
+PARAMETER_SYMBOL = {"epsilon": "ε", "mu": "μ", "rho": "ρ", "scale": "scale"}
+#: the parameter of each curve kind, for results that carry no ``parameter`` (no finding)
+KIND_PARAMETER = {"gdp": "mu", "zcdp": "rho", "rdp": "scale", "profile": "scale", "fdp": "scale"}
+#: keys report.json adds to a curve claim's own dict (``claim_to_dict``): the implied point
+_IMPLIED_KEYS = ("epsilon", "delta", "description")
+
+
+def is_curve_claim(r: dict[str, Any]) -> bool:
+    """Whether the result's claim is a curve (GDP, zCDP, RDP, profile, f-DP), not one point."""
+    claim = r.get("claim") or {}
+    return claim.get("kind") not in (None, "pure", "approx")
+
+
+def claim_text(r: dict[str, Any], num: Callable[[Any], str]) -> str:
+    """The claim as the verdict tables write it: ``(ε, δ)`` for a point claim; a curve claim
+    by its description and the point it implies at its report δ, ``1-GDP (implies (4.887,
+    1e-06))``; "–" without a claim.  Plain text: callers escape it."""
+    claim = r.get("claim")
+    if not claim:
+        return "–"
+    point = f"({num(claim.get('epsilon'))}, {num(claim.get('delta'))})"
+    if not is_curve_claim(r):
+        return point
+    return f"{claim.get('description') or claim['kind']} (implies {point})"
+
+
+def curve_bound_text(
+    r: dict[str, Any], num: Callable[[Any], str], *, implied: bool = True
+) -> str | None:
+    """A curve claim's certified bound in the claim's own parameter; None for a point claim
+    (whose wording is :func:`bound_text`'s, unchanged).
+
+    ``μ ≥ 1.087 for a claimed 1-GDP; as (ε, δ): ε ≥ 0.3682 at δ = 1e-06, where the claim
+    implies ε ≤ 4.887``.  The (ε, δ) part (left out unless ``implied``) is
+    ``epsilon_lower_bound``: what the same counts certify at the claim's report δ, beside
+    the ε the claim itself implies there.  An estimate with no bound in the claim's
+    parameter (a white-box one) is stated in ε only.  Plain text: callers escape it.
+    """
+    if not is_curve_claim(r):
+        return None
+    claim = r["claim"]
+    described = claim.get("description") or claim["kind"]
+    parameter = r.get("parameter") or KIND_PARAMETER.get(claim["kind"], "scale")
+    symbol = PARAMETER_SYMBOL.get(parameter, parameter)
+    at_delta = f"ε ≥ {bound_text(r, num)} at δ = {num(claim.get('delta'))}"
+    bound = r.get("claim_bound")
+    if bound is None and r.get("attack") is not None:
+        return f"{at_delta} for a claimed {described} (this estimate gives no {symbol} bound)"
+    text = f"{symbol} ≥ {num(0.0 if bound is None else bound)} for a claimed {described}"
+    if parameter == "scale":
+        text += f" (claimed scale {num(claim.get('scale', 1.0))})"
+    if implied:
+        text += f"; as (ε, δ): {at_delta}, where the claim implies ε ≤ {num(claim.get('epsilon'))}"
+    return text
+
+
+def claim_object(r: dict[str, Any]) -> Claim | None:
+    """The claim of a report.json result as an object (``auditor.core.claim_kinds``), or None
+    when the result has none or its dict does not rebuild (a report from elsewhere)."""
+    claim = r.get("claim")
+    if not isinstance(claim, dict) or not claim:
+        return None
+    try:
+        if not is_curve_claim(r):
+            return PrivacyClaim(float(claim["epsilon"]), float(claim.get("delta") or 0.0))
+        return claim_from_dict({k: v for k, v in claim.items() if k not in _IMPLIED_KEYS})
+    except (InvalidArgument, KeyError, TypeError, ValueError):
+        return None
 
 
 def white_box_bound_sentence(r: dict[str, Any], num: Callable[[Any], str], prime: str) -> str:
@@ -113,6 +187,79 @@ class EventEvidence:
             lower=as_float(r.get("epsilon_lower_bound")),
             upper=max(upper, 0.0),
             point=as_float(r.get("point_estimate")),
+        )
+
+
+@dataclass(frozen=True)
+class TradeoffEvidence:
+    """The best event read as a test rejecting x′ on it, against the claimed trade-off curve.
+
+    Type-I error ``alpha_hat`` = k1/n1, type-II error ``beta_hat`` = 1 − k0/n0.  The box is
+    [p1_low, p1_high] × [1 − p0_high, 1 − p0_low]: the one-sided Clopper-Pearson limits
+    the certification used (``alpha_split`` of ``alpha`` on x, the rest on x′) and the
+    opposite limits at the same levels.  Its upper-right ``corner`` (p1_high, 1 − p0_low) is
+    the point the claim is judged on; ``curve_at_corner`` = f(p1_high) from ``claim.tradeoff``.
+
+    ``violating``: the corner certifies a violation, judged exactly as the verdict is
+    (``epsilon_lower_bound(..., claim)`` beyond the claim's value: for a point claim the
+    estimator's ln((p0_low − δ)/p1_high), for a curve ``claim.certified``); ``certified`` is
+    that bound.  ``below``: the corner lies strictly below the drawn curve.  The two agree
+    except within the rounding tolerance; for zCDP / RDP, whose verdict rests on the Rényi
+    divergence of the event, stronger than their curve (drawn from the (ε, δ) profile); and
+    for a point claim, whose bound reads the event one way only: f_{ε,δ}'s other branch is
+    the complement event read the other way round: another event, with a bound of its own.
+    """
+
+    claim: Claim
+    alpha_hat: float
+    beta_hat: float
+    p0_low: float
+    p0_high: float
+    p1_low: float
+    p1_high: float
+    curve_at_corner: float
+    certified: float
+    violating: bool
+    below: bool
+
+    @property
+    def corner(self) -> tuple[float, float]:
+        return (self.p1_high, 1.0 - self.p0_low)
+
+    @classmethod
+    def from_result(cls, r: dict[str, Any]) -> TradeoffEvidence | None:
+        """None without counts (an error, no event, a white-box estimate) or a readable claim."""
+        c = r.get("counts")
+        if (
+            not c
+            or not r.get("alpha")
+            or not c.get("n0")
+            or not c.get("n1")
+            or r.get("estimator") not in (None, "clopper-pearson")
+        ):
+            return None
+        claim = claim_object(r)
+        if claim is None:
+            return None
+        n0, k0, n1, k1 = int(c["n0"]), int(c["k0"]), int(c["n1"]), int(c["k1"])
+        alpha = float(r["alpha"])
+        split = float(r.get("alpha_split") or 0.5)
+        on_x, on_x_prime = alpha * split, alpha * (1.0 - split)
+        p0_low, p1_high = cp_lower(k0, n0, on_x), cp_upper(k1, n1, on_x_prime)
+        certified = epsilon_lower_bound(k0, n0, k1, n1, alpha, claim.delta, split, claim)
+        curve = float(claim.tradeoff(p1_high))
+        return cls(
+            claim=claim,
+            alpha_hat=k1 / n1,
+            beta_hat=1.0 - k0 / n0,
+            p0_low=p0_low,
+            p0_high=cp_upper(k0, n0, on_x),
+            p1_low=cp_lower(k1, n1, on_x_prime),
+            p1_high=p1_high,
+            curve_at_corner=curve,
+            certified=certified,
+            violating=exceeds(certified, claim.value),
+            below=1.0 - p0_low < curve,
         )
 
 

@@ -19,6 +19,9 @@ from reports.evidence import (
     EventEvidence,
     as_float,
     bound_text,
+    claim_text,
+    curve_bound_text,
+    is_curve_claim,
     is_exact_white_box,
     query_text,
     white_box_bound_sentence,
@@ -74,8 +77,14 @@ def _badge(verdict: str) -> str:
 
 
 def _claim(r: dict[str, Any]) -> str:
-    claim = r.get("claim")
-    return f"({_num(claim['epsilon'])}, {_num(claim['delta'])})" if claim else "–"
+    return escape(claim_text(r, _num))
+
+
+def _bound_cell(r: dict[str, Any]) -> str:
+    """The verdict table's bound: ε (as ever) or, for a curve claim, its own parameter."""
+    if r["verdict"] == "error":
+        return "–"
+    return escape(curve_bound_text(r, _num, implied=False) or bound_text(r, _num))
 
 
 def _dl(items: list[tuple[str, str]]) -> str:
@@ -98,7 +107,11 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
             f'<p><span class="badge regression">REGRESSION</span> {escape(regression["message"])}</p>'
         )
     lib = r.get("library") or {}
-    items = [("family", escape(str(r.get("family", "")))), ("claim (ε, δ)", _claim(r))]
+    curve = is_curve_claim(r)
+    items = [
+        ("family", escape(str(r.get("family", "")))),
+        ("claim" if curve else "claim (ε, δ)", _claim(r)),
+    ]
     if lib.get("name"):
         items.append(("library", escape(f"{lib['name']} {lib.get('version', '')}")))
     if r.get("error"):
@@ -132,6 +145,17 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
                 f"[{_num(ev.lower)}, {_num(ev.upper)}]; point estimate {_num(ev.point)}",
             ),
         ]
+        if curve:
+            # the bound the verdict rests on, in the claim's own parameter, before the ε lines
+            items.insert(
+                -2,
+                (
+                    "certified bound (claim)",
+                    f"<b>{escape(curve_bound_text(r, _num) or '')}</b>, at significance "
+                    f"{_num(r.get('alpha'))}: where the Clopper-Pearson corner (p1_high, 1 − "
+                    "p0_low) lies against the claimed trade-off curve (figure below)",
+                ),
+            )
     elif (
         not is_exact_white_box(r)
         and r.get("counts")
@@ -168,6 +192,10 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
             _plot_or_note(lambda: plots.porosity_png(r), f"low-order bits of outputs of {label}"),
             _plot_or_note(lambda: plots.event_png(r), f"event probabilities of {label}"),
         ]
+        if curve:
+            figures.append(
+                _plot_or_note(lambda: plots.tradeoff_png(r), f"trade-off curve of {label}")
+            )
         parts.append('<div class="plots">' + "".join(figures) + "</div>")
         if not r.get("output_sample"):
             parts.append(
@@ -219,7 +247,7 @@ def _summary_table(results: list[dict[str, Any]]) -> str:
         rows.append(
             f'<tr><td><a href="#{escape(_anchor(i, r))}">{escape(str(r["adapter"]))}</a></td>'
             f"<td>{_claim(r)}</td><td>{_badge(r['verdict'])}</td>"
-            f'<td class="num">{escape(bound_text(r, _num)) if r["verdict"] != "error" else "–"}</td>'
+            f'<td class="num">{_bound_cell(r)}</td>'
             f"<td>{escape(str(r.get('attack') or '–'))}</td>"
             f"<td>{escape(str(r.get('event') or r.get('error') or '–'))}</td></tr>"
         )
@@ -288,6 +316,13 @@ def render_html(report: dict[str, Any]) -> str:
         "found</b> means nothing was found at this budget; it does not mean the mechanism is "
         "private.</p>"
     )
+    if any(is_curve_claim(r) for r in results):
+        intro += (
+            '<p class="note">A claim stated as a curve (μ-GDP, ρ-zCDP, Rényi DP, a δ(ε) profile, '
+            "f-DP) is judged on the whole curve: its bound is in the claim's own parameter (μ ≥ …, "
+            "ρ ≥ …), and the ε shown beside it is what the same counts certify at the claim's "
+            "report δ, next to the ε the claim implies there.</p>"
+        )
     body = [
         "<h1>dp-audit report</h1>",
         intro,

@@ -15,7 +15,13 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from auditor.core.text import printable
-from reports.evidence import EventEvidence, as_float, is_exact_white_box
+from reports.evidence import (
+    EventEvidence,
+    as_float,
+    curve_bound_text,
+    is_curve_claim,
+    is_exact_white_box,
+)
 
 #: characters XML 1.0 cannot carry, even escaped
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -30,10 +36,13 @@ def _g(x: Any) -> str:
 
 
 def case_name(r: dict[str, Any]) -> str:
-    """``<adapter> claims (ε=1, δ=0)``: one test case per adapter and claim."""
+    """``<adapter> claims (epsilon=1, delta=0)``, or ``<adapter> claims 1-GDP`` for a curve
+    claim: one test case per adapter and claim."""
     claim = r.get("claim")
     if not claim:
         return f"{r['adapter']} (claim unknown)"
+    if is_curve_claim(r) and claim.get("description"):
+        return f"{r['adapter']} claims {claim['description']}"
     return f"{r['adapter']} claims (epsilon={_g(claim['epsilon'])}, delta={_g(claim['delta'])})"
 
 
@@ -49,6 +58,12 @@ def violation_message(r: dict[str, Any]) -> str:
         )
     ev = EventEvidence.from_result(r)
     counts = f"; counts {ev.k0}/{ev.n0} on x vs {ev.k1}/{ev.n1} on x'" if ev else ""
+    curve = curve_bound_text(r, _g)
+    if curve is not None:
+        return (
+            f"claim violated: certified {curve} (attack {r.get('attack')}, inputs "
+            f"{r.get('queries')}){counts}"
+        )
     return (
         f"claim violated: certified epsilon >= {_g(r['epsilon_lower_bound'])} > claimed "
         f"{_g(claim['epsilon'])} (attack {r.get('attack')}, inputs {r.get('queries')}){counts}"

@@ -8,6 +8,9 @@ from typing import Any
 from auditor.core.text import printable
 from reports.evidence import (
     bound_text,
+    claim_text,
+    curve_bound_text,
+    is_curve_claim,
     is_exact_white_box,
     query_text,
     white_box_bound_sentence,
@@ -85,15 +88,25 @@ def render_markdown(report: dict[str, Any]) -> str:
         "lower bound shown, which exceeds its claim. *No violation found* means nothing was found at this "
         "budget; it does not mean the mechanism is private.",
         "",
+        *(
+            [
+                "A claim stated as a curve (μ-GDP, ρ-zCDP, Rényi DP, a δ(ε) profile, f-DP) is judged "
+                "on the whole curve: its bound is in the claim's own parameter (μ ≥ …, ρ ≥ …); the ε "
+                "beside it is what the same counts certify at the claim's report δ.",
+                "",
+            ]
+            if any(is_curve_claim(r) for r in report["results"])
+            else []
+        ),
         "| adapter | claim (ε, δ) | verdict | ε lower bound | attack | event |",
         "|---|---|---|---|---|---|",
     ]
     for r in report["results"]:
-        claim = r.get("claim") or {}
-        claim_text = f"({_num(claim.get('epsilon'))}, {_num(claim.get('delta'))})" if claim else "–"
+        bound = curve_bound_text(r, _num, implied=False) or bound_text(r, _num)
         lines.append(
-            f"| {md_escape(r['adapter'])} | {claim_text} | {VERDICT_TEXT.get(r['verdict'], r['verdict'])} | "
-            f"{bound_text(r, _num) if r['verdict'] != 'error' else '–'} | "
+            f"| {md_escape(r['adapter'])} | {md_escape(claim_text(r, _num))} | "
+            f"{VERDICT_TEXT.get(r['verdict'], r['verdict'])} | "
+            f"{md_escape(bound) if r['verdict'] != 'error' else '–'} | "
             f"{md_escape(r.get('attack') or '–')} | "
             f"{md_escape(r.get('event') or r.get('error') or '–')} |"
         )
@@ -103,6 +116,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         if lib.get("name"):
             lines.append(f"- library: {md_escape(lib['name'])} {md_escape(lib.get('version', ''))}")
         lines.append(f"- verdict: {VERDICT_TEXT.get(r['verdict'], r['verdict'])}")
+        if is_curve_claim(r):
+            lines.append(f"- claim: {md_escape(claim_text(r, _num))}")
         if r.get("error"):
             lines.append(f"- error: {md_escape(r['error'])}")
         if is_exact_white_box(r) and r.get("queries"):
@@ -122,6 +137,12 @@ def render_markdown(report: dict[str, Any]) -> str:
                     f"{md_escape(r['estimator'])}: no sampling error; the event states its assumption)"
                 )
             else:
+                curve = curve_bound_text(r, _num)
+                if curve is not None:
+                    lines.append(
+                        f"- certified {md_escape(curve)} (at significance {_num(r['alpha'])}: the "
+                        "Clopper-Pearson corner against the claimed trade-off curve)"
+                    )
                 lines += [
                     f"- counts: {c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x'",
                     f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "

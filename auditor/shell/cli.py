@@ -200,6 +200,32 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         help="certify once on the whole budget instead of in looks that stop at the first "
         "certified violation: slower, but reports the strongest bound the budget allows",
     )
+    search = run.add_argument_group(
+        "parameter search",
+        "adapters that declare a parameter space (`space` and `with_parameters`; see "
+        "docs/search.md) are audited at many configurations: a cheap screening pass over a "
+        "space-filling design ranks them and certifies nothing; the most suspicious few are "
+        "then audited in full on fresh outputs within the run's family-wise alpha",
+    )
+    search.add_argument(
+        "--search",
+        action="store_true",
+        help="search the parameter space of every adapter that declares one",
+    )
+    search.add_argument(
+        "--configurations",
+        type=_positive,
+        default=32,
+        metavar="N",
+        help="configurations screened per searched adapter (default 32)",
+    )
+    search.add_argument(
+        "--finalists",
+        type=_positive,
+        default=3,
+        metavar="K",
+        help="configurations per searched adapter audited in full (default 3)",
+    )
     chatter = run.add_mutually_exclusive_group()
     chatter.add_argument("--quiet", action="store_true", help="no progress output")
     chatter.add_argument(
@@ -234,6 +260,22 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
     report.add_argument(
         "--output", type=Path, default=None, help="file to write (default: next to the report)"
     )
+    reproduce = sub.add_parser(
+        "reproduce",
+        help="write a standalone script that reproduces one violation",
+        description="Write a Python script that reproduces a violation of report.json without "
+        "dp-audit: it needs only numpy, scipy and the library under test, redraws the counted "
+        "outputs with the recorded seeds, prints the counts and the bound, and exits 1 when the "
+        "violation reproduces. `dp-audit run` writes one per violation to OUT/reproduce/.",
+    )
+    reproduce.add_argument("path", type=Path, help="a report.json written by dp-audit run")
+    reproduce.add_argument("adapter", help="the adapter's name, as in the report")
+    reproduce.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="file to write (default: reproduce/<adapter>.py next to the report)",
+    )
     compare = sub.add_parser(
         "compare",
         help="compare two report.json files side by side",
@@ -254,6 +296,13 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
             **{k: v for k, v in run_defaults.items() if k not in ("adapter", "attack")}
         )
     return parser
+
+
+def _positive(text: str) -> int:
+    value = whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def _non_negative_float(text: str) -> float:
@@ -388,8 +437,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from auditor.core.configs import AuditConfig
     from auditor.engine.runner import run_audit
     from auditor.shell.progress import TerminalProgress
+    from auditor.shell.reproduce import reproducers
     from reports import RENDERERS
     from reports.baseline import compare_with_baseline, exit_code_with_baseline
+    from reports.plots import tradeoff_files
     from reports.writing import FolderBusy, hold, write_report_set
 
     no_project: tuple[Path | None, dict[str, Any]] = (None, {})
@@ -452,18 +503,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
             say(line)
 
     with TerminalProgress(enabled=not args.quiet and sys.stderr.isatty()) as progress:
-        report = run_audit(
-            adapters,
-            attacks,
-            config,
-            skipped=skipped,
-            progress=progress,
-            engine=engine,
-            targets=origins,
-            on_result=on_result if live else None,
-        )
+        if args.search:
+            report = _search(
+                args, adapters, attacks, config, skipped, engine, origins, progress, say
+            )
+        else:
+            report = run_audit(
+                adapters,
+                attacks,
+                config,
+                skipped=skipped,
+                progress=progress,
+                engine=engine,
+                targets=origins,
+                on_result=on_result if live else None,
+            )
     data = {**report.to_dict(), "run_id": uuid.uuid4().hex[:16]}  # in every file of the set
-    exit_code = report.exit_code
+    exit_code: int = report.exit_code
     if baseline is not None:
         data["baseline"] = compare_with_baseline(
             data, baseline, margin=args.baseline_margin, path=str(args.baseline)
@@ -481,7 +537,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"  baseline {args.baseline}: {len(section['regressions'])} regression(s), "
             f"{len(section['accepted'])} known violation(s) accepted, {len(section['fixed'])} fixed"
         )
-    files = {filename: render(data) for filename, render in RENDERERS.values()}
+    files: dict[str, str | bytes] = {
+        filename: render(data) for filename, render in RENDERERS.values()
+    }
+    # extra files: tradeoff-<adapter>.png per result with a curve claim (issue #17)
+    files.update(tradeoff_files(data))
+    scripts, missing = reproducers(data, adapters)
+    files.update(scripts)
+    for note in missing:
+        say(f"  no reproducer: {note}")
     try:
         write_report_set(args.out, files)
     except OSError as exc:
@@ -491,6 +555,57 @@ def _cmd_run(args: argparse.Namespace) -> int:
         ) from None
     say(f"dp-audit: report written to {args.out}/ (exit code {exit_code})")
     return exit_code
+
+
+def _search(
+    args: argparse.Namespace,
+    adapters: list[Any],
+    attacks: list[Any],
+    config: Any,
+    skipped: list[str],
+    engine: Any,
+    origins: dict[str, str],
+    progress: Any,
+    say: Callable[[str], None],
+) -> Any:
+    """``run --search``: screen the declared parameter spaces, then certify the finalists."""
+    from auditor.engine.search import SearchConfig, search_audit, searchable
+
+    searched = [a for a in adapters if searchable(a)]
+    if not searched:
+        raise InvalidArgument(
+            "--search: none of the adapters declares a parameter space ('space' and "
+            "'with_parameters'; see docs/search.md)"
+        )
+    search = SearchConfig(configurations=args.configurations, finalists=args.finalists)
+    say(
+        f"  search: {len(searched)} adapter(s) x {args.configurations} configurations screened at "
+        f"{search.budget(config):,} outputs (certifies nothing), then {args.finalists} finalist(s) "
+        "each audited in full"
+    )
+    shown: list[str] = []
+
+    def screened(done: int, total: int, worst: Any) -> None:
+        step = max(1, total // 10)
+        if done == total or done % step == 0 or (not shown or shown[-1] != worst.adapter.name):
+            shown.append(worst.adapter.name)
+            ratio = worst.score[0]
+            say(
+                f"  screened {done}/{total}; most suspicious so far: {worst.adapter.name} "
+                f"(bound / claim {ratio:.3g})"
+            )
+
+    return search_audit(
+        adapters,
+        attacks,
+        config,
+        search,
+        skipped=skipped,
+        engine=engine,
+        targets=origins,
+        progress=progress,
+        on_screened=screened,
+    )
 
 
 def _kind(adapter: Any) -> str:
@@ -557,6 +672,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from auditor.shell.reproduce import FOLDER, reproducer_for, script_name
+    from reports.writing import write_atomic
+
+    script = reproducer_for(_read_report(args.path), args.adapter)
+    out = args.output or args.path.parent / FOLDER / script_name(args.adapter)
+    _write(lambda: (out.parent.mkdir(parents=True, exist_ok=True), write_atomic(out, script)), out)
+    print(out)
+    return EXIT_OK
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from reports.compare import write_comparison
 
@@ -589,6 +715,7 @@ def main(argv: list[str] | None = None) -> int:
         "list": _cmd_list,
         "report": _cmd_report,
         "compare": _cmd_compare,
+        "reproduce": _cmd_reproduce,
     }[args.command]
     try:
         code = handler(args)
@@ -622,11 +749,15 @@ if __name__ == "__main__":
 
 
 def _verdict_line(r: dict[str, Any]) -> str:
-    """One line per adapter: verdict, name, the bound against the claim (or the error)."""
+    """One line per adapter: verdict, name, the bound against the claim (or the error); a
+    curve claim's bound in its own parameter (``μ ≥ 1.087 for a claimed 1-GDP; ...``)."""
+    from reports.evidence import as_float, curve_bound_text
+
+    curve = None if r["verdict"] == "error" else curve_bound_text(r, lambda x: f"{as_float(x):.4g}")
     detail = (
         r["error"]
         if r["verdict"] == "error"
-        else f"epsilon {_bound_summary(r)} (claim {r['claim']['epsilon']:g})"
+        else curve or f"epsilon {_bound_summary(r)} (claim {r['claim']['epsilon']:g})"
     )
     return f"  {r['verdict']:>12}  {r['adapter']}: {detail}"
 
