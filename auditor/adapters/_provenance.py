@@ -32,6 +32,17 @@ def legacy_random_state(entropy: int) -> np.random.RandomState:
     return np.random.RandomState(np.random.MT19937(np.random.SeedSequence(entropy)))
 
 
+#: how a reproducer seeds like :func:`legacy_random_state` (needs ``import numpy as np``):
+#: ``random_state`` is None, the library's default, until ``seed`` is called
+LEGACY_RANDOM_STATE_SOURCE = """\
+random_state = None
+
+
+def seed(entropy):
+    global random_state
+    random_state = np.random.RandomState(np.random.MT19937(np.random.SeedSequence(entropy)))"""
+
+
 def as_integer(query: float, argument: str = "query") -> int:
     """Return ``query`` as an ``int``, raising ``ValueError`` if it is not integer-valued."""
     if isinstance(query, numbers.Integral):

@@ -2,10 +2,17 @@
 
 Third-party adapters never need this module: the contract is duck-typed (see
 ``auditor.core.interfaces.Adapter``).  Built-ins use :class:`SeededAdapter` so that the runner can
-replay every draw from the run's seed.
+replay every draw from the run's seed, and the helpers at the end to write their reproducers.
 """
 
 from __future__ import annotations
+
+import json
+import math
+import numbers
+import textwrap
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,3 +38,99 @@ class SeededAdapter:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {getattr(self, 'name', '?')}>"
+
+
+# --- reproducers: an adapter's draws as a standalone module (``reproducer_source``) ---------
+#
+# A built-in adapter may offer ``reproducer_source()``: Python source that, run as a fresh
+# module needing only the standard library, numpy/scipy and the library under test, defines
+# ``sample(query, n)`` (and ``seed(entropy)``, ``probabilities(query)`` when the adapter has
+# them) giving the adapter's outputs -- bitwise, after the same seed.  The helpers below write
+# such modules; the adapters' parameters go in as literals that evaluate to exactly them.
+
+#: lines of a reproducer longer than this are wrapped (calls and the opening comment)
+REPRODUCER_WIDTH = 100
+
+#: how a reproducer seeds like :meth:`SeededAdapter.seed` (needs ``import numpy as np``)
+GENERATOR_SEED_SOURCE = """\
+rng = np.random.default_rng()
+
+
+def seed(entropy):
+    global rng
+    rng = np.random.default_rng(entropy)"""
+
+
+def literal(value: Any) -> str:
+    """Python source that evaluates to exactly ``value``: a number (``repr`` round-trips every
+    finite float; infinities and NaN as ``float("inf")`` etc.), a string (double-quoted, a
+    JSON string being a Python one), ``None``, or a tuple or list of these."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return repr(int(value))
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        return repr(x) if math.isfinite(x) else f'float("{x!r}")'
+    if isinstance(value, tuple):
+        inner = ", ".join(literal(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    raise TypeError(f"no exact literal for {type(value).__name__} {value!r}")
+
+
+def keywords(**values: Any) -> list[str]:
+    """``key=literal`` for each keyword argument, in order: arguments for :func:`call_source`."""
+    return [f"{key}={literal(value)}" for key, value in values.items()]
+
+
+def call_source(head: str, parts: Sequence[str], brackets: str = "()") -> str:
+    """``head(parts...)`` as a line of a reproducer (``parts``: each argument's source text),
+    or with ``brackets="[]"`` the list ``head[parts...]``.
+
+    ``head`` is the line up to the bracket, its indentation included (e.g.
+    ``"    x = mechanisms.Laplace"``).  A line longer than :data:`REPRODUCER_WIDTH` is wrapped as
+    ``ruff format`` would: the parts on one indented line, else one per line (a list's items
+    are filled into lines instead).
+    """
+    opening, closing = brackets[0], brackets[1]
+    line = f"{head}{opening}{', '.join(parts)}{closing}"
+    if len(line) <= REPRODUCER_WIDTH:
+        return line
+    indent = " " * (len(head) - len(head.lstrip()))
+    inner = f"{indent}    {', '.join(parts)}"
+    if len(inner) <= REPRODUCER_WIDTH:
+        return f"{head}{opening}\n{inner}\n{indent}{closing}"
+    rows = [f"{indent}    {part}," for part in parts]
+    if brackets == "[]":
+        rows = textwrap.wrap(
+            " ".join(f"{part}," for part in parts),
+            REPRODUCER_WIDTH,
+            initial_indent=f"{indent}    ",
+            subsequent_indent=f"{indent}    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    return f"{head}{opening}\n" + "\n".join(rows) + f"\n{indent}{closing}"
+
+
+def assignments(**values: Any) -> str:
+    """``NAME = literal`` lines: a reproducer's parameters, upper case by convention."""
+    return "\n".join(f"{name} = {literal(value)}" for name, value in values.items())
+
+
+def module_source(adapter: Any, imports: Sequence[str], *blocks: str) -> str:
+    """A reproducer of ``adapter``: a comment naming and describing it, the ``imports``, then
+    the ``blocks`` of code, each dedented (two blank lines around functions, as in PEP 8)."""
+    about = textwrap.wrap(str(adapter.description), REPRODUCER_WIDTH - 2)
+    comment = [f"Reproduces dp-audit's adapter {adapter.name}:", *about]
+    text = "".join(f"# {line}\n" for line in comment) + "\n".join(imports)
+    for block in blocks:
+        code = textwrap.dedent(block).strip("\n")
+        last = [line for line in text.splitlines() if line[:1].strip()][-1]  # top level
+        functions = last.startswith(("def ", "@")) or code.startswith(("def ", "@"))
+        text += ("\n\n\n" if functions else "\n\n") + code
+    return text + "\n"

@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from auditor.adapters._provenance import as_integer, installed_version, legacy_random_state
+from auditor.adapters._provenance import (
+    LEGACY_RANDOM_STATE_SOURCE,
+    as_integer,
+    installed_version,
+    legacy_random_state,
+)
+from auditor.adapters.base import call_source, keywords, literal, module_source
 
 _LIBRARY = "diffprivlib"
 
@@ -42,6 +48,23 @@ class _DiffprivlibAdapter:
 
     name = "diffprivlib.?"
 
+    #: what the reproducer imports from ``diffprivlib``
+    _reproducer_imports = "mechanisms"
+
+    def _reproducer_code(self) -> str:
+        """The reproducer's ``sample`` (and ``probabilities``), drawing from ``random_state``."""
+        raise NotImplementedError
+
+    def reproducer_source(self) -> str:
+        """Python source, runnable on its own, that draws this adapter's outputs without
+        dp-audit (``seed`` and ``sample`` as here, bitwise)."""
+        return module_source(
+            self,
+            ["import numpy as np", f"from diffprivlib import {self._reproducer_imports}"],
+            LEGACY_RANDOM_STATE_SOURCE,
+            self._reproducer_code(),
+        )
+
 
 class _Additive(_DiffprivlibAdapter):
     """An additive mechanism: ``mechanism.randomise(query)`` called ``n`` times."""
@@ -49,6 +72,8 @@ class _Additive(_DiffprivlibAdapter):
     family = "additive"
     integer_queries = False
     _dtype: type = np.float64
+    #: ``_value`` in the reproducer
+    _value_source = "float(query)"
 
     #: the class in ``diffprivlib.mechanisms`` this adapter drives
     _class: str = ""
@@ -85,6 +110,19 @@ class _Additive(_DiffprivlibAdapter):
         value = self._value(query)
         mechanism = self._mechanism()
         return np.fromiter((mechanism.randomise(value) for _ in range(n)), self._dtype, count=n)
+
+    def _reproducer_code(self) -> str:
+        arguments = [*keywords(**self._arguments()), "random_state=random_state"]
+        dtype = f"np.{np.dtype(self._dtype).name}"
+        return "\n".join(
+            [
+                "def sample(query, n):",
+                f"    value = {self._value_source}",
+                call_source(f"    mechanism = mechanisms.{self._class}", arguments),
+                "    return np.fromiter("
+                f"(mechanism.randomise(value) for _ in range(n)), {dtype}, count=n)",
+            ]
+        )
 
 
 class Laplace(_Additive):
@@ -130,6 +168,7 @@ class Geometric(_Additive):
     description = "diffprivlib.mechanisms.Geometric (two-sided geometric, float log/floor sampler)"
     integer_queries = True
     _dtype = np.int64
+    _value_source = "int(query)"
     _class = "Geometric"
 
     def __init__(self, epsilon: float = 1.0, sensitivity: int = 1) -> None:
@@ -156,6 +195,67 @@ class GaussianAnalytic(_Additive):
     name = "diffprivlib.gaussian_analytic"
     description = "diffprivlib.mechanisms.GaussianAnalytic (Balle-Wang analytic calibration)"
     _class = "GaussianAnalytic"
+
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
+        super().__init__(epsilon, delta, float(sensitivity))
+
+
+class _NoiseAsGDP(_Additive):
+    """A diffprivlib Gaussian audited against the stronger promise its noise makes.
+
+    diffprivlib documents these mechanisms as adding N(0, σ²) noise (``randomise`` adds
+    ``standard_normal * self._scale``, the normal drawn as (Z₁ + Z₂)/√2, and ``variance()``
+    returns ``self._scale ** 2``).  That noise is exactly μ-GDP with μ = Δ/σ (Dong, Roth & Su,
+    "Gaussian Differential Privacy", 2019, Thm. 2.7), a whole trade-off curve that implies the
+    (ε, δ) point the parent adapter audits.  σ is the library's own, ``sqrt(variance(0))`` of
+    the mechanism built with the library's (ε, δ): nothing is re-derived here.
+
+    ``library_epsilon`` / ``library_delta`` are the parameters the library is called with;
+    ``epsilon`` / ``delta`` are the (ε, δ) point the μ-GDP claim implies at its report δ (as
+    for ``opendp.gaussian_zcdp``).  Sampling is the parent's.
+    """
+
+    #: what the library's documentation calls the mechanism, for the description
+    _documented = ""
+
+    def __init__(self, epsilon: float, delta: float, sensitivity: float) -> None:
+        self.library_epsilon, self.library_delta = float(epsilon), float(delta)
+        super().__init__(epsilon, delta, sensitivity)
+        from auditor.core.claim_kinds import GaussianDP
+
+        #: the noise's standard deviation, as the library computes it
+        self.sigma = float(np.sqrt(self._mechanism().variance(0.0)))
+        self.claim = GaussianDP(self.sensitivity / self.sigma)
+        self.epsilon, self.delta = self.claim.epsilon, self.claim.delta
+        self.description = (
+            f"diffprivlib.mechanisms.{self._class} ({self._documented}, "
+            f"eps={self.library_epsilon:g}, delta={self.library_delta:g}): the N(0, σ²) noise "
+            f"its docs state, as μ-GDP with μ = Δ/σ = {self.claim.mu:.6g} (σ = {self.sigma:.6g})"
+        )
+
+    def _arguments(self) -> dict[str, Any]:
+        """The library is called with its own (ε, δ), not the point the GDP claim implies."""
+        arguments = super()._arguments()
+        arguments["epsilon"], arguments["delta"] = self.library_epsilon, self.library_delta
+        return arguments
+
+
+class GaussianGDP(_NoiseAsGDP, Gaussian):
+    """``diffprivlib.mechanisms.Gaussian`` as μ-GDP: σ = Δ·sqrt(2 ln(1.25/δ))/ε, μ = Δ/σ."""
+
+    name = "diffprivlib.gaussian.gdp"
+    _documented = "classic calibration"
+
+    def __init__(self, epsilon: float = 0.5, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
+        super().__init__(epsilon, delta, float(sensitivity))
+
+
+class GaussianAnalyticGDP(_NoiseAsGDP, GaussianAnalytic):
+    """``diffprivlib.mechanisms.GaussianAnalytic`` as μ-GDP: σ from Balle & Wang's analytic
+    calibration (the library's binary search), μ = Δ/σ."""
+
+    name = "diffprivlib.gaussian_analytic.gdp"
+    _documented = "Balle-Wang analytic calibration"
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
         super().__init__(epsilon, delta, float(sensitivity))
@@ -212,6 +312,28 @@ class Exponential(_DiffprivlibAdapter):
             random_state=self._random_state,
         )
 
+    def _reproducer_code(self) -> str:
+        arguments = keywords(epsilon=self.epsilon, sensitivity=self.sensitivity)
+        construct = call_source(
+            "    return mechanisms.Exponential",
+            [*arguments, "utility=utility", "random_state=random_state"],
+        )
+        return f"""
+def exponential(query):
+    utility = [float(u) for u in np.asarray(query, dtype=np.float64).ravel()]
+{construct}
+
+
+def probabilities(query):
+    cumulative = np.asarray(exponential(query)._probabilities, dtype=np.float64)
+    return np.diff(cumulative, prepend=0.0)
+
+
+def sample(query, n):
+    mechanism = exponential(query)
+    return np.fromiter((mechanism.randomise() for _ in range(n)), np.int64, count=n)
+"""
+
     def probabilities(self, query: Any) -> np.ndarray:
         """The library's selection probabilities for utility vector ``query`` (length k)."""
         cumulative = np.asarray(self._mechanism(query)._probabilities, dtype=np.float64)
@@ -243,6 +365,18 @@ class Binary(_DiffprivlibAdapter):
             epsilon=self.epsilon, value0="0", value1="1", random_state=self._random_state
         )
 
+    def _reproducer_code(self) -> str:
+        arguments = keywords(epsilon=self.epsilon, value0="0", value1="1")
+        construct = call_source(
+            "    mechanism = mechanisms.Binary", [*arguments, "random_state=random_state"]
+        )
+        return f"""
+def sample(query, n):
+{construct}
+    label = str(int(query))
+    return np.fromiter((int(mechanism.randomise(label)) for _ in range(n)), np.int64, count=n)
+"""
+
     def sample(self, query: int, n: int) -> np.ndarray:
         """``n`` released bits (0/1) for the true bit ``query``."""
         bit = as_integer(query)
@@ -250,6 +384,33 @@ class Binary(_DiffprivlibAdapter):
             raise ValueError(f"query={query!r} must be a bit, 0 or 1")
         mechanism, label = self._mechanism(), str(bit)
         return np.fromiter((int(mechanism.randomise(label)) for _ in range(n)), np.int64, count=n)
+
+
+#: how the tools adapters turn a query into the data they pass (``_records`` in reproducers)
+_RECORDS = "np.asarray(query, dtype=np.float64).ravel()"
+
+
+def _tools_reproducer(
+    function: str, arguments: list[str], records: str, width: int = 1, edges: bool = False
+) -> str:
+    """A reproducer's ``sample``: ``tools.<function>(data, arguments...)`` once per release
+    (``width`` values each; ``edges``: it returns ``(counts, edges)``, the counts released)."""
+    parts = ["data", *arguments, "random_state=random_state", "accountant=accountant"]
+    if edges:
+        release = call_source(f"        counts, _ = tools.{function}", parts)
+        release += "\n        out[i] = counts.ravel()"
+    else:
+        release = call_source(f"        out[i] = tools.{function}", parts)
+    shape = "n" if width == 1 else f"(n, {width})"
+    return f"""
+def sample(query, n):
+    data = {records}
+    accountant = BudgetAccountant()  # a private one: the default would record every release
+    out = np.empty({shape}, dtype=np.float64)
+    for i in range(n):
+{release}
+    return out
+"""
 
 
 class _Tool(_DiffprivlibAdapter):
@@ -268,14 +429,15 @@ class _Tool(_DiffprivlibAdapter):
         if not self.domain[0] < self.domain[1]:
             raise ValueError(f"domain={domain!r} must have lower < upper")
 
-    def _tool(self) -> Any:
-        raise NotImplementedError
+    #: the ``diffprivlib.tools`` function released
+    _function = ""
+    _reproducer_imports = "BudgetAccountant, tools"
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (a 1-D array of records in ``domain``)."""
-        from diffprivlib import BudgetAccountant
+        from diffprivlib import BudgetAccountant, tools
 
-        tool = self._tool()
+        tool = getattr(tools, self._function)
         data = np.asarray(query, dtype=np.float64).ravel()
         # A private accountant: the library's default one would record every release.
         accountant = BudgetAccountant()
@@ -291,17 +453,17 @@ class _Tool(_DiffprivlibAdapter):
             )
         return out
 
+    def _reproducer_code(self) -> str:
+        arguments = keywords(epsilon=self.epsilon, bounds=self.domain)
+        return _tools_reproducer(self._function, arguments, _RECORDS)
+
 
 class ToolsSum(_Tool):
     """``diffprivlib.tools.sum`` with bounds: clip, float sum, LaplaceTruncated(upper − lower)."""
 
     name = "diffprivlib.tools.sum"
     description = "diffprivlib.tools.sum (clip to bounds, numpy float sum, LaplaceTruncated)"
-
-    def _tool(self) -> Any:
-        from diffprivlib.tools import sum as dp_sum
-
-        return dp_sum
+    _function = "sum"
 
 
 class ToolsMean(_Tool):
@@ -309,11 +471,7 @@ class ToolsMean(_Tool):
 
     name = "diffprivlib.tools.mean"
     description = "diffprivlib.tools.mean (clip to bounds, numpy float mean, LaplaceTruncated)"
-
-    def _tool(self) -> Any:
-        from diffprivlib.tools import mean as dp_mean
-
-        return dp_mean
+    _function = "mean"
 
 
 class _VectorTool(_DiffprivlibAdapter):
@@ -336,11 +494,38 @@ class _VectorTool(_DiffprivlibAdapter):
             raise ValueError(f"epsilon={epsilon!r} must be > 0")
         self.epsilon = float(epsilon)
 
+    #: the ``diffprivlib.tools`` function released
+    _function = ""
+    #: whether it returns ``(counts, edges)``, of which the counts are released
+    _edges = False
+    _reproducer_imports = "BudgetAccountant, tools"
+    #: ``_records`` in the reproducer
+    _records_source = _RECORDS
+
     def _records(self, query: Any) -> np.ndarray:
         return np.asarray(query, dtype=np.float64).ravel()
 
-    def _release(self, data: np.ndarray, accountant: Any) -> Any:
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The function's positional arguments after the data, and its keyword arguments but
+        ``random_state`` and ``accountant``."""
         raise NotImplementedError
+
+    def _release(self, data: np.ndarray, accountant: Any) -> Any:
+        from diffprivlib import tools
+
+        positional, keyword = self._arguments()
+        release = getattr(tools, self._function)(
+            data, *positional, **keyword, random_state=self._random_state, accountant=accountant
+        )
+        return release[0] if self._edges else release
+
+    def _reproducer_code(self) -> str:
+        positional, keyword = self._arguments()
+        arguments = [*map(literal, positional), *keywords(**keyword)]
+        width = getattr(self, "output_length", 1)
+        return _tools_reproducer(
+            self._function, arguments, self._records_source, width, self._edges
+        )
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query``: shape (n,) or (n, output_length)."""
@@ -373,6 +558,7 @@ class ToolsHistogram(_VectorTool):
 
     name = "diffprivlib.tools.histogram"
     output_kind = "integer"
+    _function, _edges = "histogram", True
 
     def __init__(
         self, epsilon: float = 1.0, bins: int = 10, domain: tuple[float, float] = (0.0, 10.0)
@@ -386,18 +572,8 @@ class ToolsHistogram(_VectorTool):
             "docstring; add/remove neighbours"
         )
 
-    def _release(self, data: np.ndarray, accountant: Any) -> Any:
-        from diffprivlib.tools import histogram
-
-        counts, _ = histogram(
-            data,
-            epsilon=self.epsilon,
-            bins=self.output_length,
-            range=self.domain,
-            random_state=self._random_state,
-            accountant=accountant,
-        )
-        return counts
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (), {"epsilon": self.epsilon, "bins": self.output_length, "range": self.domain}
 
 
 class ToolsHistogramdd(_VectorTool):
@@ -409,6 +585,8 @@ class ToolsHistogramdd(_VectorTool):
 
     name = "diffprivlib.tools.histogramdd"
     output_kind = "integer"
+    _function, _edges = "histogramdd", True
+    _records_source = "np.asarray(query, dtype=np.float64)"
 
     def __init__(
         self,
@@ -435,18 +613,8 @@ class ToolsHistogramdd(_VectorTool):
             raise ValueError(f"dataset must have shape (m, {self.columns}), got {data.shape}")
         return data
 
-    def _release(self, data: np.ndarray, accountant: Any) -> Any:
-        from diffprivlib.tools import histogramdd
-
-        counts, _ = histogramdd(
-            data,
-            epsilon=self.epsilon,
-            bins=self.bins,
-            range=list(self.domain),
-            random_state=self._random_state,
-            accountant=accountant,
-        )
-        return counts
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (), {"epsilon": self.epsilon, "bins": self.bins, "range": list(self.domain)}
 
 
 class ToolsQuantile(_VectorTool):
@@ -460,6 +628,7 @@ class ToolsQuantile(_VectorTool):
     """
 
     name = "diffprivlib.tools.quantile"
+    _function = "quantile"
 
     def __init__(
         self,
@@ -477,17 +646,8 @@ class ToolsQuantile(_VectorTool):
             "add/remove neighbours"
         )
 
-    def _release(self, data: np.ndarray, accountant: Any) -> Any:
-        from diffprivlib.tools import quantile
-
-        return quantile(
-            data,
-            list(self.quantiles),
-            epsilon=self.epsilon,
-            bounds=self.domain,
-            random_state=self._random_state,
-            accountant=accountant,
-        )
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (list(self.quantiles),), {"epsilon": self.epsilon, "bounds": self.domain}
 
 
 class ToolsPercentile(_VectorTool):
@@ -497,6 +657,7 @@ class ToolsPercentile(_VectorTool):
     """
 
     name = "diffprivlib.tools.percentile"
+    _function = "percentile"
 
     def __init__(
         self,
@@ -512,23 +673,15 @@ class ToolsPercentile(_VectorTool):
             "exponential mechanism over intervals (Smith 2011); add/remove neighbours"
         )
 
-    def _release(self, data: np.ndarray, accountant: Any) -> Any:
-        from diffprivlib.tools import percentile
-
-        return percentile(
-            data,
-            self.percent,
-            epsilon=self.epsilon,
-            bounds=self.domain,
-            random_state=self._random_state,
-            accountant=accountant,
-        )
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self.percent,), {"epsilon": self.epsilon, "bounds": self.domain}
 
 
 class ToolsMedian(ToolsPercentile):
     """``diffprivlib.tools.median``: the 0.5 quantile, one real; epsilon-DP, add/remove."""
 
     name = "diffprivlib.tools.median"
+    _function = "median"
 
     def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 100.0)) -> None:
         super().__init__(epsilon, 50.0, domain)
@@ -537,16 +690,8 @@ class ToolsMedian(ToolsPercentile):
             "intervals (Smith 2011); add/remove neighbours"
         )
 
-    def _release(self, data: np.ndarray, accountant: Any) -> Any:
-        from diffprivlib.tools import median
-
-        return median(
-            data,
-            epsilon=self.epsilon,
-            bounds=self.domain,
-            random_state=self._random_state,
-            accountant=accountant,
-        )
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (), {"epsilon": self.epsilon, "bounds": self.domain}
 
 
 def builtin_adapters() -> list[Any]:
@@ -559,7 +704,9 @@ def builtin_adapters() -> list[Any]:
         LaplaceBoundedDomain(),
         Geometric(),
         Gaussian(),
+        GaussianGDP(),
         GaussianAnalytic(),
+        GaussianAnalyticGDP(),
         Snapping(),
         Exponential(),
         Binary(),

@@ -23,8 +23,14 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
+from auditor.adapters.base import call_source, keywords, literal, module_source
 
 _LIBRARY = "opendp"
+
+#: reproducers' source of the float vector domain the adapters build
+_FLOAT_VECTORS = "dp.vector_domain(dp.atom_domain(T=float, nan=False))"
+#: ... and of the input domain, metric and measure of the report-noisy-max adapters
+_SCORES = [_FLOAT_VECTORS, "dp.linf_distance(T=float, monotonic=False)", "dp.max_divergence()"]
 
 
 def _prelude() -> Any:
@@ -43,12 +49,32 @@ def _gaussian_approx_dp(dp: Any, scale: float, delta: float) -> Any:
     return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(zcdp), delta)
 
 
+def _laplace_source(scale: float) -> str:
+    """Reproducer source building ``measurement``: ``make_laplace`` on float vectors (L1)."""
+    space = [_FLOAT_VECTORS, "dp.l1_distance(T=float)"]
+    return call_source("measurement = dp.m.make_laplace", [*space, *keywords(scale=scale)])
+
+
+def _gaussian_approx_dp_source(scale: float, delta: float) -> str:
+    """:func:`_gaussian_approx_dp` as reproducer source, building ``measurement``."""
+    zcdp = call_source(
+        "zcdp = dp.m.make_gaussian",
+        [_FLOAT_VECTORS, "dp.l2_distance(T=float)", *keywords(scale=scale)],
+    )
+    conversion = "dp.c.make_zCDP_to_approxDP(zcdp)"
+    return f"{zcdp}\nmeasurement = dp.c.make_fix_delta({conversion}, {literal(delta)})"
+
+
 class _OpenDPAdapter:
     """Provenance, and a measurement rebuilt on demand (OpenDP objects do not pickle)."""
 
     library = _LIBRARY
     vectorised = False
     name = "opendp.?"
+    #: the noise scale OpenDP's search found (see ``_calibrated``)
+    _scale: float
+    #: the reproducer's ``sample``, calling ``measurement`` (see ``_sample_source``)
+    _reproducer_sample = ""
 
     def __init__(self) -> None:
         self.library_version = installed_version(_LIBRARY)
@@ -64,7 +90,30 @@ class _OpenDPAdapter:
         """``_chain`` at the noise scale OpenDP's own search finds for ``d_in -> d_out``: the
         claim is what the library computes, not what this adapter derives."""
         scale = dp.binary_search_param(lambda s: self._chain(dp, s), d_in=d_in, d_out=d_out)
+        self._scale = scale
         return self._chain(dp, scale)
+
+    def _calibrated_scale(self) -> float:
+        """The scale ``_calibrated`` found for this adapter's measurement."""
+        self._measurement  # noqa: B018  (built, so calibrated)
+        return self._scale
+
+    def _measurement_source(self) -> str:
+        """Reproducer source building ``measurement`` (``dp``: ``opendp.prelude``)."""
+        raise NotImplementedError
+
+    def reproducer_source(self) -> str:
+        """Python source, runnable on its own, that draws this adapter's outputs without
+        dp-audit: the same measurement, then ``sample`` as here (OpenDP cannot be seeded)."""
+        return module_source(
+            self,
+            ["import numpy as np", "import opendp.prelude as dp"],
+            f'dp.enable_features("contrib")\n{self._measurement_source()}',
+            self._sample_source(),
+        )
+
+    def _sample_source(self) -> str:
+        return self._reproducer_sample
 
     @property
     def _measurement(self) -> Any:
@@ -104,6 +153,13 @@ class _VectorNoise(_OpenDPAdapter):
     def _value(self, query: float) -> float | int:
         return float(query)
 
+    def _sample_source(self) -> str:
+        value, dtype = ("int", "np.int64") if self.integer_queries else ("float", "np.float64")
+        return f"""
+            def sample(query, n):
+                return np.asarray(measurement([{value}(query)] * n), dtype={dtype})
+            """
+
     def sample(self, query: float, n: int) -> np.ndarray:
         """``n`` independent releases of ``query`` as a 1-D array."""
         value = self._value(query)
@@ -126,6 +182,9 @@ class Laplace(_VectorNoise):
         space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
         return dp.m.make_laplace(*space, scale=self.sensitivity / self._target_epsilon)
 
+    def _measurement_source(self) -> str:
+        return _laplace_source(self.sensitivity / self._target_epsilon)
+
 
 class LaplaceInteger(_VectorNoise):
     """``make_laplace`` on ``vector_domain(atom_domain(T="i64"))``: discrete Laplace."""
@@ -133,6 +192,8 @@ class LaplaceInteger(_VectorNoise):
     name = "opendp.laplace_int"
     description = "opendp make_laplace on i64 (exact discrete Laplace), vector domain"
     integer_queries = True
+    #: the ``opendp.measurements`` constructor
+    _constructor = "make_laplace"
 
     def __init__(self, epsilon: float = 1.0, sensitivity: int = 1) -> None:
         super().__init__(epsilon, as_integer(sensitivity, "sensitivity"))
@@ -142,7 +203,13 @@ class LaplaceInteger(_VectorNoise):
 
     def _build(self, dp: Any) -> Any:
         space = dp.vector_domain(dp.atom_domain(T="i64")), dp.l1_distance(T="i64")
-        return dp.m.make_laplace(*space, scale=self.sensitivity / self._target_epsilon)
+        make = getattr(dp.m, self._constructor)
+        return make(*space, scale=self.sensitivity / self._target_epsilon)
+
+    def _measurement_source(self) -> str:
+        space = ['dp.vector_domain(dp.atom_domain(T="i64"))', 'dp.l1_distance(T="i64")']
+        scale = keywords(scale=self.sensitivity / self._target_epsilon)
+        return call_source(f"measurement = dp.m.{self._constructor}", [*space, *scale])
 
 
 class Geometric(LaplaceInteger):
@@ -150,10 +217,7 @@ class Geometric(LaplaceInteger):
 
     name = "opendp.geometric"
     description = "opendp make_geometric on i64 (two-sided geometric), vector domain"
-
-    def _build(self, dp: Any) -> Any:
-        space = dp.vector_domain(dp.atom_domain(T="i64")), dp.l1_distance(T="i64")
-        return dp.m.make_geometric(*space, scale=self.sensitivity / self._target_epsilon)
+    _constructor = "make_geometric"
 
 
 class Gaussian(_VectorNoise):
@@ -178,6 +242,9 @@ class Gaussian(_VectorNoise):
 
     def _build(self, dp: Any) -> Any:
         return self._calibrated(dp, self.sensitivity, (self._target_epsilon, self._target_delta))
+
+    def _measurement_source(self) -> str:
+        return _gaussian_approx_dp_source(self._calibrated_scale(), self._target_delta)
 
     def _claim(self) -> tuple[float, float]:
         epsilon, delta = self._measurement.map(self.sensitivity)
@@ -204,6 +271,12 @@ class GaussianZCDP(_VectorNoise):
     def _build(self, dp: Any) -> Any:
         return self._calibrated(dp, self.sensitivity, self._target_rho)
 
+    def _measurement_source(self) -> str:
+        scale = keywords(scale=self._calibrated_scale())
+        return call_source(
+            "measurement = dp.m.make_gaussian", [_FLOAT_VECTORS, "dp.l2_distance(T=float)", *scale]
+        )
+
     def _claim(self) -> tuple[float, float]:
         from auditor.core.claim_kinds import ZeroConcentratedDP
 
@@ -223,6 +296,11 @@ class NoisyMax(_OpenDPAdapter):
     delta = 0.0
     maximise = True
     description = "opendp make_noisy_max, pure DP (exponential noise = permute-and-flip)"
+    _reproducer_sample = """
+        def sample(query, n):
+            scores = [float(u) for u in np.asarray(query, dtype=np.float64).ravel()]
+            return np.fromiter((measurement(scores) for _ in range(n)), np.int64, count=n)
+        """
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0) -> None:
         super().__init__()
@@ -239,6 +317,10 @@ class NoisyMax(_OpenDPAdapter):
             dp.max_divergence(),
             scale=2.0 * self.sensitivity / self._target_epsilon,
         )
+
+    def _measurement_source(self) -> str:
+        scale = keywords(scale=2.0 * self.sensitivity / self._target_epsilon)
+        return call_source("measurement = dp.m.make_noisy_max", [*_SCORES, *scale])
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` selected indices in ``[0, k)`` for score vector ``query``."""
@@ -258,6 +340,11 @@ class RandomizedResponseBool(_OpenDPAdapter):
     family = "binary"
     delta = 0.0
     description = "opendp make_randomized_response_bool (keep with prob e^eps/(1+e^eps))"
+    _reproducer_sample = """
+        def sample(query, n):
+            value = bool(int(query))
+            return np.fromiter((int(measurement(value)) for _ in range(n)), np.int64, count=n)
+        """
 
     def __init__(self, epsilon: float = 1.0) -> None:
         super().__init__()
@@ -266,9 +353,15 @@ class RandomizedResponseBool(_OpenDPAdapter):
         self._target_epsilon = float(epsilon)
         self.epsilon = float(self._measurement.map(1))
 
+    def _keep(self) -> float:
+        return 1.0 / (1.0 + math.exp(-self._target_epsilon))
+
     def _build(self, dp: Any) -> Any:
-        keep = 1.0 / (1.0 + math.exp(-self._target_epsilon))
-        return dp.m.make_randomized_response_bool(prob=keep)
+        return dp.m.make_randomized_response_bool(prob=self._keep())
+
+    def _measurement_source(self) -> str:
+        probability = keywords(prob=self._keep())
+        return call_source("measurement = dp.m.make_randomized_response_bool", probability)
 
     def sample(self, query: int, n: int) -> np.ndarray:
         """``n`` released bits (0/1) for the true bit ``query``."""
@@ -277,6 +370,14 @@ class RandomizedResponseBool(_OpenDPAdapter):
             raise ValueError(f"query={query!r} must be a bit, 0 or 1")
         measurement, value = self._measurement, bool(bit)
         return np.fromiter((int(measurement(value)) for _ in range(n)), np.int64, count=n)
+
+
+#: the reproducer's ``sample`` of adapters called on a dataset of float records once per output
+_RECORDS_SAMPLE = """
+    def sample(query, n):
+        records = [float(x) for x in np.asarray(query, dtype=np.float64).ravel()]
+        return np.fromiter((measurement(records) for _ in range(n)), np.float64, count=n)
+    """
 
 
 class ClampedSum(_OpenDPAdapter):
@@ -292,6 +393,7 @@ class ClampedSum(_OpenDPAdapter):
     delta = 0.0
     neighbours = "add_remove"
     description = "opendp clamp >> sum (float, rounding-aware sensitivity) >> laplace"
+    _reproducer_sample = _RECORDS_SAMPLE
 
     def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 1.0)) -> None:
         super().__init__()
@@ -309,6 +411,14 @@ class ClampedSum(_OpenDPAdapter):
 
     def _build(self, dp: Any) -> Any:
         return self._calibrated(dp, 1, self._target_epsilon)
+
+    def _measurement_source(self) -> str:
+        clamp, scale = literal(self.domain), literal(self._calibrated_scale())
+        return (
+            f"space = {_FLOAT_VECTORS}, dp.symmetric_distance()\n"
+            f"clamped_sum = space >> dp.t.then_clamp({clamp}) >> dp.t.then_sum()\n"
+            f"measurement = clamped_sum >> dp.m.then_laplace({scale})"
+        )
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (1-D records; clamped to ``domain`` by OpenDP)."""
@@ -333,6 +443,12 @@ class _VectorQuery(_OpenDPAdapter):
     output_length = "query"
     vectorised = True
     delta = 0.0
+    _reproducer_sample = """
+        def sample(query, n):
+            q = np.asarray(query, dtype=np.float64)
+            out = np.asarray(measurement(np.tile(q, n).tolist()), dtype=np.float64)
+            return out.reshape(n, q.size)
+        """
 
     def __init__(self, epsilon: float, sensitivity: float, d: int) -> None:
         super().__init__()
@@ -370,6 +486,9 @@ class VectorLaplace(_VectorQuery):
         space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
         return dp.m.make_laplace(*space, scale=self.sensitivity / self._target_epsilon)
 
+    def _measurement_source(self) -> str:
+        return _laplace_source(self.sensitivity / self._target_epsilon)
+
 
 class VectorGaussian(_VectorQuery):
     """``make_gaussian`` on a float vector domain with ``l2_distance`` (zCDP), converted by
@@ -398,6 +517,22 @@ class VectorGaussian(_VectorQuery):
 
     def _build(self, dp: Any) -> Any:
         return self._calibrated(dp, self.sensitivity, (self._target_epsilon, self._target_delta))
+
+    def _measurement_source(self) -> str:
+        return _gaussian_approx_dp_source(self._calibrated_scale(), self._target_delta)
+
+
+def _rows_sample(name: str, value: str, width: int) -> str:
+    """The reproducer's ``sample`` of an adapter releasing ``width`` integers per call on the
+    list ``name`` (``value``: its source, from ``query``)."""
+    return f"""
+        def sample(query, n):
+            {name} = {value}
+            out = np.empty((n, {width}), dtype=np.int64)
+            for i in range(n):
+                out[i] = measurement({name})
+            return out
+        """
 
 
 class CountByCategories(_OpenDPAdapter):
@@ -437,6 +572,22 @@ class CountByCategories(_OpenDPAdapter):
 
     def _build(self, dp: Any) -> Any:
         return self._calibrated(dp, 1, self._target_epsilon)
+
+    def _measurement_source(self) -> str:
+        arguments = keywords(categories=self.categories, null_category=True)
+        counts = call_source(
+            "counts = dp.t.then_count_by_categories",
+            [*arguments, "MO=dp.L1Distance[int]", "TOA=int"],
+        )
+        scale = literal(self._calibrated_scale())
+        return (
+            'space = dp.vector_domain(dp.atom_domain(T="i64")), dp.symmetric_distance()\n'
+            f"{counts}\nmeasurement = space >> counts >> dp.m.then_laplace({scale})"
+        )
+
+    def _sample_source(self) -> str:
+        records = "[int(x) for x in np.asarray(query).ravel()]"
+        return _rows_sample("records", records, self.output_length)
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (integer records): shape (n, categories + 1)."""
@@ -483,6 +634,14 @@ class NoisyTopK(_OpenDPAdapter):
     def _build(self, dp: Any) -> Any:
         return self._calibrated(dp, self.sensitivity, self._target_epsilon)
 
+    def _measurement_source(self) -> str:
+        arguments = keywords(k=self.k, scale=self._calibrated_scale())
+        return call_source("measurement = dp.m.make_noisy_top_k", [*_SCORES, *arguments])
+
+    def _sample_source(self) -> str:
+        scores = "[float(u) for u in np.asarray(query, dtype=np.float64).ravel()]"
+        return _rows_sample("scores", scores, self.k)
+
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases of k indices into the score vector ``query``: shape (n, k)."""
         scores = [float(u) for u in np.asarray(query, dtype=np.float64).ravel()]
@@ -503,6 +662,7 @@ class PrivateQuantile(_OpenDPAdapter):
     neighbours = "add_remove"
     output_kind = "real"
     delta = 0.0
+    _reproducer_sample = _RECORDS_SAMPLE
 
     def __init__(
         self,
@@ -536,6 +696,15 @@ class PrivateQuantile(_OpenDPAdapter):
 
     def _build(self, dp: Any) -> Any:
         return self._calibrated(dp, 1, self._target_epsilon)
+
+    def _measurement_source(self) -> str:
+        candidates = call_source("candidates = ", [*map(literal, self.candidates)], "[]")
+        space = [_FLOAT_VECTORS, "dp.symmetric_distance()", "dp.max_divergence()"]
+        arguments = [*space, "candidates=candidates"]
+        arguments += keywords(alpha=self.alpha, scale=self._calibrated_scale())
+        return f"{candidates}\n" + call_source(
+            "measurement = dp.m.make_private_quantile", arguments
+        )
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (1-D float records): one candidate each."""
@@ -576,6 +745,24 @@ class RandomizedResponseBitvec(_OpenDPAdapter):
         return dp.m.make_randomized_response_bitvec(
             dp.bitvector_domain(max_weight=1), dp.discrete_distance(), f=self.f
         )
+
+    def _measurement_source(self) -> str:
+        space = ["dp.bitvector_domain(max_weight=1)", "dp.discrete_distance()"]
+        f = keywords(f=self.f)
+        return call_source("measurement = dp.m.make_randomized_response_bitvec", [*space, *f])
+
+    def _sample_source(self) -> str:
+        m = self.output_length
+        return f"""
+            def sample(query, n):
+                bits = np.zeros({m}, dtype=np.uint8)
+                bits[int(query)] = 1
+                data = np.packbits(bits).tobytes()
+                out = np.empty((n, {m}), dtype=np.int8)
+                for i in range(n):
+                    out[i] = np.unpackbits(np.frombuffer(measurement(data), dtype=np.uint8))[:{m}]
+                return out
+            """
 
     def sample(self, query: int, n: int) -> np.ndarray:
         """``n`` released bit vectors (0/1, shape (n, m)) for the value ``query``."""

@@ -13,11 +13,13 @@ References:
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
+from auditor.adapters.base import call_source, keywords, literal, module_source
 
 _DISTRIBUTION = "python-dp"
 
@@ -29,13 +31,33 @@ class _PyDPAdapter:
     vectorised = False
     delta = 0.0
     name = "pydp.?"
+    #: the PyDP class (or factory) ``_build`` calls with ``_arguments()``: (module, name)
+    _api: tuple[str, str] = ("", "")
+    #: the reproducer's ``sample``, on the object built as ``_reproducer_object``
+    _reproducer_object = "mechanism"
+    _reproducer_sample = ""
 
     def __init__(self) -> None:
         self.library_version = installed_version(_DISTRIBUTION)
         self._object_cache: Any = None
 
-    def _build(self) -> Any:
+    def _arguments(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _build(self) -> Any:
+        module, name = self._api
+        return getattr(import_module(module), name)(**self._arguments())
+
+    def reproducer_source(self) -> str:
+        """Python source, runnable on its own, that draws this adapter's outputs without
+        dp-audit: the same PyDP object, then ``sample`` as here (PyDP cannot be seeded)."""
+        module, name = self._api
+        return module_source(
+            self,
+            ["import numpy as np", f"from {module} import {name}"],
+            call_source(f"{self._reproducer_object} = {name}", keywords(**self._arguments())),
+            self._reproducer_sample,
+        )
 
     @property
     def _object(self) -> Any:
@@ -64,6 +86,12 @@ class LaplaceMechanism(_PyDPAdapter):
     name = "pydp.laplace"
     family = "additive"
     description = "python-dp LaplaceMechanism.add_noise (Google's granularity-rounded Laplace)"
+    _api = ("pydp.algorithms.numerical_mechanisms", "LaplaceMechanism")
+    _reproducer_sample = """
+        def sample(query, n):
+            value = float(query)
+            return np.fromiter((mechanism.add_noise(value) for _ in range(n)), np.float64, count=n)
+        """
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0) -> None:
         super().__init__()
@@ -71,10 +99,8 @@ class LaplaceMechanism(_PyDPAdapter):
         self.sensitivity = float(sensitivity)
         self._object  # noqa: B018  (validate through the library now)
 
-    def _build(self) -> Any:
-        from pydp.algorithms.numerical_mechanisms import LaplaceMechanism as _Laplace
-
-        return _Laplace(self.epsilon, self.sensitivity)
+    def _arguments(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "sensitivity": self.sensitivity}
 
     def sample(self, query: float, n: int) -> np.ndarray:
         """``n`` independent releases of ``query`` (a float: PyDP's int overload is not used)."""
@@ -87,6 +113,7 @@ class GaussianMechanism(LaplaceMechanism):
 
     name = "pydp.gaussian"
     description = "python-dp GaussianMechanism.add_noise (Google's analytic Gaussian calibration)"
+    _api = ("pydp.algorithms.numerical_mechanisms", "GaussianMechanism")
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
         if not 0 < delta < 1:
@@ -94,10 +121,48 @@ class GaussianMechanism(LaplaceMechanism):
         self.delta = float(delta)
         super().__init__(epsilon, sensitivity)
 
-    def _build(self) -> Any:
-        from pydp.algorithms.numerical_mechanisms import GaussianMechanism as _Gaussian
+    def _arguments(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "delta": self.delta, "sensitivity": self.sensitivity}
 
-        return _Gaussian(self.epsilon, self.delta, self.sensitivity)
+
+class GaussianMechanismGDP(GaussianMechanism):
+    """``GaussianMechanism`` audited against the stronger promise its noise makes: μ-GDP.
+
+    Google's library documents its Gaussian mechanism as adding N(0, σ²) noise (sampled by the
+    binomial approximation of "Secure Noise Generation"), σ from its analytic calibration:
+    ``CalculateGaussianStddev`` in ``cc/algorithms/internal/gaussian-stddev-calculator.cc``
+    binary-searches Balle & Wang's (2018, Thm. 8) δ(σ) to a relative 1e-3 and returns the
+    upper end, so σ is at least what (ε, δ, Δ₂) needs.  N(0, σ²) noise is exactly μ-GDP
+    with μ = Δ/σ (Dong, Roth & Su 2019, Thm. 2.7).  σ is the library's own: the mechanism's
+    ``std`` attribute (3.732421875 at ε = 1, δ = 1e-5, Δ = 1), not re-derived here.
+
+    ``library_epsilon`` / ``library_delta`` are what the library is called with; ``epsilon`` /
+    ``delta`` are the (ε, δ) point the μ-GDP claim implies at its report δ (as for
+    ``opendp.gaussian_zcdp``).  Sampling is the parent's.
+    """
+
+    name = "pydp.gaussian.gdp"
+
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
+        self.library_epsilon, self.library_delta = _check_epsilon(epsilon), float(delta)
+        super().__init__(epsilon, delta, sensitivity)
+        from auditor.core.claim_kinds import GaussianDP
+
+        #: the noise's standard deviation, as the library computes it
+        self.sigma = float(self._object.std)
+        self.claim = GaussianDP(self.sensitivity / self.sigma)
+        self.epsilon, self.delta = self.claim.epsilon, self.claim.delta
+        self.description = (
+            f"python-dp GaussianMechanism.add_noise (eps={self.library_epsilon:g}, "
+            f"delta={self.library_delta:g}): the N(0, σ²) noise its docs state, as μ-GDP with "
+            f"μ = Δ/σ = {self.claim.mu:.6g} (σ = {self.sigma:.6g}, the library's std)"
+        )
+
+    def _arguments(self) -> dict[str, Any]:
+        """The library is called with its own (ε, δ), not the point the GDP claim implies."""
+        arguments = super()._arguments()
+        arguments["epsilon"], arguments["delta"] = self.library_epsilon, self.library_delta
+        return arguments
 
 
 class BoundedSum(_PyDPAdapter):
@@ -111,6 +176,13 @@ class BoundedSum(_PyDPAdapter):
     family = "dataset"
     neighbours = "add_remove"
     description = "python-dp BoundedSum (float, clamp to bounds, Laplace)"
+    _api = ("pydp.algorithms.laplacian", "BoundedSum")
+    _reproducer_object = "algorithm"
+    _reproducer_sample = """
+        def sample(query, n):
+            records = [float(x) for x in np.asarray(query, dtype=np.float64).ravel()]
+            return np.fromiter((algorithm.quick_result(records) for _ in range(n)), np.float64, count=n)
+        """
 
     def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 1.0)) -> None:
         super().__init__()
@@ -120,13 +192,14 @@ class BoundedSum(_PyDPAdapter):
             raise ValueError(f"domain={domain!r} must have lower < upper")
         self._object  # noqa: B018
 
-    def _build(self) -> Any:
-        from pydp.algorithms.laplacian import BoundedSum as _BoundedSum
-
+    def _arguments(self) -> dict[str, Any]:
         lower, upper = self.domain
-        return _BoundedSum(
-            epsilon=self.epsilon, lower_bound=lower, upper_bound=upper, dtype="float"
-        )
+        return {
+            "epsilon": self.epsilon,
+            "lower_bound": lower,
+            "upper_bound": upper,
+            "dtype": "float",
+        }
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (1-D records; clamped to ``domain`` by PyDP)."""
@@ -140,11 +213,10 @@ class Count(BoundedSum):
 
     name = "pydp.count"
     description = "python-dp Count (integer Laplace on the record count)"
+    _api = ("pydp.algorithms.laplacian", "Count")
 
-    def _build(self) -> Any:
-        from pydp.algorithms.laplacian import Count as _Count
-
-        return _Count(epsilon=self.epsilon, dtype="float")
+    def _arguments(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "dtype": "float"}
 
 
 class Percentile(BoundedSum):
@@ -152,6 +224,7 @@ class Percentile(BoundedSum):
     quantile tree, one percentile per release; ε-DP, one record per user (add/remove)."""
 
     name = "pydp.percentile"
+    _api = ("pydp.algorithms.laplacian", "Percentile")
 
     def __init__(
         self,
@@ -168,35 +241,28 @@ class Percentile(BoundedSum):
             " quantile tree with Laplace noise"
         )
 
-    def _build(self) -> Any:
-        from pydp.algorithms.laplacian import Percentile as _Percentile
-
+    def _arguments(self) -> dict[str, Any]:
         lower, upper = self.domain
-        return _Percentile(
-            epsilon=self.epsilon,
-            percentile=self.percentile,
-            lower_bound=lower,
-            upper_bound=upper,
-            dtype="float",
-        )
+        return {
+            "epsilon": self.epsilon,
+            "percentile": self.percentile,
+            "lower_bound": lower,
+            "upper_bound": upper,
+            "dtype": "float",
+        }
 
 
 class Median(BoundedSum):
     """``pydp.algorithms.laplacian.Median`` on float records: the 0.5 percentile; ε-DP."""
 
     name = "pydp.median"
+    _api = ("pydp.algorithms.laplacian", "Median")
 
     def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 100.0)) -> None:
         super().__init__(epsilon, domain)
         self.description = (
             f"python-dp Median(bounds={self.domain}, float): quantile tree with Laplace noise"
         )
-
-    def _build(self) -> Any:
-        from pydp.algorithms.laplacian import Median as _Median
-
-        lower, upper = self.domain
-        return _Median(epsilon=self.epsilon, lower_bound=lower, upper_bound=upper, dtype="float")
 
 
 class QuantileTree(_PyDPAdapter):
@@ -208,6 +274,7 @@ class QuantileTree(_PyDPAdapter):
     """
 
     name = "pydp.quantile_tree"
+    _api = ("pydp.algorithms.quantile_tree", "QuantileTree")
     input_kind = "dataset"
     neighbours = "add_remove"
     output_kind = "real"
@@ -235,13 +302,45 @@ class QuantileTree(_PyDPAdapter):
             " laplace): one noisy tree per release"
         )
 
-    def _tree(self, records: list[float]) -> Any:
-        from pydp.algorithms.quantile_tree import QuantileTree as _QuantileTree
+    def _arguments(self) -> dict[str, Any]:
+        lower, upper = self.domain
+        return {
+            "lower": lower,
+            "upper": upper,
+            "tree_height": self.tree_height,
+            "branching_factor": self.branching_factor,
+        }
 
-        tree = _QuantileTree(*self.domain, self.tree_height, self.branching_factor)
+    def _compute_arguments(self) -> tuple[Any, ...]:
+        """``compute_quantiles``'s: epsilon, delta, max partitions and contributions, ..."""
+        return (self.epsilon, 0.0, 1, 1, self.quantiles, "laplace")
+
+    def _tree(self, records: list[float]) -> Any:
+        tree = self._build()
         for x in records:
             tree.add_entry(x)
         return tree
+
+    def reproducer_source(self) -> str:
+        """Python source, runnable on its own, that draws this adapter's outputs without
+        dp-audit: a fresh tree per release, as here (PyDP cannot be seeded)."""
+        build = call_source("        tree = QuantileTree", keywords(**self._arguments()))
+        compute = ", ".join(map(literal, self._compute_arguments()))
+        return module_source(
+            self,
+            ["import numpy as np", "from pydp.algorithms.quantile_tree import QuantileTree"],
+            f"""
+def sample(query, n):
+    records = [float(x) for x in np.asarray(query, dtype=np.float64).ravel()]
+    out = np.empty((n, {self.output_length}), dtype=np.float64)
+    for i in range(n):
+{build}
+        for x in records:
+            tree.add_entry(x)
+        out[i] = tree.compute_quantiles({compute})
+    return out
+""",
+        )
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query``, each from a fresh tree: shape (n, quantiles)."""
@@ -249,7 +348,7 @@ class QuantileTree(_PyDPAdapter):
         out = np.empty((n, self.output_length), dtype=np.float64)
         for i in range(n):
             tree = self._tree(records)
-            out[i] = tree.compute_quantiles(self.epsilon, 0.0, 1, 1, self.quantiles, "laplace")
+            out[i] = tree.compute_quantiles(*self._compute_arguments())
         return out
 
 
@@ -268,6 +367,13 @@ class PartitionSelection(_PyDPAdapter):
     integer_queries = True
     query_bounds = (0, 1_000_000)
     output_kind = "boolean"
+    _api = ("pydp.algorithms.partition_selection", "create_partition_strategy")
+    _reproducer_object = "strategy"
+    _reproducer_sample = """
+        def sample(query, n):
+            users = int(query)
+            return np.fromiter((strategy.should_keep(users) for _ in range(n)), np.int64, count=n)
+        """
 
     def __init__(
         self, strategy: str = "truncated_geometric", epsilon: float = 1.0, delta: float = 1e-5
@@ -284,10 +390,13 @@ class PartitionSelection(_PyDPAdapter):
             "max_partitions_contributed=1).should_keep(num_users)"
         )
 
-    def _build(self) -> Any:
-        from pydp.algorithms.partition_selection import create_partition_strategy
-
-        return create_partition_strategy(self.strategy, self.epsilon, self.delta, 1)
+    def _arguments(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "max_partitions_contributed": 1,
+        }
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` keep/drop bits (1 = keep) for a partition of ``query`` users."""
@@ -305,6 +414,7 @@ def builtin_adapters() -> list[Any]:
     return [
         LaplaceMechanism(),
         GaussianMechanism(),
+        GaussianMechanismGDP(),
         BoundedSum(),
         Count(),
     ]

@@ -9,14 +9,45 @@ from __future__ import annotations
 import math
 import platform
 import random
+import textwrap
 from typing import Any
 
 import numpy as np
 
-from auditor.adapters.base import SeededAdapter
+from auditor.adapters.base import (
+    GENERATOR_SEED_SOURCE,
+    SeededAdapter,
+    assignments,
+    module_source,
+)
 
 
-class TextbookLaplace(SeededAdapter):
+class _Reproducible(SeededAdapter):
+    """A textbook mechanism on the seeded Generator, with a standalone reproducer: its
+    parameters (``_reproducer_parameters``), the Generator and ``seed`` as in
+    :class:`SeededAdapter`, then the code of ``_reproducer_code`` (``sample``, ...)."""
+
+    epsilon: float
+    sensitivity: float
+
+    def _reproducer_parameters(self) -> str:
+        return assignments(EPSILON=self.epsilon, SENSITIVITY=self.sensitivity)
+
+    def _reproducer_code(self) -> str:
+        raise NotImplementedError
+
+    def reproducer_source(self) -> str:
+        """Python source, runnable on its own, that draws this adapter's outputs without
+        dp-audit (``seed`` and ``sample`` as here, bitwise)."""
+        return module_source(
+            self,
+            ["import numpy as np"],
+            f"{self._reproducer_parameters()}\n{GENERATOR_SEED_SOURCE}",
+            self._reproducer_code(),
+        )
+
+
+class TextbookLaplace(_Reproducible):
     """``value + numpy Laplace(0, sensitivity / epsilon)`` in float64.
 
     References:
@@ -40,6 +71,12 @@ class TextbookLaplace(SeededAdapter):
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         return float(query) + self._rng.laplace(0.0, self.sensitivity / self.epsilon, size=n)
+
+    def _reproducer_code(self) -> str:
+        return """
+            def sample(query, n):
+                return float(query) + rng.laplace(0.0, SENSITIVITY / EPSILON, size=n)
+            """
 
 
 def _check_epsilon(epsilon: float) -> float:
@@ -94,8 +131,32 @@ class TextbookLaplaceInverseCDF:
             out[i] = value - scale * math.copysign(1.0, u) * log(1.0 - 2.0 * abs(u))
         return out
 
+    def reproducer_source(self) -> str:
+        """Python source, runnable on its own, that draws this adapter's outputs without
+        dp-audit (``seed`` and ``sample`` as here, bitwise)."""
+        parameters = assignments(EPSILON=self.epsilon, SENSITIVITY=self.sensitivity)
+        return module_source(
+            self,
+            ["import math", "import random", "", "import numpy as np"],
+            f"{parameters}\ngenerator = random.Random()",
+            """
+            def seed(entropy):
+                global generator
+                generator = random.Random(entropy)
 
-class TextbookGaussian(SeededAdapter):
+
+            def sample(query, n):
+                value, scale = float(query), SENSITIVITY / EPSILON
+                out = np.empty(n, dtype=np.float64)
+                for i in range(n):
+                    u = generator.random() - 0.5
+                    out[i] = value - scale * math.copysign(1.0, u) * math.log(1.0 - 2.0 * abs(u))
+                return out
+            """,
+        )
+
+
+class TextbookGaussian(_Reproducible):
     """``value + numpy normal(0, σ)`` with the classic σ = Δ·sqrt(2 ln(1.25/δ))/ε.
 
     References:
@@ -132,8 +193,21 @@ class TextbookGaussian(SeededAdapter):
     def sample(self, query: Any, n: int) -> np.ndarray:
         return float(query) + self._rng.normal(0.0, self.sigma, size=n)
 
+    def _reproducer_parameters(self) -> str:
+        return (
+            f"# sensitivity * sqrt(2 ln(1.25 / delta)) / epsilon at epsilon={self.epsilon!r}, "
+            f"delta={self.delta!r}, sensitivity={self.sensitivity!r}\n"
+            + assignments(SIGMA=self.sigma)
+        )
 
-class NaiveExponential(SeededAdapter):
+    def _reproducer_code(self) -> str:
+        return """
+            def sample(query, n):
+                return float(query) + rng.normal(0.0, SIGMA, size=n)
+            """
+
+
+class NaiveExponential(_Reproducible):
     """Ilvento's naive exponential mechanism in float64 (the attack target of CCS 2020).
 
     Loss convention: *lower* utility is better (``maximise = False``).  Weights are
@@ -201,6 +275,35 @@ class NaiveExponential(SeededAdapter):
         index = np.searchsorted(np.nan_to_num(cumulative, nan=-np.inf), r, side="left")
         return np.minimum(index, cumulative.size - 1).astype(np.int64)
 
+    def _reproducer_code(self) -> str:
+        cumulative = [
+            "def cumulative(query):",
+            "    u = np.asarray(query, dtype=np.float64).ravel()",
+            *(["    u = u - u.min()"] if self.shift_by_min else []),
+            '    with np.errstate(all="ignore"):',
+            "        weights = np.exp(-(EPSILON / (2.0 * SENSITIVITY)) * u)",
+            "        normalised = weights / np.add.accumulate(weights)[-1]",
+            "        return np.add.accumulate(normalised)",
+        ]
+        return "\n".join(cumulative) + textwrap.dedent(
+            """
+
+
+            def probabilities(query):
+                reached = np.minimum(np.nan_to_num(cumulative(query), nan=-np.inf), 1.0)
+                reached = np.maximum.accumulate(np.maximum(reached, 0.0))
+                p = np.diff(reached, prepend=0.0)
+                p[-1] += 1.0 - reached[-1]
+                return p
+
+
+            def sample(query, n):
+                c = np.nan_to_num(cumulative(query), nan=-np.inf)
+                index = np.searchsorted(c, rng.random(n), side="left")
+                return np.minimum(index, c.size - 1).astype(np.int64)
+            """
+        )
+
 
 class MinShiftedExponential(NaiveExponential):
     """The naive mechanism with utilities shifted by their minimum (the best weight is 1.0).
@@ -220,7 +323,7 @@ class MinShiftedExponential(NaiveExponential):
         )
 
 
-class TextbookRandomizedResponse(SeededAdapter):
+class TextbookRandomizedResponse(_Reproducible):
     """Keep the bit when a float uniform is below e^ε/(1 + e^ε), else flip it.
 
     References:
@@ -246,8 +349,20 @@ class TextbookRandomizedResponse(SeededAdapter):
         keep = self._rng.random(n) < self.keep_probability
         return np.where(keep, bit, 1 - bit).astype(np.int64)
 
+    def _reproducer_parameters(self) -> str:
+        return f"# e^epsilon / (1 + e^epsilon) at epsilon={self.epsilon!r}\n" + assignments(
+            KEEP=self.keep_probability
+        )
 
-class NaiveBoundedSum(SeededAdapter):
+    def _reproducer_code(self) -> str:
+        return """
+            def sample(query, n):
+                bit = int(query)
+                return np.where(rng.random(n) < KEEP, bit, 1 - bit).astype(np.int64)
+            """
+
+
+class NaiveBoundedSum(_Reproducible):
     """Clamp records to ``domain``, ``np.sum`` in float64, add Laplace(Δ/ε), Δ = max(|lo|, |hi|).
 
     Δ is the real-number sensitivity under add/remove; the float sum's rounding error is not
@@ -283,6 +398,20 @@ class NaiveBoundedSum(SeededAdapter):
         records = np.clip(np.asarray(query, dtype=np.float64).ravel(), *self.domain)
         total = np.sum(records, dtype=np.float64)
         return total + self._rng.laplace(0.0, self.sensitivity / self.epsilon, size=n)
+
+    def _reproducer_parameters(self) -> str:
+        lower, upper = self.domain
+        return assignments(
+            EPSILON=self.epsilon, LOWER=lower, UPPER=upper, SENSITIVITY=self.sensitivity
+        )
+
+    def _reproducer_code(self) -> str:
+        return """
+            def sample(query, n):
+                records = np.clip(np.asarray(query, dtype=np.float64).ravel(), LOWER, UPPER)
+                total = np.sum(records, dtype=np.float64)
+                return total + rng.laplace(0.0, SENSITIVITY / EPSILON, size=n)
+            """
 
 
 def builtin_adapters() -> list[Any]:
