@@ -46,6 +46,7 @@ from attacks.selection_common import (
     pull_within,
     within,
 )
+from auditor.core.claim_kinds import is_point
 from auditor.core.claims import Family
 from auditor.core.results import ExactEvidence
 from auditor.core.spec import AdapterSpec
@@ -174,7 +175,10 @@ class ZeroedOutcomesCheck:
                 (pair.x, pair.x_prime, p, p_prime),
             ):
                 zeroed = np.flatnonzero((p_zero == 0.0) & (p_pos > 0.0))
-                if zeroed.size and float(np.sum(p_pos[zeroed])) > spec.claim.delta:
+                # a point claim forgives a mass up to delta; no curve forgives any mass on
+                # outcomes impossible on x' (the curve's test decides, in the certifier)
+                forgiven = spec.claim.delta if is_point(spec.claim) else 0.0
+                if zeroed.size and float(np.sum(p_pos[zeroed])) > forgiven:
                     evidence = self._evidence(spec, pos_q, zero_q, p_pos, zeroed)
                     if evidence is not None:
                         return evidence

@@ -228,12 +228,15 @@ def claim_dict(claim: Claim) -> dict[str, Any]:
     ``report_delta``, with ``description`` in words."""
     if isinstance(claim, PrivacyClaim):
         return claim.to_dict()
-    return {
-        **claim_to_dict(claim),
-        "epsilon": claim.epsilon,
-        "delta": claim.delta,
-        "description": claim.describe(),
-    }
+    as_json: dict[str, Any] = jsonable(  # an implied epsilon may be inf: "inf"
+        {
+            **claim_to_dict(claim),
+            "epsilon": claim.epsilon,
+            "delta": claim.delta,
+            "description": claim.describe(),
+        }
+    )
+    return as_json
 
 
 @dataclass(frozen=True)

@@ -233,6 +233,15 @@ class Certifier:
         # exact evidence holds with probability 1, so at every significance; record the run's
         # per-test alpha so that every estimate in a report carries an alpha in (0, 1)
         estimate = replace(evidence.estimate, alpha=self.alpha_test)
+        claim = self.spec.claim
+        if not is_point(claim):
+            # an exact epsilon says nothing in a curve's own parameter: the claim's test on the
+            # exact probabilities does; evidence without them (a sensitivity ratio) is not used
+            if estimate.probabilities is None:
+                return None
+            p0, p1 = estimate.probabilities
+            bound = float(claim.certified(p0, p1))
+            estimate = replace(estimate, claim_bound=bound, parameter=claim.parameter)
         return Finding(
             attack.name,
             trial.description,

@@ -5,6 +5,8 @@ nothing), a Laplace mechanism against the zCDP claim its pure DP implies, ``--cl
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -96,3 +98,39 @@ def test_cli_claim_option_parses_and_rejects_with_the_syntax():
     with pytest.raises(InvalidArgument, match="gdp takes no key 'sigma'") as info:
         build_parser().parse_args(["run", "--claim", "gdp:sigma=1"])
     assert "gdp:mu=1" in str(info.value)
+
+
+def test_white_box_evidence_is_stated_in_the_curve_parameter() -> None:
+    # exact probabilities are judged by the curve's own test (mu from (p0, p1)), not as an
+    # epsilon compared with mu; evidence without probabilities (a sensitivity ratio) is dropped
+    import dataclasses
+
+    from auditor.adapters.textbook import NaiveExponential
+    from auditor.core.claim_kinds import GaussianDP
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import EpsilonEstimate, EventCounts, ExactEvidence
+    from auditor.core.spec import check_adapter
+    from auditor.core.trials import Trial
+    from auditor.engine.certify import Certifier
+    from auditor.statistics.exact import exact_estimate
+
+    claim = GaussianDP(1.0)
+    spec = dataclasses.replace(check_adapter(NaiveExponential()), claim=claim)
+    certifier = Certifier(spec, AuditConfig(), 1e-3, lambda n: None)
+
+    class Attack:
+        name = "exact"
+
+    def finding(estimate: EpsilonEstimate):
+        trial = Trial(0, 1, None, "pair", exact=lambda s: ExactEvidence(0, 1, estimate))  # type: ignore[arg-type]
+        return certifier._exact(Attack(), trial)  # type: ignore[arg-type]
+
+    zeroed = finding(exact_estimate(2.2e-16, 0.0, claim.delta, "zeroed"))
+    assert zeroed is not None and zeroed.estimate.claim_bound == math.inf
+    assert zeroed.estimate.violates(claim)
+    mild = finding(exact_estimate(0.5, 0.3, claim.delta, "mild"))
+    assert mild is not None and mild.estimate.parameter == "mu"
+    assert mild.estimate.claim_bound == pytest.approx(claim.certified(0.5, 0.3))
+    assert not mild.estimate.violates(claim)
+    ratio = EpsilonEstimate(3.0, 3.0, 0.0, 0.0, "ratio", EventCounts(0, 0, 0, 0), white_box=True)
+    assert finding(ratio) is None
