@@ -98,4 +98,6 @@ def test_any_column_source_combines_the_coordinate_sources() -> None:
 def test_a_wrong_constant_is_caught() -> None:
     # the comparison has teeth: another grid's source disagrees on the same outputs
     y = floats(np.random.default_rng(5))
-    assert not np.array_equal(standalone(GridTest(2.0**-52).event())(y), GridTest(2.0**-53).off_grid(y))
+    assert not np.array_equal(
+        standalone(GridTest(2.0**-52).event())(y), GridTest(2.0**-53).off_grid(y)
+    )
