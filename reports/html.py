@@ -26,6 +26,7 @@ from reports.evidence import (
     query_text,
     white_box_bound_sentence,
 )
+from reports.search_section import reproducer_path, search_rows, search_summary
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1100px;
@@ -183,6 +184,11 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
     for note in r.get("notes") or []:
         items.append(("note", escape(str(note))))
     items.append(("outputs drawn", f"{int(r.get('samples') or 0):,}"))
+    if r.get("configuration"):
+        values = ", ".join(f"{k}={v}" for k, v in r["configuration"]["parameters"].items())
+        items.append(("configuration searched", escape(values)))
+    if script := reproducer_path(r):
+        items.append(("reproduce", f"<code>python {escape(script)}</code> (needs no dp-audit)"))
     items.append(("time", f"{_num((r.get('timing') or {}).get('seconds'))} s"))
     parts.append(_dl(items))
     if ev is not None:
@@ -269,6 +275,23 @@ def _baseline_section(baseline: dict[str, Any] | None) -> str:
     return head + f"<ul>{items}</ul>"
 
 
+def _search_section(search: dict[str, Any] | None) -> str:
+    if not search:
+        return ""
+    parts = ["<h2>Parameter search</h2>"]
+    parts += [f"<p>{escape(t)}</p>" for t in search_summary(search)]
+    for adapter in search["adapters"]:
+        head, rows = search_rows(adapter)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows
+        )
+        parts.append(
+            f"<p>{escape(head)}</p><table><thead><tr><th>configuration</th><th>at screening</th>"
+            f"<th>bound / claim</th><th>certified</th></tr></thead><tbody>{body}</tbody></table>"
+        )
+    return "\n".join(parts)
+
+
 def _provenance(report: dict[str, Any]) -> str:
     mc = report.get("multiple_comparisons") or {}
     timing = report.get("timing") or {}
@@ -329,6 +352,7 @@ def render_html(report: dict[str, Any]) -> str:
         _summary_table(results),
         _plot_or_note(lambda: plots.epsilon_png(results), "epsilon lower bounds against claims"),
         _baseline_section(baseline),
+        _search_section(report.get("search")),
         "<h2>Adapters</h2>",
         *(_adapter_section(i, r, by_adapter.get(r["adapter"])) for i, r in enumerate(results)),
     ]

@@ -15,6 +15,7 @@ from reports.evidence import (
     query_text,
     white_box_bound_sentence,
 )
+from reports.search_section import reproducer_path, search_rows, search_summary
 
 
 def md_escape(text: Any) -> str:
@@ -155,9 +156,15 @@ def render_markdown(report: dict[str, Any]) -> str:
         for note in r.get("notes", []):
             lines.append(f"- note: {md_escape(note)}")
         lines.append(f"- outputs drawn: {r.get('samples', 0):,}")
+        if r.get("configuration"):
+            values = ", ".join(f"{k}={v}" for k, v in r["configuration"]["parameters"].items())
+            lines.append(f"- configuration searched: {md_escape(values)}")
+        if script := reproducer_path(r):
+            lines.append(f"- reproduce: `python {script}` (needs no dp-audit)")
         if r.get("verdict") == "error" and r.get("error_traceback"):
             lines += ["", "Traceback behind the error:", "", *fenced(r["error_traceback"])]
     lines += _baseline_lines(report.get("baseline"))
+    lines += _search_lines(report.get("search"))
     if report.get("skipped"):
         lines += ["", "## Skipped", ""] + [f"- {md_escape(s)}" for s in report["skipped"]]
     versions = ", ".join(f"{k} {v}" for k, v in report.get("versions", {}).items())
@@ -193,4 +200,19 @@ def _baseline_lines(baseline: dict[str, Any] | None) -> list[str]:
     lines += [
         f"- missing from this run: {md_escape(name)}" for name in baseline.get("missing") or []
     ]
+    return lines
+
+
+def _search_lines(search: dict[str, Any] | None) -> list[str]:
+    if not search:
+        return []
+    lines = ["", "## Parameter search", "", *(md_escape(t) for t in search_summary(search))]
+    for adapter in search["adapters"]:
+        head, rows = search_rows(adapter)
+        lines += ["", md_escape(head), ""]
+        lines += [
+            "| configuration | at screening | bound / claim | certified |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| {' | '.join(md_escape(c) for c in row)} |" for row in rows]
     return lines

@@ -1,0 +1,149 @@
+"""Reproducers: every violation of a run gets ``reproduce/<adapter>.py``, which runs without
+dp-audit and prints the report's counts and bound, exiting 1 when the violation reproduces."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from auditor.shell.cli import main
+
+#: a user's adapter module that imports nothing of dp-audit: float Laplace (broken), a correct
+#: discrete one, and a searchable one broken above a sensitivity of 16
+USER_MODULE = """
+import math
+import numpy as np
+
+
+class FloatLaplace:
+    name = "user.float_laplace"
+    family = "additive"
+    epsilon, delta, sensitivity = 1.0, 0.0, 1.0
+
+    def __init__(self):
+        self._rng = np.random.default_rng()
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        return float(query) + self._rng.laplace(0.0, 1.0, n)
+
+
+class CappedLaplace:
+    name = "user.capped_laplace"
+    family = "additive"
+    integer_queries = True
+
+    def __init__(self, epsilon=1.0, sensitivity=1):
+        from auditor.core.space import Range  # only the search needs dp-audit, not sampling
+
+        self.space = {"sensitivity": Range(1, 256, log=True, integer=True)}
+        self.epsilon, self.delta, self.sensitivity = float(epsilon), 0.0, int(sensitivity)
+        self._rng = np.random.default_rng()
+
+    def with_parameters(self, **values):
+        return CappedLaplace(**values)
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        p = -math.expm1(-self.epsilon / min(self.sensitivity, 16))
+        return int(query) + self._rng.geometric(p, n) - self._rng.geometric(p, n)
+"""
+
+
+def run_isolated(script: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with the interpreter's libraries but without dp-audit importable
+    (``-I -S``: no editable-install hook; site-packages added by hand)."""
+    site = sysconfig.get_paths()["purelib"]
+    code = (
+        f"import sys, runpy; sys.path.append({site!r}); "
+        "import importlib.util as u; assert u.find_spec('auditor') is None; "
+        f"runpy.run_path({str(script)!r}, run_name='__main__')"
+    )
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=script.parent,
+        timeout=300,
+    )
+
+
+@pytest.fixture()
+def user_module(tmp_path: Path) -> Path:
+    path = tmp_path / "user_mechanisms.py"
+    path.write_text(USER_MODULE)
+    return path
+
+
+def test_a_violation_reproduces_without_dp_audit_with_the_reported_counts(
+    user_module: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "report"
+    code = main(["run", "--adapter", f"{user_module}:FloatLaplace", "--budget", "20000",
+                 "--out", str(out), "--quiet", "--workers", "1"])  # fmt: skip
+    assert code == 1
+    (result,) = json.loads((out / "report.json").read_text())["results"]
+    script = out / "reproduce" / "user.float_laplace.py"
+    done = run_isolated(script)
+    assert done.returncode == 1, done.stdout + done.stderr
+    c = result["counts"]
+    assert f"x : {c['k0']} of {c['n0']} outputs in the event" in done.stdout
+    assert f"x': {c['k1']} of {c['n1']} outputs in the event" in done.stdout
+    assert f"epsilon >= {result['epsilon_lower_bound']:.6g}" in done.stdout
+    assert "VIOLATION REPRODUCED" in done.stdout
+
+    # on demand, the same script
+    again = tmp_path / "again.py"
+    report = out / "report.json"
+    assert main(["reproduce", str(report), "user.float_laplace", "--output", str(again)]) == 0
+    assert again.read_text() == script.read_text()
+
+
+def test_a_script_with_a_wrong_event_does_not_claim_a_reproduction(
+    user_module: Path, tmp_path: Path
+) -> None:
+    # the script decides from its own counts: an event that never fires reproduces nothing
+    out = tmp_path / "report"
+    main(["run", "--adapter", f"{user_module}:FloatLaplace", "--budget", "20000",
+          "--out", str(out), "--quiet", "--workers", "1"])  # fmt: skip
+    script = out / "reproduce" / "user.float_laplace.py"
+    text = script.read_text().replace("EVENT = _load_event()", "EVENT = lambda x: x != x")
+    broken = tmp_path / "broken.py"
+    broken.write_text(text)
+    done = run_isolated(broken)
+    assert done.returncode == 0 and "not reproduced" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_searched_configuration_reproduces(user_module: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    code = main(["run", "--adapter", f"{user_module}:CappedLaplace", "--search",
+                 "--configurations", "8", "--finalists", "1", "--budget", "20000",
+                 "--out", str(out), "--quiet", "--workers", "1"])  # fmt: skip
+    assert code == 1
+    (result,) = json.loads((out / "report.json").read_text())["results"]
+    assert result["configuration"]["parameters"]["sensitivity"] > 16
+    (script,) = (out / "reproduce").glob("*.py")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    c = result["counts"]
+    assert f"x : {c['k0']} of {c['n0']} outputs in the event" in done.stdout
+
+
+def test_reproduce_names_what_is_wrong(user_module: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "report"
+    main(["run", "--adapter", f"{user_module}:FloatLaplace", "--budget", "20000",
+          "--out", str(out), "--quiet", "--workers", "1"])  # fmt: skip
+    capsys.readouterr()
+    assert main(["reproduce", str(out / "report.json"), "no.such.adapter"]) == 2
+    err = capsys.readouterr().err
+    assert "no adapter named 'no.such.adapter'" in err and "user.float_laplace" in err
+    assert "Traceback" not in err
