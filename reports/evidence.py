@@ -135,8 +135,9 @@ def white_box_bound_sentence(r: dict[str, Any], num: Callable[[Any], str], prime
 class EventEvidence:
     """The best event's two probabilities and the interval of its privacy loss.
 
-    ``p0_low``/``p0_high`` and ``p1_low``/``p1_high`` are one-sided Clopper-Pearson limits at
-    ``alpha / 2`` each (the split the certified bound uses).  ``lower`` is the certified
+    ``p0_low``/``p0_high`` are one-sided Clopper-Pearson limits at ``alpha * alpha_split`` and
+    ``p1_low``/``p1_high`` at ``alpha * (1 - alpha_split)``: the split the certified bound used
+    (one half each when a report has none).  ``lower`` is the certified
     ``epsilon_lower_bound``: ln((p0_low − δ) / p1_high), floored at 0.  ``upper`` is
     ln((p0_high − δ) / p1_low), infinite when ``k1 == 0``: the event's loss is in
     [lower, upper] with the same confidence.  ``upper`` says nothing about the mechanism's ε,
@@ -167,9 +168,11 @@ class EventEvidence:
             return None
         n0, k0, n1, k1 = int(c["n0"]), int(c["k0"]), int(c["n1"]), int(c["k1"])
         alpha = float(r["alpha"])
+        split = float(r.get("alpha_split") or 0.5)
         delta = float((r.get("claim") or {}).get("delta") or 0.0)
-        p0_low, p0_high = cp_lower(k0, n0, alpha / 2), cp_upper(k0, n0, alpha / 2)
-        p1_low, p1_high = cp_lower(k1, n1, alpha / 2), cp_upper(k1, n1, alpha / 2)
+        a0, a1 = alpha * split, alpha * (1.0 - split)
+        p0_low, p0_high = cp_lower(k0, n0, a0), cp_upper(k0, n0, a0)
+        p1_low, p1_high = cp_lower(k1, n1, a1), cp_upper(k1, n1, a1)
         upper = _log_ratio(p0_high - delta, p1_low)
         return cls(
             n0=n0,

@@ -138,7 +138,8 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
             (
                 "certified bound",
                 f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} (Clopper-Pearson, "
-                f"α/2 per side): ln((p0_low − δ)/p1_high) = ln(({_num(ev.p0_low)} − {_num(ev.delta)})"
+                f"{_num(r.get('alpha_split') or 0.5)} of α on the limit for x, the rest on x′): "
+                f"ln((p0_low − δ)/p1_high) = ln(({_num(ev.p0_low)} − {_num(ev.delta)})"
                 f"/{_num(ev.p1_high)})",
             ),
             (

@@ -85,14 +85,25 @@ def failure_message(result: dict[str, Any], alpha: float, seed: int, budget: int
     replay = f"replay: seed={seed} budget={budget} alpha={alpha} ({SEED_OPTION}={seed})"
     if result["verdict"] == "error":
         return f"dp-audit: {name} ended in error: {result.get('error')}\n  {replay}"
+    from reports.evidence import curve_bound_text
+
     claim = result["claim"]
     counts = result.get("counts") or {}
     q0, q1 = result.get("queries") or (None, None)
-    return "\n".join(
-        [
+    curve = curve_bound_text(result, lambda x: f"{float(x):.4g}")
+    bound = (
+        [f"dp-audit: {name} VIOLATES its claim ({claim['description']})", f"  certified {curve}"]
+        if curve
+        else [
             f"dp-audit: {name} VIOLATES its claim (epsilon={claim['epsilon']:g}, delta={claim['delta']:g})",
             f"  certified epsilon >= {float(result['epsilon_lower_bound']):.4g} > claimed "
-            f"{claim['epsilon']:g}, at family-wise confidence {1 - alpha:g}",
+            f"{claim['epsilon']:g}",
+        ]
+    )
+    return "\n".join(
+        [
+            *bound[:-1],
+            f"{bound[-1]}, at family-wise confidence {1 - alpha:g}",
             f"  attack: {result.get('attack')}; inputs x={q0!r}, x'={q1!r}",
             f"  event: {result.get('event')}",
             f"  counts: {counts.get('k0')} of {counts.get('n0')} outputs on x, "

@@ -134,3 +134,16 @@ def test_white_box_evidence_is_stated_in_the_curve_parameter() -> None:
     assert not mild.estimate.violates(claim)
     ratio = EpsilonEstimate(3.0, 3.0, 0.0, 0.0, "ratio", EventCounts(0, 0, 0, 0), white_box=True)
     assert finding(ratio) is None
+
+
+def test_pytest_failure_message_states_a_curve_bound_in_its_parameter() -> None:
+    from auditor.shell.pytest_plugin import failure_message
+
+    claim = {"kind": "gdp", "mu": 1.0, "report_delta": 1e-6, "epsilon": 4.88, "delta": 1e-6}
+    result = {
+        "adapter": "a", "verdict": "violation", "claim": {**claim, "description": "1-GDP"},
+        "claim_bound": 1.2, "parameter": "mu", "epsilon_lower_bound": 0.5,
+        "counts": {"k0": 9, "n0": 10, "k1": 0, "n1": 10}, "queries": [0, 1],
+    }  # fmt: skip
+    text = failure_message(result, 0.05, 0, 100)
+    assert "μ ≥ 1.2 for a claimed 1-GDP" in text and "epsilon >=" not in text
