@@ -51,6 +51,7 @@ from attacks.float_pair import (
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial, event_code, literal
+from auditor.statistics.events.bit_events import coarsest_grid
 
 #: doubles scanned on each side of y/s for the preimage of y under t -> fl(t*s)
 _SCAN = 4
@@ -70,19 +71,6 @@ def not_multiple(t: np.ndarray, grid: float) -> np.ndarray:
         z = t * (1.0 / grid)  # inf for huge t: a multiple, and floor(inf) == inf says so
     off = (z != np.floor(z)) & ~np.isnan(z)  # NaN ("no answer") is on no grid and off none
     return off
-
-
-def coarsest_grid(y: np.ndarray) -> float:
-    """The largest power of two that divides every finite nonzero entry of ``y`` (inf if there
-    is none; NaN, "no answer" in a nullable output, and infinities carry no grid)."""
-    y = np.abs(np.asarray(y, dtype=np.float64))
-    y = y[np.isfinite(y) & (y != 0)]
-    if not y.size:
-        return math.inf
-    mant, exp = np.frexp(y)
-    ints = (mant * 2.0**53).astype(np.int64)  # exact: 53-bit integers
-    low = ints & -ints
-    return float(np.ldexp(low.astype(np.float64), exp - 53).min())
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from reports.evidence import (
     query_text,
     white_box_bound_sentence,
 )
+from reports.root_cause import root_cause
 from reports.search_section import reproducer_path, search_rows, search_summary
 
 CSS = """
@@ -208,7 +209,31 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
             parts.append(
                 '<p class="note">No output sample in this report: distributions not shown.</p>'
             )
+    if cause := _root_cause_html(r):
+        parts.append(cause)
     parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _root_cause_html(r: dict[str, Any]) -> str:
+    """A violation's "Root cause" subsection: the sentence, exact hex examples and, for a
+    statistical finding, the empirical privacy-loss plot; "" without one."""
+    found = root_cause(r)
+    if found is None:
+        return ""
+    parts = ["<h4>Root cause</h4>", f"<p>{escape(str(found['sentence']))}</p>"]
+    if found.get("examples"):
+        shown = ", ".join(f"<code>{escape(e)}</code>" for e in found["examples"])
+        parts.append(
+            f"<p>Outputs at x in the event, exact (<code>float.fromhex</code> reads them back): "
+            f"{shown}</p>"
+        )
+    if found["finding"] == "statistical":
+        parts.append(
+            _plot_or_note(
+                lambda: plots.privacy_loss_png(r), f"empirical privacy loss of {r['adapter']}"
+            )
+        )
     return "\n".join(parts)
 
 

@@ -22,6 +22,7 @@ from reports.evidence import (
     is_curve_claim,
     is_exact_white_box,
 )
+from reports.root_cause import root_cause_text
 
 #: characters XML 1.0 cannot carry, even escaped
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -80,6 +81,9 @@ def _details(r: dict[str, Any]) -> str:
         lines.append(f"power: {power['statement']}")
     lines += [f"note: {n}" for n in r.get("notes") or []]
     lines.append(f"outputs drawn: {r.get('samples', 0)}")
+    cause = root_cause_text(r)
+    if cause:
+        lines.append(f"root cause: {cause}")
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ from reports.evidence import (
     query_text,
     white_box_bound_sentence,
 )
+from reports.root_cause import root_cause
 from reports.search_section import reproducer_path, search_rows, search_summary
 
 
@@ -163,6 +164,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines.append(f"- reproduce: `python {script}` (needs no dp-audit)")
         if r.get("verdict") == "error" and r.get("error_traceback"):
             lines += ["", "Traceback behind the error:", "", *fenced(r["error_traceback"])]
+        lines += _root_cause_lines(r)
     lines += _baseline_lines(report.get("baseline"))
     lines += _search_lines(report.get("search"))
     if report.get("skipped"):
@@ -180,6 +182,23 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"- started {md_escape(timing.get('started', '?'))}, wall time {timing.get('wall_seconds', '?')} s"
     )
     return "\n".join(lines) + "\n"
+
+
+def _root_cause_lines(r: dict[str, Any]) -> list[str]:
+    """A violation's "Root cause" subsection (reports/root_cause.py); none without one."""
+    found = root_cause(r)
+    if found is None:
+        return []
+    lines = ["", "### Root cause", "", md_escape(found["sentence"])]
+    if found.get("examples"):
+        shown = ", ".join(f"`{e}`" for e in found["examples"])
+        lines += [
+            "",
+            f"Outputs at x in the event, exact (`float.fromhex` reads them back): {shown}",
+        ]
+    if found["finding"] == "statistical":
+        lines += ["", "The per-bin privacy loss is plotted in report.html."]
+    return lines
 
 
 def _baseline_lines(baseline: dict[str, Any] | None) -> list[str]:

@@ -565,3 +565,97 @@ def compare_png(rows: Sequence[dict[str, Any]], labels: tuple[str, str]) -> byte
     if n:
         ax.legend(fontsize=8, loc="lower right")
     return to_png(fig)
+
+
+def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
+    """The empirical privacy-loss distribution of a statistical violation against its claim.
+
+    Per bin of the pooled output sample (:func:`reports.root_cause.loss_region`), the empirical
+    loss ln(P̂_x / P̂_x′) as a step line over the output values, both signs; dashed lines at
+    ± the claimed ε; bins mostly in the event shaded; bins above the claim drawn thick in red.
+    Heavy-tailed outputs (the outer bins much wider than the bulk) are drawn at their quantile
+    positions instead, ticks labelled with output values.  Descriptive: the certified bound
+    (dotted, when finite) rests on the event's counts.  None when there is no such finding.
+    """
+    from reports.root_cause import loss_region
+
+    found = loss_region(r)
+    if found is None:
+        return None
+    edges = np.asarray(found["edges"], dtype=np.float64)
+    loss = np.asarray(found["loss"], dtype=np.float64)
+    counts = np.asarray(found["count_x"]) + np.asarray(found["count_x_prime"])
+    k = len(loss)
+    width = np.diff(edges)
+    bulk = float(np.median(width)) if k > 2 else float(edges[-1] - edges[0])
+    quantile_axis = k > 2 and float(edges[-1] - edges[0]) > 20 * k * max(bulk, 1e-300)
+    # quantile positions: each bin as wide as its share of the pooled outputs
+    pos = (
+        np.concatenate([[0.0], np.cumsum(counts) / max(1, counts.sum())])
+        if quantile_axis
+        else edges
+    )
+    fig = _figure(7.5, 3.6, fit_labels=True)
+    ax = fig.add_subplot()
+    for i in range(k):
+        if found["in_event"][i]:
+            ax.axvspan(
+                pos[i],
+                pos[i + 1],
+                color=EVENT_COLOUR,
+                alpha=0.1,
+                lw=0,
+                label="bins mostly in the event" if not any(found["in_event"][:i]) else None,
+            )
+    ax.stairs(
+        loss, pos, baseline=None, color=X_COLOUR, lw=1.5, label="empirical ln(P̂_x / P̂_x′) per bin"
+    )
+    beyond = [int(j) for j in np.flatnonzero(np.array(found["excess"]) | found["reverse"])]
+    for j in beyond:
+        ax.hlines(
+            loss[j],
+            pos[j],
+            pos[j + 1],
+            color=EVENT_COLOUR,
+            lw=3.5,
+            label="beyond the claim: |loss| > ε" if j == beyond[0] else None,
+        )
+    eps = float(found["epsilon"])
+    if math.isfinite(eps):
+        for sign in (1.0, -1.0):
+            ax.axhline(
+                sign * eps,
+                ls="--",
+                lw=1.2,
+                color=CLAIM_COLOUR,
+                label=f"± claimed ε = {_g(eps)}" if sign > 0 else None,
+            )
+    bound = as_float(r.get("epsilon_lower_bound"))
+    if math.isfinite(bound) and bound > 0 and not r.get("unbounded"):
+        ax.axhline(
+            bound,
+            ls=":",
+            lw=1.2,
+            color=EVENT_COLOUR,
+            label=f"certified ε ≥ {_g(bound)} (event counts)",
+        )
+    ax.axhline(0.0, lw=0.6, color=NEUTRAL_COLOUR)
+    if quantile_axis:
+        ticks = np.linspace(0, k, min(k, 6) + 1).astype(int)
+        ax.set_xticks(pos[ticks])
+        ax.set_xticklabels([_g(edges[t]) for t in ticks], fontsize=7)
+        ax.set_xlabel(f"output (at its quantile position in the pooled {found['source']} sample)")
+    else:
+        ax.set_xlabel(f"output ({found['source']} sample)")
+    ax.set_xlim(pos[0], pos[-1])
+    ax.set_ylabel("privacy loss ln(P̂_x / P̂_x′)")
+    ax.set_title(
+        _short(
+            f"{r['adapter']}: empirical privacy loss, {found['sample_x']:,} + "
+            f"{found['sample_x_prime']:,} outputs (descriptive)",
+            100,
+        ),
+        fontsize=9,
+    )
+    ax.legend(fontsize=7, loc="best")
+    return to_png(fig)

@@ -20,6 +20,7 @@ import gmpy2
 import numpy as np
 
 from auditor.adapters.base import SeededAdapter
+from auditor.core.claim_kinds import ZeroConcentratedDP
 from reference_mechanisms.discrete_gaussian import (
     calibrate_discrete_gaussian,
     discrete_gaussian_delta,
@@ -239,6 +240,10 @@ class DiscreteGaussianAdapter(_ReferenceAdapter):
         )
         self.description = f"exact discrete Gaussian, sigma^2 = {float(self.sigma2):.6g}"
 
+    def zcdp(self) -> ZeroConcentratedDP:
+        """Its exact curve as rho-zCDP: rho = sensitivity^2 / (2 sigma^2) (CKS20 Thm 4)."""
+        return _zcdp(Fraction(self._sens_int) ** 2 / (2 * self.sigma2))
+
     def certified_delta(self) -> float:
         """Upper bound on the true delta at ``epsilon`` (<= the claimed delta)."""
         return float(discrete_gaussian_delta(self.epsilon, self.sigma2, self._sens_int))
@@ -324,9 +329,27 @@ class GaussianFloatAdapter(_ReferenceAdapter):
             f"sigma {math.sqrt(self.sigma2):.6g}"
         )
 
+    def zcdp(self) -> ZeroConcentratedDP:
+        """Its exact curve as rho-zCDP: the discrete Gaussian's on the grid, whose sensitivity
+        is ``ceil(sensitivity 2^-k)`` steps (CKS20 Thm 4)."""
+        steps = grid_sensitivity(self._sens, self.k)
+        return _zcdp((Fraction(steps) * Fraction(2) ** self.k) ** 2 / (2 * self.sigma2))
+
     def _release(self, q: Any, n: int) -> np.ndarray:
         out: np.ndarray = sample_gaussian_float(q, self.sigma2, n, self.k, self._rng)
         return out
+
+
+def _zcdp(rho: Fraction) -> ZeroConcentratedDP:
+    """A zCDP claim at the double just above ``rho`` (a larger rho is still a true claim)."""
+    return ZeroConcentratedDP(math.nextafter(float(rho), math.inf))
+
+
+def with_curve(adapter: Any, name: str) -> Any:
+    """``adapter`` claiming its exact zCDP curve instead of its (epsilon, delta) point."""
+    adapter.claim = adapter.zcdp()
+    adapter.name = name
+    return adapter
 
 
 class SnappingAdapter(_ReferenceAdapter):
@@ -410,6 +433,10 @@ def builtin_adapters() -> list[Any]:
         DiscreteGaussianAdapter(epsilon=1.0, delta=1e-5, name="reference.discrete_gaussian"),
         LaplaceFloatAdapter(epsilon=1.0, name="reference.laplace"),
         GaussianFloatAdapter(epsilon=1.0, delta=1e-5, name="reference.gaussian"),
+        with_curve(
+            DiscreteGaussianAdapter(epsilon=1.0, delta=1e-5), "reference.discrete_gaussian.zcdp"
+        ),
+        with_curve(GaussianFloatAdapter(epsilon=1.0, delta=1e-5), "reference.gaussian.zcdp"),
         SnappingAdapter(epsilon=1.0, bound=1000.0, name="reference.snapping"),
         RandomizedResponseAdapter(epsilon=1.0, name="reference.randomized_response"),
     ]

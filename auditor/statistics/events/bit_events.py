@@ -22,6 +22,7 @@ References:
 from __future__ import annotations
 
 import inspect
+import math
 
 import numpy as np
 
@@ -40,6 +41,19 @@ def cell_keys(y: np.ndarray) -> np.ndarray:
     sign_exp = (bits >> np.uint64(52)).astype(np.int64)  # sign bit and 11 exponent bits
     low = (bits & np.uint64((1 << LOW_BITS) - 1)).astype(np.int64)
     return np.where(np.isfinite(y), (sign_exp << LOW_BITS) | low, -1)
+
+
+def coarsest_grid(y: np.ndarray) -> float:
+    """The largest power of two that divides every finite nonzero entry of ``y`` (inf if there
+    is none; NaN, "no answer" in a nullable output, and infinities carry no grid)."""
+    y = np.abs(np.asarray(y, dtype=np.float64))
+    y = y[np.isfinite(y) & (y != 0)]
+    if not y.size:
+        return math.inf
+    mant, exp = np.frexp(y)
+    ints = (mant * 2.0**53).astype(np.int64)  # exact: 53-bit integers
+    low = ints & -ints
+    return float(np.ldexp(low.astype(np.float64), exp - 53).min())
 
 
 def describe_cell(key: int) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,3 +55,34 @@ def test_randomized_response_ratio_within_claim(eps) -> None:
     p = RandomizedResponseAdapter(epsilon=eps).p
     # exact rational ratio vs e^eps (float e^eps has relative error 1e-16; margin covers it)
     assert float(p / (1 - p)) <= math.exp(eps) * (1 + 1e-12)
+
+
+def test_reference_gaussians_declare_their_exact_zcdp_curve() -> None:
+    # rho = sensitivity^2 / (2 sigma^2) (CKS20 Thm 4), rounded up, for the integer and the grid
+    # versions; checked against the Renyi divergence of the discrete Gaussian pair at order 2
+    import math
+    from fractions import Fraction
+
+    from auditor.adapters.reference import (
+        DiscreteGaussianAdapter,
+        GaussianFloatAdapter,
+        builtin_adapters,
+    )
+    from auditor.core.claim_kinds import ZeroConcentratedDP
+
+    discrete = DiscreteGaussianAdapter(epsilon=1.0, delta=1e-5, sensitivity=2)
+    rho = discrete.zcdp().rho
+    exact = Fraction(4) / (2 * discrete.sigma2)
+    assert rho >= exact and rho - float(exact) <= 1e-15
+    s2 = float(discrete.sigma2)
+    support = range(-int(40 * math.sqrt(s2)), int(40 * math.sqrt(s2)))
+    z = sum(math.exp(-(k * k) / (2 * s2)) for k in support)
+    # D_2(N_Z(0, s2) || N_Z(2, s2)) = ln sum p(k)^2 / q(k), which is 2 rho for the discrete pair
+    d2 = math.log(sum(math.exp(-(2 * k * k - (k - 2) ** 2) / (2 * s2)) for k in support) / z)
+    assert d2 / 2 == pytest.approx(rho, rel=1e-9)
+
+    grid = GaussianFloatAdapter(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    assert grid.zcdp().rho >= 1.0 / (2 * float(grid.sigma2))  # the grid can only add
+    names = {a.name: a for a in builtin_adapters()}
+    for name in ("reference.discrete_gaussian.zcdp", "reference.gaussian.zcdp"):
+        assert isinstance(names[name].claim, ZeroConcentratedDP)

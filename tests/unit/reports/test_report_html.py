@@ -39,8 +39,8 @@ def test_html_is_self_contained_and_has_its_plots(html_page: str) -> None:
         assert url.startswith(("data:image/png;base64,", "#")), (tag, key, url[:60])
     images = [url for tag, _, url in parsed.urls if tag == "img"]
     # the epsilon overview + distributions, porosity (LSB finding only) and event bars for the
-    # three adapters with counts
-    assert len(images) == 1 + 3 + 1 + 3 + 1 - 1, len(images)
+    # three adapters with counts, and the privacy-loss plot of the one statistical violation
+    assert len(images) == 1 + 3 + 1 + 3 + 1 - 1 + 1, len(images)
     assert all(u.startswith("data:image/png;base64,iVBOR") for u in images)  # PNG magic
     assert 'alt="low-order bits of outputs of textbook.laplace(eps=1)"' in page
 
