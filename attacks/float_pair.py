@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from auditor.core.kinds import QUERY_LENGTH, InputKind, Norm, OutputKind
+from auditor.core.source import enclosed, event_code
 from auditor.core.spec import AdapterSpec
-from auditor.core.trials import CertificationPlan, Event, enclosed, event_code
+from auditor.core.trials import CertificationPlan, Event
 
 #: query length of the per-coordinate trials when the adapter does not fix one
 VECTOR_QUERIES = 10

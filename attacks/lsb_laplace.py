@@ -40,8 +40,9 @@ from attacks.float_pair import (
 )
 from attacks.laplace_models import LaplaceSamplerModel, candidate_models
 from auditor.core.claims import Family
+from auditor.core.source import event_code, literal
 from auditor.core.spec import AdapterSpec
-from auditor.core.trials import CertificationPlan, Event, Trial, event_code, literal
+from auditor.core.trials import CertificationPlan, Event, Trial
 
 #: training outputs per side used to reject a model cheaply before the full check
 _QUICK = 256

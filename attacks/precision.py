@@ -49,8 +49,9 @@ from attacks.float_pair import (
     vector_pair,
 )
 from auditor.core.claims import Family
+from auditor.core.source import event_code, literal
 from auditor.core.spec import AdapterSpec
-from auditor.core.trials import CertificationPlan, Event, Trial, event_code, literal
+from auditor.core.trials import CertificationPlan, Event, Trial
 from auditor.statistics.events.bit_events import coarsest_grid
 
 #: doubles scanned on each side of y/s for the preimage of y under t -> fl(t*s)

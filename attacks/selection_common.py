@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from auditor.core.trials import CertificationPlan, Event, array_literal, event_code
+from auditor.core.source import array_literal, event_code
+from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.events.event_selection import DataDrivenEvents
 
 

@@ -18,7 +18,7 @@ import json
 import textwrap
 from typing import Any
 
-from auditor.core.trials import enclosed, literal
+from auditor.core.source import enclosed, literal
 
 #: claim kinds whose bound the script recomputes (the others have no short closed form)
 SUPPORTED_KINDS = ("pure", "approx", "gdp", "zcdp")

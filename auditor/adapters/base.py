@@ -7,14 +7,13 @@ replay every draw from the run's seed, and the helpers at the end to write their
 
 from __future__ import annotations
 
-import json
-import math
-import numbers
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from auditor.core.source import literal
 
 
 class SeededAdapter:
@@ -59,27 +58,6 @@ rng = np.random.default_rng()
 def seed(entropy):
     global rng
     rng = np.random.default_rng(entropy)"""
-
-
-def literal(value: Any) -> str:
-    """Python source that evaluates to exactly ``value``: a number (``repr`` round-trips every
-    finite float; infinities and NaN as ``float("inf")`` etc.), a string (double-quoted, a
-    JSON string being a Python one), ``None``, or a tuple or list of these."""
-    if isinstance(value, str):
-        return json.dumps(value)
-    if value is None or isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, numbers.Integral):
-        return repr(int(value))
-    if isinstance(value, numbers.Real):
-        x = float(value)
-        return repr(x) if math.isfinite(x) else f'float("{x!r}")'
-    if isinstance(value, tuple):
-        inner = ", ".join(literal(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, list):
-        return "[" + ", ".join(literal(v) for v in value) + "]"
-    raise TypeError(f"no exact literal for {type(value).__name__} {value!r}")
 
 
 def keywords(**values: Any) -> list[str]:

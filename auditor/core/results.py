@@ -16,7 +16,7 @@ import numpy as np
 
 from auditor.core.claim_kinds import Claim, claim_to_dict
 from auditor.core.claims import PrivacyClaim, exceeds
-from auditor.core.trials import query_literal
+from auditor.core.source import query_literal
 
 SCHEMA = "dp-audit/1"
 

@@ -19,55 +19,6 @@ if TYPE_CHECKING:
 ExactCheck = Callable[["AdapterSpec"], "ExactEvidence | None"]
 
 
-def event_code(expression: str, prelude: str = "") -> str:
-    """Standalone source of ``event(x)`` returning ``expression`` (numpy as ``np``), after the
-    module-level lines ``prelude`` (constants, helpers)."""
-    head = "import numpy as np\n" + (prelude.rstrip() + "\n" if prelude else "")
-    return f"{head}\n\ndef event(x):\n    return {expression}\n"
-
-
-def enclosed(source: str, name: str) -> str:
-    """``source`` (which defines ``event``) as the body of a function ``name()`` returning that
-    ``event``: several event sources then live in one script without their names clashing."""
-    body = "".join(f"    {line}" if line.strip() else "\n" for line in source.splitlines(True))
-    return f"def {name}():\n{body}\n    return event\n"
-
-
-def array_literal(values: Any, dtype: str) -> str:
-    """``np.array([...], dtype=...)`` that rebuilds ``values`` exactly (floats by ``repr``,
-    which round-trips every double)."""
-    items = ", ".join(literal(v) for v in np.asarray(values).astype(dtype).tolist())
-    return f"np.array([{items}], dtype=np.{dtype})"
-
-
-def query_literal(query: Any) -> str | None:
-    """Python source for a query as the engine passes it to ``sample`` (a number, or a numpy
-    array with its dtype); None for what has no such source (structured records)."""
-    if isinstance(query, np.ndarray):
-        if query.dtype.kind not in "biuf":
-            return None
-        return f"np.array({literal(query.tolist())}, dtype=np.{query.dtype.name})"
-    if isinstance(query, (int, float, np.generic)) or (
-        isinstance(query, (list, tuple)) and not isinstance(query, str)
-    ):
-        return literal(query)
-    return None
-
-
-def literal(value: Any) -> str:
-    """Python source for a number or a (nested) list of numbers, exact for every double
-    (``repr``; infinities and NaN as ``float('inf')``...)."""
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(literal(v) for v in value) + "]"
-    if isinstance(value, np.ndarray):
-        return literal(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return f"float({str(value)!r})"
-    return repr(value)
-
-
 @dataclass(frozen=True)
 class Event:
     """A measurable set of outputs: ``predicate(outputs)`` is a boolean array, one per output.

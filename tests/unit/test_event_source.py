@@ -13,7 +13,8 @@ from attacks.laplace_models import candidate_models
 from attacks.lsb_laplace import unreachable_event
 from attacks.precision import GridTest
 from attacks.selection_common import index_set_event
-from auditor.core.trials import Event, enclosed
+from auditor.core.source import enclosed
+from auditor.core.trials import Event
 from auditor.statistics.events.bit_events import CellUnion, cell_keys
 from auditor.statistics.events.event_selection import (
     bottom_event,

@@ -26,7 +26,8 @@ import math
 
 import numpy as np
 
-from auditor.core.trials import Event, array_literal, event_code
+from auditor.core.source import array_literal, event_code
+from auditor.core.trials import Event
 
 #: lowest mantissa bits that define a cell, together with sign and exponent
 LOW_BITS = 2

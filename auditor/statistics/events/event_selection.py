@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auditor.core.trials import CertificationPlan, Event, array_literal, event_code, literal
+from auditor.core.source import array_literal, event_code, literal
+from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.clopper_pearson import predicted_lower_bounds
 from auditor.statistics.events.bit_events import bit_cell_events
 from auditor.statistics.events.classifier_events import classifier_events

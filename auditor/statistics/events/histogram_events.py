@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from auditor.core.trials import Event, array_literal, event_code
+from auditor.core.source import array_literal, event_code
+from auditor.core.trials import Event
 
 #: number of histogram bins (equal-mass on the pooled training outputs)
 DEFAULT_BINS = 48

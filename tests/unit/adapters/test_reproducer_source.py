@@ -24,8 +24,9 @@ import numpy as np
 import pytest
 
 from auditor.adapters import textbook
-from auditor.adapters.base import call_source, literal
+from auditor.adapters.base import call_source
 from auditor.core.kinds import InputKind
+from auditor.core.source import literal
 from auditor.core.spec import check_adapter
 
 #: dp-audit's own packages: a reproducer must import none of them
