@@ -125,3 +125,17 @@ def test_a_bad_space_is_a_clear_error() -> None:
         configurations(Broken(), 4, seed=0)
     with pytest.raises(InvalidArgument, match="low > 0"):
         Range(0.0, 1.0, log=True)
+
+
+def test_a_search_report_is_valid_json_under_the_schema() -> None:
+    import json
+
+    import jsonschema
+
+    from reports.json_report import render_json, report_schema
+
+    report = run_search(CappedSensitivityLaplace())
+    data = json.loads(render_json(report.to_dict()))
+    jsonschema.Draft202012Validator(report_schema()).validate(data)
+    assert data["search"]["adapters"][0]["finalists"]
+    assert all(r["configuration"] and r["replay"] for r in data["results"])
