@@ -188,11 +188,23 @@ def _claim_critical_counts(
     weights = stats.binom.pmf(k1, n, p1)
     upper = cp_upper_array(k1, n, alpha * (1.0 - split))
     k0_star = np.empty(len(k1), dtype=np.int64)
-    for i, u in enumerate(upper):  # certified(., u) is non-decreasing in the lower limit
-        low, high = -1, n + 1  # invariant: low does not violate, high does (or is n + 1)
-        while high - low > 1:
+
+    def violates(k0: int, u: float) -> bool:
+        return bool(claim.violated(float(cp_lower_array(np.array([k0]), n, alpha * split)[0]), u))
+
+    # violated(., u) is monotone in the lower limit, and a larger upper limit u needs a larger
+    # k0: so k0*(k1) is non-decreasing and each search starts where the last one ended,
+    # galloping up from it (a few exact corner tests per k1 instead of a bisection of [0, n])
+    low = -1  # invariant: k0 = low does not violate at the current u (nor at any smaller one)
+    for i, u in enumerate(upper):
+        step, high = 1, low + 1
+        while high <= n and not violates(high, u):
+            low, step = high, 2 * step
+            high = low + step
+        high = min(high, n + 1)
+        while high - low > 1:  # low does not violate, high does (or is n + 1)
             mid = (low + high) // 2
-            if claim.violated(float(cp_lower_array(np.array([mid]), n, alpha * split)[0]), u):
+            if violates(mid, u):
                 high = mid
             else:
                 low = mid
