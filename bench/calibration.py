@@ -5,7 +5,7 @@ mechanisms -- Laplace on a fine grid, discrete Laplace, randomized response and 
 exponential mechanism, at epsilon 0.5 / 1 / 2 -- at alpha = 0.05, and counts audits that
 (falsely) report a violation; it must be <= alpha * N.  As a control that the audits have
 power, the same pipeline is run on mechanisms that are *not* as private as they claim.
-Writes the numbers to docs/calibration.md.
+Writes the numbers at the top of docs/calibration.md (the other scripts' sections are kept).
 
 Run: ``python bench/calibration.py [--audits 200] [--budget 20000]``.
 """
@@ -124,7 +124,12 @@ def main() -> None:
         ]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
+    # this script owns the page's opening (up to its first "## " section); the sections other
+    # calibration scripts write there (search, curve claims) are kept
+    old = out.read_text() if out.exists() else ""
+    at = old.find("\n## ")
+    rest = old[at + 1 :] if at >= 0 else ""
+    out.write_text("\n".join(lines) + "\n" + ("\n" + rest if rest else ""))
     print("\n".join(lines))
 
 
