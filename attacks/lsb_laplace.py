@@ -48,16 +48,22 @@ from auditor.core.trials import CertificationPlan, Event, Trial
 _QUICK = 256
 
 
+#: the sampler models' module as standalone source, read when this module is loaded (the file
+#: on disk may change later); a reproducer embeds it to apply the event without dp-audit
+_MODELS_SOURCE = inspect.getsource(laplace_models).replace(
+    "from __future__ import annotations\n", ""
+)
+
+
 def unreachable_event(model: LaplaceSamplerModel, loc: float) -> Event:
     """The event "output is a double the model cannot produce at ``loc``"."""
 
     def unreachable(y: np.ndarray) -> np.ndarray:
         return ~model.reachable(y, loc)
 
-    module = inspect.getsource(laplace_models).replace("from __future__ import annotations\n", "")
     code = event_code(
         f"~MODEL.reachable(np.asarray(x, dtype=np.float64), {literal(float(loc))})",
-        f"{module}\n\nMODEL = {model.constructor()}",
+        f"{_MODELS_SOURCE}\n\nMODEL = {model.constructor()}",
     )
     return Event(
         f"output is a double that {model.label} cannot produce at input {loc!r}",

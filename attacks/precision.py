@@ -106,13 +106,13 @@ class GridTest:
 
     def code(self) -> str:
         """Standalone source of :meth:`off_grid` (``Event.source``)."""
-        parts = [f"GRID = {literal(self.grid)}", inspect.getsource(not_multiple)]
+        parts = [f"GRID = {literal(self.grid)}", _SOURCES["not_multiple"]]
         if self.rescale is None:
             return event_code(
                 "not_multiple(np.asarray(x, dtype=np.float64), GRID)", "\n\n".join(parts)
             )
         kind, s = self.rescale
-        parts += [f"_SCAN = {_SCAN}", inspect.getsource(off_rescaled_grid)]
+        parts += [f"_SCAN = {_SCAN}", _SOURCES["off_rescaled_grid"]]
         return event_code(f"off_rescaled_grid(x, GRID, {kind!r}, {literal(s)})", "\n\n".join(parts))
 
 
@@ -138,6 +138,11 @@ def off_rescaled_grid(y: np.ndarray, grid: float, kind: str, s: float) -> np.nda
         )
         impossible: np.ndarray = ~possible
         return impossible
+
+
+#: the grid tests' source for reproducers, read when this module is loaded (the file on disk
+#: may change later)
+_SOURCES = {f.__name__: inspect.getsource(f) for f in (not_multiple, off_rescaled_grid)}
 
 
 def rescaled_tests(x_prime: float, sensitivity: float, epsilon: float) -> list[GridTest]:

@@ -158,7 +158,14 @@ def render_reproducer(r: dict[str, Any], mechanism: str, library: str = "") -> s
         f"SETTINGS = {_python(settings)}\n",
         _CHECK,
     ]
-    return "\n".join(parts)
+    script = "\n".join(parts)
+    try:  # a script that does not compile would exit 1, which reads as "reproduced"
+        compile(script, script_name(str(name)), "exec")
+    except SyntaxError as exc:
+        raise NotReproducible(
+            f"{name}: the script does not compile ({exc.msg}, line {exc.lineno})"
+        ) from None
+    return script
 
 
 def _python(value: Any) -> str:

@@ -147,3 +147,21 @@ def test_reproduce_names_what_is_wrong(user_module: Path, tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert "no adapter named 'no.such.adapter'" in err and "user.float_laplace" in err
     assert "Traceback" not in err
+
+
+def test_a_script_that_would_not_compile_is_refused() -> None:
+    # status 1 means "reproduced": a broken script must never be written, since Python exits
+    # 1 on a syntax error before the script can say otherwise
+    from reports.reproducer import NotReproducible, render_reproducer
+
+    result = {
+        "adapter": "a", "verdict": "violation", "claim": {"epsilon": 1.0, "delta": 0.0},
+        "counts": {"n0": 1, "k0": 1, "n1": 1, "k1": 0}, "alpha": 0.01, "alpha_split": 0.5,
+        "epsilon_lower_bound": 2.0, "event": "e", "attack": "x",
+        "replay": {"event_code": "def event(x):\n    return x >", "calls": [[[1, 2]], [[1, 3]]],
+                   "queries": ["0.0", "1.0"]},
+    }  # fmt: skip
+    with pytest.raises(NotReproducible, match="does not compile"):
+        render_reproducer(result, "def sample(query, n):\n    return [query] * n\n")
+    result["replay"]["event_code"] = "import numpy as np\n\ndef event(x):\n    return x > 0\n"
+    assert "EVENT = _load_event()" in render_reproducer(result, "def sample(q, n):\n    pass\n")

@@ -57,6 +57,10 @@ def coarsest_grid(y: np.ndarray) -> float:
     return float(np.ldexp(low.astype(np.float64), exp - 53).min())
 
 
+#: its source, read when this module is loaded (the file on disk may change later)
+_CELL_KEYS_SOURCE = inspect.getsource(cell_keys)
+
+
 def describe_cell(key: int) -> str:
     """e.g. ``[0.25, 0.5) with last bits 01``."""
     low = key & ((1 << LOW_BITS) - 1)
@@ -81,7 +85,7 @@ class CellUnion:
         """Standalone source of this predicate (``Event.source``)."""
         prelude = (
             f"LOW_BITS = {LOW_BITS}\nCELLS = {array_literal(self.cells, 'int64')}\n\n\n"
-            + inspect.getsource(cell_keys)
+            + _CELL_KEYS_SOURCE
         )
         return event_code("np.isin(cell_keys(x), CELLS)", prelude)
 
