@@ -24,12 +24,22 @@ from auditor.adapters._provenance import (
     installed_version,
     legacy_random_state,
 )
-from auditor.adapters.base import call_source, keywords, literal, module_source
+from auditor.adapters.base import call_source, keywords, module_source
+from auditor.core.source import literal
+from auditor.core.space import Choice, Configurable, Range
 
 _LIBRARY = "diffprivlib"
 
+# Parameter spaces (``dp-audit run --search``, docs/search.md): what diffprivlib accepts and
+# users plausibly pass.  Each adapter's ``space`` names arguments of its own constructor.
+_EPSILON = Range(0.01, 10.0, log=True)
+_DELTA = Range(1e-12, 0.1, log=True)
+_SENSITIVITY = Range(1e-3, 1e6, log=True)
+#: bounds of a query or of the records: unit, symmetric, wide, large magnitude
+_BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
 
-class _DiffprivlibAdapter:
+
+class _DiffprivlibAdapter(Configurable):
     """Common provenance and seeding for the diffprivlib adapters."""
 
     library = _LIBRARY
@@ -77,6 +87,7 @@ class _Additive(_DiffprivlibAdapter):
 
     #: the class in ``diffprivlib.mechanisms`` this adapter drives
     _class: str = ""
+    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
 
     def __init__(self, epsilon: float, delta: float, sensitivity: float) -> None:
         super().__init__()
@@ -142,6 +153,7 @@ class LaplaceTruncated(_Additive):
     name = "diffprivlib.laplace_truncated"
     description = "diffprivlib.mechanisms.LaplaceTruncated (Laplace, output clamped to bounds)"
     _class = "LaplaceTruncated"
+    space = {**_Additive.space, "bounds": _BOUNDS}
 
     def __init__(
         self,
@@ -159,6 +171,20 @@ class LaplaceBoundedDomain(LaplaceTruncated):
     name = "diffprivlib.laplace_bounded_domain"
     description = "diffprivlib.mechanisms.LaplaceBoundedDomain (Laplace conditioned on bounds, scale adjusted)"
     _class = "LaplaceBoundedDomain"
+    #: at most the width of the smallest bounds (see ``__init__``)
+    space = {**LaplaceTruncated.space, "sensitivity": Range(1e-3, 1.0, log=True)}
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        sensitivity: float = 1.0,
+        bounds: tuple[float, float] = (-10.0, 10.0),
+    ) -> None:
+        # Beyond upper - lower the library's scale equation has no root: its scale is NaN and
+        # ``randomise`` rejects every draw forever.
+        if not float(sensitivity) <= float(bounds[1]) - float(bounds[0]):
+            raise ValueError(f"sensitivity={sensitivity!r} must be at most upper - lower")
+        super().__init__(epsilon, sensitivity, bounds)
 
 
 class Geometric(_Additive):
@@ -170,6 +196,7 @@ class Geometric(_Additive):
     _dtype = np.int64
     _value_source = "int(query)"
     _class = "Geometric"
+    space = {"epsilon": _EPSILON, "sensitivity": Range(1, 1e6, log=True, integer=True)}
 
     def __init__(self, epsilon: float = 1.0, sensitivity: int = 1) -> None:
         super().__init__(epsilon, 0.0, as_integer(sensitivity, "sensitivity"))
@@ -184,6 +211,12 @@ class Gaussian(_Additive):
     name = "diffprivlib.gaussian"
     description = "diffprivlib.mechanisms.Gaussian (classic calibration, epsilon <= 1)"
     _class = "Gaussian"
+    #: the library rejects epsilon > 1 for the classic calibration
+    space = {
+        "epsilon": Range(0.01, 1.0, log=True),
+        "delta": _DELTA,
+        "sensitivity": _SENSITIVITY,
+    }
 
     def __init__(self, epsilon: float = 0.5, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
         super().__init__(epsilon, delta, float(sensitivity))
@@ -195,6 +228,7 @@ class GaussianAnalytic(_Additive):
     name = "diffprivlib.gaussian_analytic"
     description = "diffprivlib.mechanisms.GaussianAnalytic (Balle-Wang analytic calibration)"
     _class = "GaussianAnalytic"
+    space = {"epsilon": _EPSILON, "delta": _DELTA, "sensitivity": _SENSITIVITY}
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
         super().__init__(epsilon, delta, float(sensitivity))
@@ -295,6 +329,7 @@ class Exponential(_DiffprivlibAdapter):
     #: higher utility is more likely (diffprivlib's convention)
     maximise = True
     description = "diffprivlib.mechanisms.Exponential (max-shifted float weights, cumulative sum)"
+    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0) -> None:
         super().__init__()
@@ -352,6 +387,7 @@ class Binary(_DiffprivlibAdapter):
     family = "binary"
     delta = 0.0
     description = "diffprivlib.mechanisms.Binary (randomized response, one float uniform)"
+    space = {"epsilon": _EPSILON}
 
     def __init__(self, epsilon: float = 1.0) -> None:
         super().__init__()
@@ -421,6 +457,7 @@ class _Tool(_DiffprivlibAdapter):
     #: diffprivlib calibrates to ``upper - lower`` (sum) or ``(upper - lower)/n`` (mean), and
     #: truncates to a range that depends on n: the replace-one neighbour relation.
     neighbours = "replace"
+    space = {"epsilon": _EPSILON, "domain": _BOUNDS}
 
     def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 1.0)) -> None:
         super().__init__()
@@ -559,6 +596,11 @@ class ToolsHistogram(_VectorTool):
     name = "diffprivlib.tools.histogram"
     output_kind = "integer"
     _function, _edges = "histogram", True
+    space = {
+        "epsilon": _EPSILON,
+        "bins": Range(2, 64, log=True, integer=True),
+        "domain": _BOUNDS,
+    }
 
     def __init__(
         self, epsilon: float = 1.0, bins: int = 10, domain: tuple[float, float] = (0.0, 10.0)
@@ -587,6 +629,14 @@ class ToolsHistogramdd(_VectorTool):
     output_kind = "integer"
     _function, _edges = "histogramdd", True
     _records_source = "np.asarray(query, dtype=np.float64)"
+    #: two columns: bins per column, and one (lower, upper) per column
+    space = {
+        "epsilon": _EPSILON,
+        "bins": Choice(((3, 3), (2, 8), (6, 6))),
+        "domain": Choice(
+            (((0.0, 1.0), (0.0, 1.0)), ((-10.0, 10.0), (0.0, 1.0)), ((0.0, 1e6), (-1e3, 1e3)))
+        ),
+    }
 
     def __init__(
         self,
@@ -629,6 +679,11 @@ class ToolsQuantile(_VectorTool):
 
     name = "diffprivlib.tools.quantile"
     _function = "quantile"
+    space = {
+        "epsilon": _EPSILON,
+        "quantiles": Choice(((0.25, 0.5, 0.75), (0.1, 0.9), (0.01, 0.5, 0.99))),
+        "domain": _BOUNDS,
+    }
 
     def __init__(
         self,
@@ -658,6 +713,7 @@ class ToolsPercentile(_VectorTool):
 
     name = "diffprivlib.tools.percentile"
     _function = "percentile"
+    space = {"epsilon": _EPSILON, "percent": Range(0.0, 100.0), "domain": _BOUNDS}
 
     def __init__(
         self,
@@ -682,6 +738,7 @@ class ToolsMedian(ToolsPercentile):
 
     name = "diffprivlib.tools.median"
     _function = "median"
+    space = {"epsilon": _EPSILON, "domain": _BOUNDS}
 
     def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 100.0)) -> None:
         super().__init__(epsilon, 50.0, domain)

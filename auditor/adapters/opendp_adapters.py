@@ -23,9 +23,21 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
-from auditor.adapters.base import call_source, keywords, literal, module_source
+from auditor.adapters.base import call_source, keywords, module_source
+from auditor.core.source import literal
+from auditor.core.space import Choice, Configurable, Range
 
 _LIBRARY = "opendp"
+
+# Parameter spaces (``dp-audit run --search``, docs/search.md): what OpenDP accepts and users
+# plausibly pass.  Each adapter's ``space`` names arguments of its own constructor; epsilon,
+# delta and rho are the targets OpenDP calibrates to.
+_EPSILON = Range(0.01, 10.0, log=True)
+_DELTA = Range(1e-12, 0.1, log=True)
+_SENSITIVITY = Range(1e-3, 1e6, log=True)
+_INTEGER_SENSITIVITY = Range(1, 1e6, log=True, integer=True)
+#: bounds of the records: unit, symmetric, wide, large magnitude
+_BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
 
 #: reproducers' source of the float vector domain the adapters build
 _FLOAT_VECTORS = "dp.vector_domain(dp.atom_domain(T=float, nan=False))"
@@ -49,6 +61,13 @@ def _gaussian_approx_dp(dp: Any, scale: float, delta: float) -> Any:
     return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(zcdp), delta)
 
 
+#: the Gaussians' scale search, per unit of sensitivity: OpenDP's exponential search tries
+#: scales so small that its zCDP -> (eps, delta) conversion overflows for sensitivities above
+#: about 100 (and takes a minute to fail); 1/32 is below the scale epsilon = 50 needs at
+#: delta = 0.1 (0.36), 2^40 far above what epsilon = 1e-4 needs at delta = 1e-30 (1.2e5)
+_GAUSSIAN_SCALES = (2.0**-5, 2.0**40)
+
+
 def _laplace_source(scale: float) -> str:
     """Reproducer source building ``measurement``: ``make_laplace`` on float vectors (L1)."""
     space = [_FLOAT_VECTORS, "dp.l1_distance(T=float)"]
@@ -65,7 +84,7 @@ def _gaussian_approx_dp_source(scale: float, delta: float) -> str:
     return f"{zcdp}\nmeasurement = dp.c.make_fix_delta({conversion}, {literal(delta)})"
 
 
-class _OpenDPAdapter:
+class _OpenDPAdapter(Configurable):
     """Provenance, and a measurement rebuilt on demand (OpenDP objects do not pickle)."""
 
     library = _LIBRARY
@@ -73,6 +92,8 @@ class _OpenDPAdapter:
     name = "opendp.?"
     #: the noise scale OpenDP's search found (see ``_calibrated``)
     _scale: float
+    #: where that search looks, per unit of ``d_in`` (None: OpenDP's own exponential search)
+    _scale_bracket: tuple[float, float] | None = None
     #: the reproducer's ``sample``, calling ``measurement`` (see ``_sample_source``)
     _reproducer_sample = ""
 
@@ -89,7 +110,12 @@ class _OpenDPAdapter:
     def _calibrated(self, dp: Any, d_in: Any, d_out: Any) -> Any:
         """``_chain`` at the noise scale OpenDP's own search finds for ``d_in -> d_out``: the
         claim is what the library computes, not what this adapter derives."""
-        scale = dp.binary_search_param(lambda s: self._chain(dp, s), d_in=d_in, d_out=d_out)
+        bounds = {}
+        if self._scale_bracket is not None:
+            bounds["bounds"] = tuple(float(d_in) * b for b in self._scale_bracket)
+        scale = dp.binary_search_param(
+            lambda s: self._chain(dp, s), d_in=d_in, d_out=d_out, **bounds
+        )
         self._scale = scale
         return self._chain(dp, scale)
 
@@ -137,6 +163,7 @@ class _VectorNoise(_OpenDPAdapter):
     vectorised = True
     delta = 0.0
     integer_queries = False
+    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
 
     def __init__(self, epsilon: float, sensitivity: float) -> None:
         super().__init__()
@@ -194,6 +221,7 @@ class LaplaceInteger(_VectorNoise):
     integer_queries = True
     #: the ``opendp.measurements`` constructor
     _constructor = "make_laplace"
+    space = {"epsilon": _EPSILON, "sensitivity": _INTEGER_SENSITIVITY}
 
     def __init__(self, epsilon: float = 1.0, sensitivity: int = 1) -> None:
         super().__init__(epsilon, as_integer(sensitivity, "sensitivity"))
@@ -230,6 +258,8 @@ class Gaussian(_VectorNoise):
     description = (
         "opendp make_gaussian on floats (discrete Gaussian at a 2^k grid), zCDP -> (eps, delta)"
     )
+    space = {"epsilon": _EPSILON, "delta": _DELTA, "sensitivity": _SENSITIVITY}
+    _scale_bracket = _GAUSSIAN_SCALES
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, sensitivity: float = 1.0) -> None:
         if not 0 < delta < 1:
@@ -257,6 +287,7 @@ class GaussianZCDP(_VectorNoise):
 
     name = "opendp.gaussian_zcdp"
     description = "opendp make_gaussian on floats (discrete Gaussian at a 2^k grid), as rho-zCDP"
+    space = {"rho": Range(1e-3, 10.0, log=True), "sensitivity": _SENSITIVITY}
 
     def __init__(self, rho: float = 0.5, sensitivity: float = 1.0) -> None:
         if not rho > 0:
@@ -296,6 +327,7 @@ class NoisyMax(_OpenDPAdapter):
     delta = 0.0
     maximise = True
     description = "opendp make_noisy_max, pure DP (exponential noise = permute-and-flip)"
+    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
     _reproducer_sample = """
         def sample(query, n):
             scores = [float(u) for u in np.asarray(query, dtype=np.float64).ravel()]
@@ -340,6 +372,7 @@ class RandomizedResponseBool(_OpenDPAdapter):
     family = "binary"
     delta = 0.0
     description = "opendp make_randomized_response_bool (keep with prob e^eps/(1+e^eps))"
+    space = {"epsilon": _EPSILON}
     _reproducer_sample = """
         def sample(query, n):
             value = bool(int(query))
@@ -393,6 +426,7 @@ class ClampedSum(_OpenDPAdapter):
     delta = 0.0
     neighbours = "add_remove"
     description = "opendp clamp >> sum (float, rounding-aware sensitivity) >> laplace"
+    space = {"epsilon": _EPSILON, "domain": _BOUNDS}
     _reproducer_sample = _RECORDS_SAMPLE
 
     def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 1.0)) -> None:
@@ -443,6 +477,11 @@ class _VectorQuery(_OpenDPAdapter):
     output_length = "query"
     vectorised = True
     delta = 0.0
+    space = {
+        "epsilon": _EPSILON,
+        "sensitivity": _SENSITIVITY,
+        "d": Range(1, 64, log=True, integer=True),
+    }
     _reproducer_sample = """
         def sample(query, n):
             q = np.asarray(query, dtype=np.float64)
@@ -497,6 +536,8 @@ class VectorGaussian(_VectorQuery):
 
     name = "opendp.vector_gaussian"
     norm = "l2"
+    space = {**_VectorQuery.space, "delta": _DELTA}
+    _scale_bracket = _GAUSSIAN_SCALES
 
     def __init__(
         self, epsilon: float = 1.0, delta: float = 1e-6, sensitivity: float = 1.0, d: int = 5
@@ -550,6 +591,7 @@ class CountByCategories(_OpenDPAdapter):
     neighbours = "add_remove"
     output_kind = "integer"
     delta = 0.0
+    space = {"epsilon": _EPSILON, "categories": Range(1, 64, log=True, integer=True)}
 
     def __init__(self, epsilon: float = 1.0, categories: int = 4) -> None:
         super().__init__()
@@ -610,6 +652,13 @@ class NoisyTopK(_OpenDPAdapter):
     output_kind = "index_set"
     ordered = True
     delta = 0.0
+    #: k from 1 to 8: the attacks' score vectors have 10
+    #: entries (``attacks.neighbours``)
+    space = {
+        "epsilon": _EPSILON,
+        "k": Range(1, 8, integer=True),
+        "sensitivity": _SENSITIVITY,
+    }
 
     def __init__(self, epsilon: float = 1.0, k: int = 3, sensitivity: float = 1.0) -> None:
         super().__init__()
@@ -663,6 +712,12 @@ class PrivateQuantile(_OpenDPAdapter):
     output_kind = "real"
     delta = 0.0
     _reproducer_sample = _RECORDS_SAMPLE
+    space = {
+        "epsilon": _EPSILON,
+        "alpha": Range(0.05, 0.95),
+        "domain": _BOUNDS,
+        "candidates": Range(3, 201, log=True, integer=True),
+    }
 
     def __init__(
         self,
@@ -726,6 +781,8 @@ class RandomizedResponseBitvec(_OpenDPAdapter):
     input_kind = "local"
     output_kind = "boolean"
     delta = 0.0
+    #: f from 0.01 to 0.99 claims epsilon from about 10.6 down to 0.04
+    space = {"f": Range(0.01, 0.99, log=True), "m": Range(2, 64, log=True, integer=True)}
 
     def __init__(self, f: float = 2 / (1 + math.exp(0.5)), m: int = 8) -> None:
         super().__init__()

@@ -19,12 +19,23 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
-from auditor.adapters.base import call_source, keywords, literal, module_source
+from auditor.adapters.base import call_source, keywords, module_source
+from auditor.core.source import literal
+from auditor.core.space import Choice, Configurable, Range
 
 _DISTRIBUTION = "python-dp"
 
+# Parameter spaces (``dp-audit run --search``, docs/search.md): what python-dp accepts and
+# users plausibly pass.  Each adapter's ``space`` names arguments of its own constructor.
+_EPSILON = Range(0.01, 10.0, log=True)
+_DELTA = Range(1e-12, 0.1, log=True)
+_SENSITIVITY = Range(1e-3, 1e6, log=True)
+#: bounds of the records: unit, symmetric, wide, large magnitude
+_BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
+_QUANTILES = Choice(((0.25, 0.5, 0.75), (0.1, 0.9), (0.01, 0.5, 0.99)))
 
-class _PyDPAdapter:
+
+class _PyDPAdapter(Configurable):
     """Provenance, and the PyDP object rebuilt on demand (pybind11 objects do not pickle)."""
 
     library = "python-dp"
@@ -87,6 +98,7 @@ class LaplaceMechanism(_PyDPAdapter):
     family = "additive"
     description = "python-dp LaplaceMechanism.add_noise (Google's granularity-rounded Laplace)"
     _api = ("pydp.algorithms.numerical_mechanisms", "LaplaceMechanism")
+    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
     _reproducer_sample = """
         def sample(query, n):
             value = float(query)
@@ -114,6 +126,7 @@ class GaussianMechanism(LaplaceMechanism):
     name = "pydp.gaussian"
     description = "python-dp GaussianMechanism.add_noise (Google's analytic Gaussian calibration)"
     _api = ("pydp.algorithms.numerical_mechanisms", "GaussianMechanism")
+    space = {"epsilon": _EPSILON, "delta": _DELTA, "sensitivity": _SENSITIVITY}
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
         if not 0 < delta < 1:
@@ -177,6 +190,7 @@ class BoundedSum(_PyDPAdapter):
     neighbours = "add_remove"
     description = "python-dp BoundedSum (float, clamp to bounds, Laplace)"
     _api = ("pydp.algorithms.laplacian", "BoundedSum")
+    space = {"epsilon": _EPSILON, "domain": _BOUNDS}
     _reproducer_object = "algorithm"
     _reproducer_sample = """
         def sample(query, n):
@@ -214,6 +228,8 @@ class Count(BoundedSum):
     name = "pydp.count"
     description = "python-dp Count (integer Laplace on the record count)"
     _api = ("pydp.algorithms.laplacian", "Count")
+    #: the count's noise does not depend on the records' domain
+    space = {"epsilon": _EPSILON}
 
     def _arguments(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "dtype": "float"}
@@ -225,6 +241,7 @@ class Percentile(BoundedSum):
 
     name = "pydp.percentile"
     _api = ("pydp.algorithms.laplacian", "Percentile")
+    space = {"epsilon": _EPSILON, "percentile": Range(0.0, 1.0), "domain": _BOUNDS}
 
     def __init__(
         self,
@@ -278,6 +295,14 @@ class QuantileTree(_PyDPAdapter):
     input_kind = "dataset"
     neighbours = "add_remove"
     output_kind = "real"
+    #: the library's default tree is 4 high, 16 wide; much larger ones (16^8 leaves) hang
+    space = {
+        "epsilon": _EPSILON,
+        "quantiles": _QUANTILES,
+        "domain": _BOUNDS,
+        "tree_height": Range(1, 5, integer=True),
+        "branching_factor": Range(2, 32, log=True, integer=True),
+    }
 
     def __init__(
         self,
@@ -368,6 +393,7 @@ class PartitionSelection(_PyDPAdapter):
     query_bounds = (0, 1_000_000)
     output_kind = "boolean"
     _api = ("pydp.algorithms.partition_selection", "create_partition_strategy")
+    space = {"epsilon": _EPSILON, "delta": _DELTA}
     _reproducer_object = "strategy"
     _reproducer_sample = """
         def sample(query, n):
@@ -389,6 +415,10 @@ class PartitionSelection(_PyDPAdapter):
             f"python-dp create_partition_strategy({self.strategy!r}, epsilon, delta, "
             "max_partitions_contributed=1).should_keep(num_users)"
         )
+
+    def with_parameters(self, **values: Any) -> PartitionSelection:
+        """This strategy at ``values`` (the strategy is part of the adapter's name)."""
+        return type(self)(self.strategy, **values)
 
     def _arguments(self) -> dict[str, Any]:
         return {

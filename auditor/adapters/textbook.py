@@ -20,9 +20,27 @@ from auditor.adapters.base import (
     assignments,
     module_source,
 )
+from auditor.core.space import Choice, Configurable, Range
+
+# Parameter spaces (``dp-audit run --search``, docs/search.md), as for the library adapters:
+# each adapter's ``space`` names arguments of its own constructor.
+_EPSILON = Range(0.01, 10.0, log=True)
+_DELTA = Range(1e-12, 0.1, log=True)
+_SENSITIVITY = Range(1e-3, 1e6, log=True)
 
 
-class _Reproducible(SeededAdapter):
+class _Searchable(Configurable):
+    """Epsilon and the sensitivity searched by default; rebuilt under the adapter's own name
+    (which the constructors otherwise derive from epsilon)."""
+
+    name: str
+    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
+
+    def with_parameters(self, **values: Any) -> Any:
+        return type(self)(**values, name=self.name)  # type: ignore[call-arg]
+
+
+class _Reproducible(SeededAdapter, _Searchable):
     """A textbook mechanism on the seeded Generator, with a standalone reproducer: its
     parameters (``_reproducer_parameters``), the Generator and ``seed`` as in
     :class:`SeededAdapter`, then the code of ``_reproducer_code`` (``sample``, ...)."""
@@ -85,7 +103,7 @@ def _check_epsilon(epsilon: float) -> float:
     return float(epsilon)
 
 
-class TextbookLaplaceInverseCDF:
+class TextbookLaplaceInverseCDF(_Searchable):
     """Inverse-CDF Laplace from Python's ``random.random()``: ``value − b·sgn(u)·ln(1 − 2|u|)``.
 
     ``u = random.random() − 0.5``, b = sensitivity/epsilon, one Python call per output (not
@@ -167,6 +185,11 @@ class TextbookGaussian(_Reproducible):
 
     family = "additive"
     library = "numpy"
+    space = {
+        "epsilon": Range(0.01, 0.99, log=True),
+        "delta": _DELTA,
+        "sensitivity": _SENSITIVITY,
+    }
     description = "value + numpy normal(0, sensitivity*sqrt(2 ln(1.25/delta))/epsilon)"
 
     def __init__(
@@ -333,6 +356,7 @@ class TextbookRandomizedResponse(_Reproducible):
     family = "binary"
     library = "numpy"
     description = "bit if rng.random() < e^eps/(1+e^eps) else 1 - bit (float comparison)"
+    space = {"epsilon": _EPSILON}
 
     def __init__(self, epsilon: float = 1.0, name: str | None = None) -> None:
         super().__init__()
@@ -377,6 +401,11 @@ class NaiveBoundedSum(_Reproducible):
     library = "numpy"
     neighbours = "add_remove"
     description = "np.sum(np.clip(x, lo, hi)) + Laplace(max(|lo|,|hi|)/eps) in float64"
+    #: the records' bounds, which set the sensitivity: unit, symmetric, wide, large magnitude
+    space = {
+        "epsilon": _EPSILON,
+        "domain": Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6))),
+    }
 
     def __init__(
         self,

@@ -312,6 +312,8 @@ def _values(
     if index_range is not None and ints.size and ints.max() >= index_range:
         raise OutputProblem(f"returned index {int(ints.max())} outside [0, {index_range})")
     if kind is OutputKind.INDEX_SET:
+        if ints.ndim == 1:  # sets of one index (k = 1): one column, nothing to order
+            return ints
         ordered = np.sort(ints, axis=1)
         if ints.shape[1] > 1 and (np.diff(ordered, axis=1) == 0).any():
             raise OutputProblem("returned an index set with a repeated index")

@@ -414,4 +414,6 @@ def typical_query(spec: AdapterSpec) -> Any:
         return np.column_stack([np.linspace(lo, hi, 11) for lo, hi in spec.column_domains])
     assert spec.domain is not None
     lo, hi = spec.domain
-    return np.linspace(lo, hi, 11)
+    records = np.linspace(lo, hi, 11)
+    # an integer domain (categories, counts) takes integer records
+    return records.round().astype(np.int64) if spec.integer_domain else records

@@ -193,6 +193,24 @@ def test_unordered_index_sets_are_sorted_and_ordered_ones_kept():
     assert conform("index_set", raw, 1, 4, length=3).tolist() == [[3, 1, 2]]
 
 
+def test_a_set_of_one_index_is_one_column():
+    # top-1 (k = 1): nothing to order, and no axis 1 to sort along
+    assert conform("index_set", np.array([3, 0, 2]), 3, 4, length=1).tolist() == [3, 0, 2]
+    assert conform("index_set", np.array([3, 0]), 2, 4, length=1, ordered=False).tolist() == [3, 0]
+
+
+def test_an_integer_dataset_domain_gets_integer_typical_records():
+    class Categories:
+        name, family, epsilon, delta = "c", "dataset", 1.0, 0.0
+        domain, neighbours = (0, 4), "add_remove"
+
+        def sample(self, query, n):
+            return np.zeros(n)
+
+    records = typical_query(check_adapter(Categories()))
+    assert records.dtype.kind == "i" and records.min() == 0 and records.max() == 4
+
+
 def test_records_are_checked_field_by_field():
     fields = (("index", OutputKind.INDEX), ("value", OutputKind.REAL))
     good = np.zeros(3, dtype=[("value", np.float32), ("index", np.int32)])
