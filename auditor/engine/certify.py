@@ -281,9 +281,7 @@ class Certifier:
         splits = np.full((2, len(events)), 0.5)
         if min(len(train[0]), len(train[1])) == 0:
             return splits
-        p = np.array(
-            [[(np.count_nonzero(e(t)) + 0.5) / (len(t) + 1.0) for e in events] for t in train]
-        )
+        p = np.array([(count_events(events, t) + 0.5) / (len(t) + 1.0) for t in train])
         claim = self.spec.claim
         splits[0] = best_splits(p[0], p[1], n, alpha, claim.delta, claim)
         splits[1] = best_splits(p[1], p[0], n, alpha, claim.delta, claim)
@@ -630,7 +628,7 @@ class _TrialStages:
             CertificationPlan.for_claim(size, alpha, self.claim, quick=True),
         )
         if events:
-            k = np.array([[np.count_nonzero(e(out)) for e in events] for out in pilot_cert])
+            k = np.array([count_events(events, out) for out in pilot_cert])
             splits = c._splits(events, pilot_train, size, alpha)
             self.consider(c._best(events, k, size, alpha, splits), size, size, 0, seeds)
         if self.violated():

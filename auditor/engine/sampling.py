@@ -169,16 +169,48 @@ def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarr
     return check_outputs(spec, query, n, raw)
 
 
+def distinct_outputs(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(values, multiplicities)`` of one-dimensional integer (or boolean) outputs whose values
+    span a range no wider than their number (indices, bits, small counts), values ascending in
+    ``outputs``' dtype; None for any other outputs.  Costs one pass (a ``bincount``)."""
+    outputs = np.asarray(outputs)
+    if outputs.ndim != 1 or outputs.dtype.kind not in "biu" or len(outputs) == 0:
+        return None
+    # in 64 bits, where ``value - lo`` cannot wrap (it is below ``len(outputs)``)
+    wide = np.int64 if outputs.dtype.kind == "i" else np.uint64
+    ints = (outputs.view(np.uint8) if outputs.dtype.kind == "b" else outputs).astype(
+        wide, copy=False
+    )
+    lo, hi = int(ints.min()), int(ints.max())
+    if hi - lo >= len(outputs):
+        return None
+    tally = np.bincount((ints - wide(lo)).astype(np.intp), minlength=hi - lo + 1)
+    present = np.flatnonzero(tally)
+    values = (present.astype(wide) + wide(lo)).astype(outputs.dtype)
+    multiplicities: np.ndarray = tally[present].astype(np.int64)
+    return values, multiplicities
+
+
 def count_events(events: Sequence[Event], outputs: np.ndarray) -> np.ndarray:
     """How many ``outputs`` fall in each event.
+
+    An event is a set of outputs (its predicate decides each output on its own), so on outputs
+    with few distinct values (:func:`distinct_outputs`) each event is decided once per value and
+    its count is the sum of the values' multiplicities: the same counts as deciding every
+    output, without one pass over the outputs per event.
 
     Raises:
         EventError: an event's predicate failed (a fault of the attack, not of the adapter).
     """
     counts = np.zeros(len(events), dtype=np.int64)
+    grouped = distinct_outputs(outputs)
     for j, event in enumerate(events):
         try:
-            counts[j] = np.count_nonzero(event(outputs))
+            if grouped is None:
+                counts[j] = np.count_nonzero(event(outputs))
+            else:
+                values, multiplicities = grouped
+                counts[j] = int(multiplicities[event(values)].sum())
         except Exception as exc:  # noqa: BLE001 - reported as an error verdict
             raise EventError(
                 f"event {event.description!r} raised {type(exc).__name__}: {exc}"

@@ -14,10 +14,17 @@ from attacks import load_attacks
 from auditor import AuditConfig, InvalidArgument, run_audit
 from auditor.adapters.textbook import TextbookLaplace
 from auditor.core.configs import EngineConfig
-from auditor.core.errors import AdapterCrashed
+from auditor.core.errors import AdapterCrashed, EventError
 from auditor.core.spec import check_adapter
+from auditor.core.trials import Event
 from auditor.engine.backends.local import LocalProcessSampler
-from auditor.engine.sampling import InProcessSampler, chunk_sizes, draw
+from auditor.engine.sampling import (
+    InProcessSampler,
+    chunk_sizes,
+    count_events,
+    distinct_outputs,
+    draw,
+)
 
 
 @pytest.mark.parametrize("n", [0, 1, 4095, 4096, 4097, 100_000, 1 << 20, 3_000_001])
@@ -174,3 +181,51 @@ def test_training_split_is_capped_so_memory_stays_bounded():
     assert result.findings and all(f.n_train <= 500 for f in result.findings)
     with pytest.raises(InvalidArgument, match="max_train"):
         AuditConfig(max_train=10)
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        np.array([3, -1, 3, 0, 3, -1], dtype=np.int64),
+        np.array([5, 200, 7] * 100, dtype=np.uint8),
+        np.array([-128, 127, 0] * 100, dtype=np.int8),  # the span does not wrap
+        np.array([2**64 - 1, 2**64 - 3] * 2, dtype=np.uint64),
+        np.array([True, False, True]),
+    ],
+)
+def test_distinct_outputs_are_the_values_with_their_multiplicities(outputs):
+    values, multiplicities = distinct_outputs(outputs)
+    expected, counts = np.unique(outputs, return_counts=True)
+    np.testing.assert_array_equal(values, expected)
+    assert values.dtype == outputs.dtype
+    np.testing.assert_array_equal(multiplicities, counts)
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        np.array([0.0, 1.0, 1.0]),  # floats are not grouped
+        np.array([0, 10**6]),  # a span wider than the outputs
+        np.array([-(2**63), 2**63 - 1]),
+        np.zeros((3, 2), dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+    ],
+)
+def test_outputs_that_are_not_few_integers_are_not_grouped(outputs):
+    assert distinct_outputs(outputs) is None
+
+
+def test_counts_on_grouped_outputs_are_the_counts_output_by_output():
+    rng = np.random.default_rng(3)
+    events = [
+        Event("over", lambda y: np.asarray(y) > 2),
+        Event("in", lambda y: np.isin(y, [-3, 0, 6])),
+        Event("even", lambda y: np.asarray(y) % 2 == 0),
+    ]
+    for outputs in (rng.integers(-3, 7, 5000), rng.integers(0, 2, 7).astype(bool)):
+        expected = [np.count_nonzero(e(outputs)) for e in events]
+        np.testing.assert_array_equal(count_events(events, outputs), expected)
+        np.testing.assert_array_equal(count_events(events, outputs.astype(float)), expected)
+    broken = Event("broken", lambda y: y[:1])
+    with pytest.raises(EventError, match="broken"):
+        count_events([broken], np.array([1, 2, 1]))
