@@ -71,7 +71,14 @@ class LogitScore:
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         f = (float_features(y)[:, self.keep] - self.mean) / self.scale
-        score: np.ndarray = np.nan_to_num(self.beta[0] + f @ self.beta[1:], nan=0.0)
+        # summed feature by feature, not by a matrix product: BLAS rounds a row's sum
+        # differently depending on where the row falls in the array, which would make an
+        # event "score > t" with t at an output's score (thresholds are training scores) hold
+        # for some copies of that output and not for others
+        total = np.full(len(f), self.beta[0])
+        for j in range(f.shape[1]):
+            total += f[:, j] * self.beta[j + 1]
+        score: np.ndarray = np.nan_to_num(total, nan=0.0)
         return score
 
 

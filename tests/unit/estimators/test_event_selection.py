@@ -7,7 +7,11 @@ import pytest
 
 from auditor.core.trials import CertificationPlan
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
-from auditor.statistics.events.classifier_events import classifier_events, float_features
+from auditor.statistics.events.classifier_events import (
+    classifier_events,
+    fit_score,
+    float_features,
+)
 from auditor.statistics.events.event_selection import DataDrivenEvents, predicted_scores
 from auditor.statistics.events.histogram_events import BinUnion, histogram_events
 
@@ -115,6 +119,18 @@ def test_float_features_shape_and_bits() -> None:
     assert f[0, 6] == 0 and f[1, 6] == 1  # mantissa bit 0
     assert f[2, 5] == 1  # is ⊥
     assert f[3, 4] == 1  # parity of -3
+
+
+def test_a_classifier_score_is_the_same_wherever_the_output_stands() -> None:
+    # thresholds sit at training scores: a score rounded differently for another copy of the
+    # same output (a matrix product's blocking does that) would split it across the event
+    rng = np.random.default_rng(8)
+    score = fit_score(rng.integers(0, 5, 2000), rng.integers(0, 5, 2000) + rng.integers(0, 2, 2000))
+    assert score is not None
+    once = score(np.arange(6))
+    for n in (1, 3, 5, 4096, 10_001):
+        y = rng.integers(0, 6, n)
+        np.testing.assert_array_equal(score(y), once[y])
 
 
 def test_predicted_scores_penalise_small_counts() -> None:
