@@ -33,9 +33,40 @@ _TAIL = 1e-12
 
 
 def _first_k0_above(c: np.ndarray, n: int, alpha: float) -> np.ndarray:
-    """Smallest k0 in [0, n + 1] with ``CP_lo(k0, n, alpha) > c`` (n + 1 when none)."""
-    lo = np.zeros(len(c), dtype=np.int64)  # invariant: CP_lo(lo) <= c (CP_lo(0) = 0)
-    hi = np.full(len(c), n + 1, dtype=np.int64)  # invariant: hi = n + 1 or CP_lo(hi) > c
+    """Smallest k0 in [0, n + 1] with ``CP_lo(k0, n, alpha) > c`` (n + 1 when none).
+
+    CP_lo increases with k0, so the answer is the one point where ``CP_lo(k0) > c`` turns
+    true, whatever bracket the bisection starts from.  When ``c`` does not decrease (it grows
+    with k1), neither do the answers: they are found on every ``stride``-th entry first, and
+    each entry in between is bisected only between its two neighbours' answers, halving the
+    stride until every entry has its own (a few steps each instead of ``log2(n)``).
+    """
+    m = len(c)
+    if m < 2 or np.any(np.diff(c) < 0):
+        return _bisect_k0(
+            c, np.zeros(m, dtype=np.int64), np.full(m, n + 1, dtype=np.int64), n, alpha
+        )
+    k0 = np.zeros(m, dtype=np.int64)
+    stride = 1 << ((m - 1).bit_length() - 1)  # the largest power of two below m
+    first = np.unique(np.r_[np.arange(0, m, stride), m - 1])
+    k0[first] = _bisect_k0(
+        c[first], np.zeros(len(first), dtype=np.int64), np.full(len(first), n + 1), n, alpha
+    )
+    while stride > 1:
+        stride //= 2
+        # between answered neighbours at 2 * stride apart (the last entry is answered)
+        mid = np.arange(stride, m - 1, 2 * stride)
+        # c[mid - stride] <= c[mid] <= c[right], so CP_lo at the left answer's predecessor is
+        # at most c[mid] (answers are at least 1), and at the right answer above it (or n + 1)
+        right = np.minimum(mid + stride, m - 1)
+        k0[mid] = _bisect_k0(c[mid], k0[mid - stride] - 1, k0[right], n, alpha)
+    return k0
+
+
+def _bisect_k0(c: np.ndarray, lo: np.ndarray, hi: np.ndarray, n: int, alpha: float) -> np.ndarray:
+    """:func:`_first_k0_above` by bisection in the brackets ``(lo, hi]``."""
+    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
+    # invariants: CP_lo(lo) <= c (CP_lo(0) = 0); hi = n + 1 or CP_lo(hi) > c
     while True:
         active = hi - lo > 1
         if not active.any():
