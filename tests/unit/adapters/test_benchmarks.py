@@ -300,6 +300,58 @@ def test_report_noisy_max_index_probabilities_on_two_queries(cls, density, cdf) 
     _within(np.bincount(x, minlength=2) / N, [p0, 1 - p0], N)
 
 
+def _plain_and_fast(q: np.ndarray, seed: int, n: int, rng_type=None) -> None:
+    """``laplace_argmax`` gives the plain draw's indices and leaves the generator as it does."""
+    plain, fast = np.random.default_rng(seed), np.random.default_rng(seed)
+    expected = (q + plain.laplace(0.0, 20.0, size=(n, q.size))).argmax(axis=1)
+    got = bm.laplace_argmax(fast if rng_type is None else rng_type(fast), q, 20.0, n)
+    np.testing.assert_array_equal(got, expected)
+    assert fast.bit_generator.state == plain.bit_generator.state
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        np.r_[-14902.164382038822, np.full(99, -14903.164382038822)],  # zero-rounding's pair
+        np.r_[np.zeros(31), 1.0],
+        np.r_[np.full(3, 2.0), 1.0, np.full(4, 2.0), -0.0, 0.0, np.full(4, 1.0)],  # scattered
+        np.zeros(5),
+        np.array([1.0, 0.0, 0.0, 0.0, 0.0]),  # too few repeats: the plain draw
+    ],
+)
+def test_laplace_argmax_is_the_plain_noisy_argmax_bit_for_bit(q) -> None:
+    for seed, n in ((0, 1), (1, 7), (2, 5000)):
+        _plain_and_fast(q, seed, n)
+
+
+def test_laplace_argmax_redraws_the_rows_it_cannot_decide(monkeypatch) -> None:
+    # answers near 1e12: uniforms 0.05 apart may round to one answer, so most rows are redrawn
+    q = np.r_[np.full(20, 1e12), 1e12 + 1.0]
+    monkeypatch.setattr(bm, "_REDRAW_SHARE", 1.0)
+    for seed, n in ((0, 1), (1, 300)):
+        _plain_and_fast(q, seed, n)
+    monkeypatch.setattr(bm, "_REDRAW_SHARE", 0.0)  # too many: the plain draw
+    _plain_and_fast(q, 2, 300)
+
+
+def test_laplace_argmax_draws_the_plain_way_after_a_zero_uniform() -> None:
+    class ZeroUniform:
+        """A generator whose uniforms hold a zero, which numpy's Laplace would redraw."""
+
+        def __init__(self, rng: np.random.Generator) -> None:
+            self.rng, self.bit_generator = rng, rng.bit_generator
+
+        def random(self, size):
+            u = self.rng.random(size)
+            u.flat[3] = 0.0
+            return u
+
+        def laplace(self, *args, **kwargs):
+            return self.rng.laplace(*args, **kwargs)
+
+    _plain_and_fast(np.zeros(10), 0, 50, ZeroUniform)
+
+
 @pytest.mark.parametrize(
     ("cls", "cdf"),
     [
