@@ -7,7 +7,9 @@ each is predicted to certify at the planned certification size (``predicted_scor
 
 * **exact outcomes** — when the rows take few distinct values (answer patterns, bit vectors,
   index sets), rows are ranked by their empirical likelihood ratio and every top-ranked union
-  is a candidate (Neyman–Pearson on the empirical distribution);
+  is a candidate (Neyman–Pearson on the empirical distribution); rows that are discrete only
+  in part (released values beside an answer pattern) are ranked the same way on their
+  discrete part: the integer columns, which real columns are answered, and both;
 * **projections** — each of the most different coordinates (or record fields), the sum, the
   largest and smallest entry, the position of the largest, the number of unanswered entries,
   membership of each index (index sets), and the difference direction of the two sides'
@@ -182,6 +184,51 @@ class RowKey:
         with np.errstate(over="ignore"):
             mixed = (bits * weights).sum(axis=1, dtype=np.uint64)
         return np.asarray(mixed.view(np.int64))
+
+
+class DiscretePart:
+    """The discrete part of a row whose other entries are real: the entries of the columns that
+    take integer values (answers such as 1 / 0 / -1), and, for the other columns, only whether
+    each is answered (not NaN).  Ranking these parts by likelihood ratio is the exact-outcome
+    search of rows that are discrete only in part (an SVT that releases some values beside
+    its answer pattern, or beside another mechanism's answers)."""
+
+    def __init__(self, integral: np.ndarray, answered: np.ndarray) -> None:
+        self.integral, self.answered = integral, answered
+        self.key = RowKey()
+
+    def part(self, y: np.ndarray) -> np.ndarray:
+        m = as_matrix(y)
+        return np.column_stack(
+            [m[:, self.integral], np.where(np.isnan(m[:, self.answered]), np.nan, 1.0)]
+        )
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        return self.key(self.part(y))
+
+    def text(self, names: list[str]) -> str:
+        shown = [names[j] for j in self.integral]
+        shown += [f"{names[j]} answered" for j in self.answered]
+        listed = ", ".join(shown[:6]) + (", …" if len(shown) > 6 else "")
+        return f"({listed})"
+
+
+def discrete_parts(pooled: np.ndarray) -> list[DiscretePart]:
+    """The discrete parts of rows that are discrete only in part: the integer columns, the
+    answered pattern of the other columns, and both together ([] when the whole row is
+    discrete, or nothing is).  Each alone has fewer outcomes, so more outputs per outcome."""
+    with np.errstate(invalid="ignore"):
+        whole = np.isnan(pooled) | (pooled == np.round(pooled))
+    integral = np.flatnonzero(whole.all(axis=0))
+    nullable = np.flatnonzero(np.isnan(pooled).any(axis=0))
+    answered = np.setdiff1d(nullable, integral)
+    none = np.zeros(0, dtype=np.intp)
+    if len(integral) == pooled.shape[1]:
+        return []
+    splits = [(integral, none), (none, answered), (integral, answered)]
+    parts = [(i, a) for i, a in splits if len(i) + len(a)]
+    unique = {(tuple(i), tuple(a)): (i, a) for i, a in parts}
+    return [DiscretePart(i, a) for i, a in unique.values()]
 
 
 def _weights(p: int) -> np.ndarray:
@@ -403,6 +450,9 @@ class VectorEvents:
                     return _row_text(np.array([rows[int(k)] for k in chosen]), fields)
 
                 out += _outcome_candidates(key, describe, keys_build, (key(sel[0]), key(sel[1])))
+        elif pooled.shape[1] > 1:
+            for discrete in discrete_parts(pooled):
+                out += self._part_outcomes(discrete, build, sel, names)
         for projection in self._projections(build, names, pooled):
             out += self._scalar(projection, build, sel)
         if self.classifier:
@@ -415,6 +465,29 @@ class VectorEvents:
                     self.n_thresholds,
                 )
         return out
+
+    @staticmethod
+    def _part_outcomes(
+        discrete: DiscretePart,
+        build: tuple[np.ndarray, ...],
+        sel: tuple[np.ndarray, ...],
+        names: list[str],
+    ) -> _Candidates:
+        """Exact outcomes of one discrete part of the rows (none if it has too many)."""
+        keys_build = (discrete(build[0]), discrete(build[1]))
+        if len(np.unique(np.concatenate(keys_build))) > MAX_OUTCOMES:
+            return []
+        parts = np.vstack([discrete.part(build[0]), discrete.part(build[1])])
+        part_rows = {int(k): r for k, r in zip(np.concatenate(keys_build), parts, strict=True)}
+        where = discrete.text(names)
+
+        def describe(chosen: np.ndarray) -> str:
+            rows = _row_text(np.array([part_rows[int(k)] for k in chosen]))
+            return rows.replace("the output is", f"the output's discrete part {where} is", 1)
+
+        return _outcome_candidates(
+            discrete, describe, keys_build, (discrete(sel[0]), discrete(sel[1]))
+        )
 
     def _scalar(
         self,
