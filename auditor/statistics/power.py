@@ -167,6 +167,19 @@ def detectable_epsilon(
     return hi
 
 
+def _why_undetectable(p1: float, no_room: bool) -> str:
+    """Why no true loss on this event would be caught: ``no_room`` when even probability 1 on
+    its likelier side stays within the claim (the event is too likely, whatever the budget; an
+    event never seen on its less likely side does not count: its estimate is a stand-in);
+    otherwise the budget is too small for it -- "too rare" only when it is."""
+    if no_room:
+        return (
+            "is too likely on its less likely side to carry a loss above the claim (even "
+            "probability 1 on its likelier side would not exceed it)"
+        )
+    return "is too rare" if p1 < 0.5 else "leaves too little room above the claim"
+
+
 def power_statement(
     event: str,
     k1: int,
@@ -188,8 +201,8 @@ def power_statement(
     eps = detectable_epsilon(p1, n, alpha, epsilon_claim, delta, split, probability)
     where = f"event {event!r} (probability ≈ {p1:.3g} on its less likely side), n = {n:,} per side, significance {alpha:.3g}"
     if eps is None:
-        # a likely event cannot be rare: it is too likely on both sides to leave room for a ratio
-        why = "is too rare" if p1 < 0.5 else "is too likely on both sides (its complement too rare)"
+        # no p0 <= 1 exceeds the claim when p1 >= (1 - delta) e^-eps
+        why = _why_undetectable(p1, k1 > 0 and p1 * math.exp(epsilon_claim) + delta >= 1.0)
         statement = (
             f"no violation found; the best event, {where}, {why} to catch any violation "
             f"with probability {probability:g} at this budget"
@@ -282,7 +295,7 @@ def claim_power_statement(
             found = True
             break
     if not found:
-        why = "is too rare" if p1 < 0.5 else "is too likely on both sides (its complement too rare)"
+        why = _why_undetectable(p1, k1 > 0 and float(claim.tradeoff(p1)) <= 0.0)
         statement = (
             f"no violation found; the best event, {where}, {why} to catch any violation of "
             f"{claim.describe()} with probability {probability:g} at this budget"

@@ -77,9 +77,18 @@ def test_statement_dict() -> None:
 def test_a_probability_one_event_is_never_called_rare() -> None:
     certain = power_statement("the output is (0, 0, 0)", 10_000, 10_000, 10_000, 0.05, 1.0)
     assert certain["epsilon_detectable"] is None
-    assert (
-        "rare to" not in certain["statement"] and "too likely on both sides" in certain["statement"]
-    )
+    assert "rare" not in certain["statement"] and "too likely" in certain["statement"]
+
+
+def test_an_event_too_likely_to_exceed_the_claim_is_not_called_rare() -> None:
+    # p1 = 0.377 > e^-1: even p0 = 1 is a ratio below e^1, at any budget (an OpenDP top-k
+    # audit's statement called this event "too rare")
+    likely = power_statement("score > 0.05", 771, 2048, 2048, 8e-6, 1.0)
+    assert likely["epsilon_detectable"] is None
+    assert "rare" not in likely["statement"] and "too likely" in likely["statement"]
+    # under a smaller claim the same event has room (p0 up to 1 is a ratio of 2.65)
+    small = power_statement("score > 0.05", 771, 2048, 2048, 8e-6, 0.1)
+    assert 0.1 < small["epsilon_detectable"] < math.log(2048 / 771.5)
 
 
 @pytest.mark.parametrize(
