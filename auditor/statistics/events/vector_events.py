@@ -17,6 +17,9 @@ each is predicted to certify at the planned certification size (``predicted_scor
 * **a learned classifier** — a scikit-learn logistic regression (and, outside quick
   proposals, a gradient-boosted tree model) over the whole row; thresholds on its score are candidates
   (DP-Sniper's idea, without its probability floor that caps the bound at ln(1/c));
+* **float cells** — the (sign, binade, last mantissa bits) cell of each of those coordinates
+  that is real, searched as outcomes: a float output vector leaks through the representation
+  of any coordinate, also one that answers no query of its own (Mironov 2012);
 * **support edges** — for every projection and score, "beyond every training output of one
   side" (``> max``, ``< min``): a region one neighbour reaches and the other never does, whose
   certified bound keeps growing with n instead of stopping near the claim.
@@ -43,6 +46,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from auditor.core.trials import CertificationPlan, Event
+from auditor.statistics.events.bit_events import cell_keys, describe_cell
 from auditor.statistics.events.event_selection import approximate_scores, predicted_scores
 
 #: at most this many distinct rows for exact outcome candidates
@@ -125,6 +129,26 @@ class Reduce:
             else:
                 out = np.isnan(m).sum(axis=1)
         return np.asarray(out, dtype=float)
+
+
+class FloatCell:
+    """The float cell of one real coordinate: sign, binade and last mantissa bits
+    (``bit_events.cell_keys``), NaN for no answer.  An output vector whose coordinate sits in
+    a cell the other input never reaches is impossible there (Mironov 2012), also when the
+    coordinate answers no query of its own (a quantile, a statistic of a dataset)."""
+
+    outcomes_only = True  # a threshold on a cell key means nothing
+
+    def __init__(self, index: int, name: str) -> None:
+        self.index, self.text = index, f"float cell of {name}"
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        v = as_matrix(y)[:, self.index]
+        return np.where(np.isfinite(v), cell_keys(v).astype(float), np.nan)
+
+    @staticmethod
+    def describe_value(key: float) -> str:
+        return "none" if np.isnan(key) else describe_cell(int(key))
 
 
 class Membership:
@@ -499,14 +523,18 @@ class VectorEvents:
         text = getattr(projection, "text", "projection")
         vb = (projection(build[0]), projection(build[1]))
         vs = (projection(sel[0]), projection(sel[1]))
-        out = _threshold_candidates(projection, text, vb, vs, self.n_thresholds)
+        out: _Candidates = []
+        if not getattr(projection, "outcomes_only", False):
+            out += _threshold_candidates(projection, text, vb, vs, self.n_thresholds)
         pooled = np.concatenate(vb)
         if len(np.unique(pooled)) <= MAX_DISCRETE_VALUES:
             keyed = _ProjectionKey(projection)
+            show = getattr(projection, "describe_value", None)
 
             def describe(chosen: np.ndarray) -> str:
                 vals = keyed.values(chosen)
-                shown = ", ".join("none" if np.isnan(v) else _fmt(v) for v in vals[:8])
+                one = show or (lambda v: "none" if np.isnan(v) else _fmt(v))
+                shown = ", ".join(one(v) for v in vals[:8])
                 more = ", …" if len(vals) > 8 else ""
                 return f"{text} is in {{{shown}{more}}}" if len(vals) > 1 else f"{text} = {shown}"
 
@@ -533,6 +561,9 @@ class VectorEvents:
         projections: list[Callable[[np.ndarray], np.ndarray]] = [
             Column(int(j), names[int(j)]) for j in sorted(columns)
         ]
+        with np.errstate(invalid="ignore"):
+            fractional = ~(np.isnan(pooled) | (pooled == np.round(pooled))).all(axis=0)
+        projections += [FloatCell(int(j), names[int(j)]) for j in sorted(columns) if fractional[j]]
         if p > 1:
             projections += [Reduce(how) for how in ("sum", "max", "min", "argmax")]
             if np.isnan(pooled).any():

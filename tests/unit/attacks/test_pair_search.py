@@ -31,7 +31,12 @@ class Vector(SeededAdapter):
 
 
 def laplace_vector(scale):
-    return lambda rng, q, n: q + rng.laplace(0, scale, size=(n, len(q)))
+    # outputs rounded to a 2^-20 grid: textbook float noise is broken through its low bits
+    # (the float-cell events certify that), and these cases are about the statistics
+    def draw(rng, q, n):
+        return np.round((q + rng.laplace(0, scale, size=(n, len(q)))) * 2**20) / 2**20
+
+    return draw
 
 
 def opposite_moves(rng, q, n):

@@ -57,3 +57,35 @@ def test_without_a_discrete_leak_the_discrete_part_certifies_nothing() -> None:
         k, k_prime = (int(np.count_nonzero(event(y))) for y in (fresh, fresh_prime))
         assert epsilon_lower_bound(k, PLAN.n, k_prime, PLAN.n, PLAN.alpha) == 0.0
         assert epsilon_lower_bound(k_prime, PLAN.n, k, PLAN.n, PLAN.alpha) == 0.0
+
+
+def interval_quantiles(rng: np.random.Generator, n: int, split: bool) -> np.ndarray:
+    """A uniform point of an interval drawn as ``random() * width + start`` (as diffprivlib's
+    quantiles do), beside wide Gaussian noise.  With ``split`` the interval is [0, 50] or
+    [50, 100], else [0, 100]: only the float bits of the first coordinate tell them apart
+    for certain (a value below 2 from [0, 50] has bits [0, 100] never produces)."""
+    u = rng.random(n)
+    if split:
+        low = rng.random(n) < 0.5
+        first = np.where(low, u * 50.0, u * 50.0 + 50.0)
+    else:
+        first = u * 100.0
+    return np.column_stack([first, rng.normal(0.0, 100.0, n)])
+
+
+def test_a_float_leak_in_a_coordinate_of_no_query_is_certified_far_above_the_claim() -> None:
+    rng = np.random.default_rng(5)
+    x, x_prime = interval_quantiles(rng, 20_000, True), interval_quantiles(rng, 20_000, False)
+    events = VectorEvents(classifier=False).propose(x, x_prime, PLAN)
+    assert "float cell of coordinate 0" in events[0].description
+    fresh, fresh_prime = (
+        interval_quantiles(rng, PLAN.n, True),
+        interval_quantiles(rng, PLAN.n, False),
+    )
+    k, k_prime = (int(np.count_nonzero(events[0](y))) for y in (fresh, fresh_prime))
+    bound = max(
+        epsilon_lower_bound(k, PLAN.n, k_prime, PLAN.n, PLAN.alpha),
+        epsilon_lower_bound(k_prime, PLAN.n, k, PLAN.n, PLAN.alpha),
+    )
+    # the values alone differ by nothing (both uniform on [0, 100]): the bound is the bits'
+    assert min(k, k_prime) == 0 and bound > 3.0
