@@ -61,6 +61,11 @@ def coarsest_grid(y: np.ndarray) -> float:
 _CELL_KEYS_SOURCE = inspect.getsource(cell_keys)
 
 
+def cell_keys_code() -> str:
+    """Standalone source defining ``cell_keys`` (with its ``LOW_BITS``), for event sources."""
+    return f"LOW_BITS = {LOW_BITS}\n\n\n" + _CELL_KEYS_SOURCE
+
+
 def describe_cell(key: int) -> str:
     """e.g. ``[0.25, 0.5) with last bits 01``."""
     low = key & ((1 << LOW_BITS) - 1)
@@ -83,10 +88,7 @@ class CellUnion:
 
     def code(self) -> str:
         """Standalone source of this predicate (``Event.source``)."""
-        prelude = (
-            f"LOW_BITS = {LOW_BITS}\nCELLS = {array_literal(self.cells, 'int64')}\n\n\n"
-            + _CELL_KEYS_SOURCE
-        )
+        prelude = f"CELLS = {array_literal(self.cells, 'int64')}\n" + cell_keys_code()
         return event_code("np.isin(cell_keys(x), CELLS)", prelude)
 
 

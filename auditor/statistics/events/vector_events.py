@@ -38,6 +38,7 @@ References:
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,8 +46,9 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from auditor.core.source import array_literal, event_code
 from auditor.core.trials import CertificationPlan, Event
-from auditor.statistics.events.bit_events import cell_keys, describe_cell
+from auditor.statistics.events.bit_events import cell_keys, cell_keys_code, describe_cell
 from auditor.statistics.events.event_selection import approximate_scores, predicted_scores
 
 #: at most this many distinct rows for exact outcome candidates
@@ -80,6 +82,10 @@ def as_matrix(outputs: np.ndarray) -> np.ndarray:
         return np.column_stack([np.asarray(y[name], dtype=float) for name in y.dtype.names])
     f = y.astype(float, copy=False)
     return f[:, None] if f.ndim == 1 else f.reshape(len(f), -1)
+
+
+#: its source, read when this module is loaded (the file on disk may change later)
+_AS_MATRIX_SOURCE = inspect.getsource(as_matrix)
 
 
 def column_names(outputs: np.ndarray) -> list[str]:
@@ -149,6 +155,17 @@ class FloatCell:
     @staticmethod
     def describe_value(key: float) -> str:
         return "none" if np.isnan(key) else describe_cell(int(key))
+
+    def code_prelude(self) -> str:
+        """Standalone source defining ``projection(y)``: this one."""
+        return (
+            cell_keys_code()
+            + "\n\n"
+            + _AS_MATRIX_SOURCE
+            + "\n\ndef projection(y):\n"
+            + f"    v = as_matrix(y)[:, {self.index}]\n"
+            + "    return np.where(np.isfinite(v), cell_keys(v).astype(float), np.nan)\n"
+        )
 
 
 class Membership:
@@ -289,6 +306,14 @@ class KeyIn:
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         return np.asarray(np.isin(self.key(y), self.keys))
+
+    def code(self) -> str | None:
+        """Standalone source (``Event.source``) when the key can write its own."""
+        write = getattr(self.key, "code_prelude", None)
+        if write is None or (prelude := write()) is None:
+            return None
+        keys = array_literal(self.keys, "int64")
+        return event_code("np.isin(key(x), KEYS)", f"KEYS = {keys}\n" + prelude)
 
 
 # --- candidates with their selection counts, computed in bulk ---
@@ -637,3 +662,15 @@ class _ProjectionKey:
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         return self.of(np.asarray(self.projection(y), dtype=float))
+
+    def code_prelude(self) -> str | None:
+        """Standalone source defining ``key(y)``, when the projection can write its own."""
+        write = getattr(self.projection, "code_prelude", None)
+        if write is None:
+            return None
+        return str(write()) + (
+            "\n\ndef key(y):\n"
+            "    v = np.asarray(projection(y), dtype=float)\n"
+            "    v = np.where(np.isnan(v), np.nan, v + 0.0)\n"
+            "    return np.ascontiguousarray(v, dtype=float).view(np.int64)\n"
+        )

@@ -89,3 +89,17 @@ def test_a_float_leak_in_a_coordinate_of_no_query_is_certified_far_above_the_cla
     )
     # the values alone differ by nothing (both uniform on [0, 100]): the bound is the bits'
     assert min(k, k_prime) == 0 and bound > 3.0
+
+
+def test_a_float_cell_event_writes_standalone_source_that_counts_the_same() -> None:
+    rng = np.random.default_rng(6)
+    x, x_prime = interval_quantiles(rng, 20_000, True), interval_quantiles(rng, 20_000, False)
+    (event, *_) = VectorEvents(classifier=False).propose(x, x_prime, PLAN)
+    source = event.source()
+    assert source is not None and "auditor" not in source
+    scope: dict = {}
+    exec(compile(source, "event", "exec"), scope)  # noqa: S102 - the reproducer's own code
+    fresh = np.vstack([interval_quantiles(rng, 5_000, True), interval_quantiles(rng, 5_000, False)])
+    fresh[::97, 0] = np.nan  # no answer
+    np.testing.assert_array_equal(scope["event"](fresh), event(fresh))
+    assert event(fresh).any() and not event(fresh).all()
