@@ -75,6 +75,10 @@ def _fmt(value: float) -> str:
     return short if float(short) == value else repr(float(value))
 
 
+def _value_text(value: float) -> str:
+    return "none" if np.isnan(value) else _fmt(value)
+
+
 def as_matrix(outputs: np.ndarray) -> np.ndarray:
     """Rows as an (n, p) float matrix: one column per coordinate or record field."""
     y = np.asarray(outputs)
@@ -254,13 +258,18 @@ class DiscretePart:
         return f"({listed})"
 
 
+def integral_columns(pooled: np.ndarray) -> np.ndarray:
+    """Whether each column holds only integers (NaN, no answer, aside)."""
+    with np.errstate(invalid="ignore"):
+        whole: np.ndarray = (np.isnan(pooled) | (pooled == np.round(pooled))).all(axis=0)
+    return whole
+
+
 def discrete_parts(pooled: np.ndarray) -> list[DiscretePart]:
     """The discrete parts of rows that are discrete only in part: the integer columns, the
     answered pattern of the other columns, and both together ([] when the whole row is
     discrete, or nothing is).  Each alone has fewer outcomes, so more outputs per outcome."""
-    with np.errstate(invalid="ignore"):
-        whole = np.isnan(pooled) | (pooled == np.round(pooled))
-    integral = np.flatnonzero(whole.all(axis=0))
+    integral = np.flatnonzero(integral_columns(pooled))
     nullable = np.flatnonzero(np.isnan(pooled).any(axis=0))
     answered = np.setdiff1d(nullable, integral)
     none = np.zeros(0, dtype=np.intp)
@@ -395,11 +404,34 @@ def _outcome_candidates(
     return out
 
 
+def _row_outcomes(
+    key: Callable[[np.ndarray], np.ndarray],
+    parts: tuple[np.ndarray, ...],
+    sel: tuple[np.ndarray, ...],
+    subject: str,
+    fields: tuple[str, ...] | None = None,
+) -> _Candidates:
+    """Exact outcomes of whole rows or of a part of them (none if there are too many):
+    ``parts`` is what ``key`` reads of each build side's rows (its ``RowKey``), ``subject``
+    names it in descriptions."""
+    rowkey = RowKey()
+    keys_build = (rowkey(parts[0]), rowkey(parts[1]))
+    if len(np.unique(np.concatenate(keys_build))) > MAX_OUTCOMES:
+        return []
+    rows = {int(k): r for k, r in zip(np.concatenate(keys_build), np.vstack(parts), strict=True)}
+
+    def describe(chosen: np.ndarray) -> str:
+        text = _row_text(np.array([rows[int(k)] for k in chosen]), fields)
+        return text.replace("the output is", f"{subject} is", 1)
+
+    return _outcome_candidates(key, describe, keys_build, (key(sel[0]), key(sel[1])))
+
+
 def _row_text(rows: np.ndarray, fields: tuple[str, ...] | None = None) -> str:
     """Outcome rows in words: ``(1, 0, -1)`` or, for records, ``(index=2, value=0.5)``."""
 
     def one(row: np.ndarray) -> str:
-        values = ["none" if np.isnan(v) else _fmt(v) for v in row[:12]]
+        values = [_value_text(v) for v in row[:12]]
         if fields is not None:
             values = [f"{name}={v}" for name, v in zip(fields, values, strict=False)]
         shown = ", ".join(values)
@@ -485,23 +517,14 @@ class VectorEvents:
         pooled = np.vstack(build)
         names = column_names(raw_build[0])
         out: _Candidates = []
-        finite = pooled[np.isfinite(pooled)]
-        integral = bool(np.all(finite == np.round(finite)))
-        key = RowKey()
-        if integral and pooled.shape[1] > 1:
-            keys_build = (key(build[0]), key(build[1]))
-            if len(np.unique(np.concatenate(keys_build))) <= MAX_OUTCOMES:
-                rows = {int(k): r for k, r in zip(np.concatenate(keys_build), pooled, strict=True)}
-
-                fields = np.asarray(raw_build[0]).dtype.names
-
-                def describe(chosen: np.ndarray) -> str:
-                    return _row_text(np.array([rows[int(k)] for k in chosen]), fields)
-
-                out += _outcome_candidates(key, describe, keys_build, (key(sel[0]), key(sel[1])))
+        if pooled.shape[1] > 1 and integral_columns(pooled).all():
+            fields = np.asarray(raw_build[0]).dtype.names
+            out += _row_outcomes(RowKey(), build, sel, "the output", fields)
         elif pooled.shape[1] > 1:
             for discrete in discrete_parts(pooled):
-                out += self._part_outcomes(discrete, build, sel, names)
+                parts = (discrete.part(build[0]), discrete.part(build[1]))
+                where = f"the output's discrete part {discrete.text(names)}"
+                out += _row_outcomes(discrete, parts, sel, where)
         for projection in self._projections(build, names, pooled):
             out += self._scalar(projection, build, sel)
         if self.classifier:
@@ -514,29 +537,6 @@ class VectorEvents:
                     self.n_thresholds,
                 )
         return out
-
-    @staticmethod
-    def _part_outcomes(
-        discrete: DiscretePart,
-        build: tuple[np.ndarray, ...],
-        sel: tuple[np.ndarray, ...],
-        names: list[str],
-    ) -> _Candidates:
-        """Exact outcomes of one discrete part of the rows (none if it has too many)."""
-        keys_build = (discrete(build[0]), discrete(build[1]))
-        if len(np.unique(np.concatenate(keys_build))) > MAX_OUTCOMES:
-            return []
-        parts = np.vstack([discrete.part(build[0]), discrete.part(build[1])])
-        part_rows = {int(k): r for k, r in zip(np.concatenate(keys_build), parts, strict=True)}
-        where = discrete.text(names)
-
-        def describe(chosen: np.ndarray) -> str:
-            rows = _row_text(np.array([part_rows[int(k)] for k in chosen]))
-            return rows.replace("the output is", f"the output's discrete part {where} is", 1)
-
-        return _outcome_candidates(
-            discrete, describe, keys_build, (discrete(sel[0]), discrete(sel[1]))
-        )
 
     def _scalar(
         self,
@@ -554,11 +554,10 @@ class VectorEvents:
         pooled = np.concatenate(vb)
         if len(np.unique(pooled)) <= MAX_DISCRETE_VALUES:
             keyed = _ProjectionKey(projection)
-            show = getattr(projection, "describe_value", None)
+            one = getattr(projection, "describe_value", _value_text)
 
             def describe(chosen: np.ndarray) -> str:
                 vals = keyed.values(chosen)
-                one = show or (lambda v: "none" if np.isnan(v) else _fmt(v))
                 shown = ", ".join(one(v) for v in vals[:8])
                 more = ", …" if len(vals) > 8 else ""
                 return f"{text} is in {{{shown}{more}}}" if len(vals) > 1 else f"{text} = {shown}"
@@ -586,9 +585,10 @@ class VectorEvents:
         projections: list[Callable[[np.ndarray], np.ndarray]] = [
             Column(int(j), names[int(j)]) for j in sorted(columns)
         ]
-        with np.errstate(invalid="ignore"):
-            fractional = ~(np.isnan(pooled) | (pooled == np.round(pooled))).all(axis=0)
-        projections += [FloatCell(int(j), names[int(j)]) for j in sorted(columns) if fractional[j]]
+        integral = integral_columns(pooled)
+        projections += [
+            FloatCell(int(j), names[int(j)]) for j in sorted(columns) if not integral[j]
+        ]
         if p > 1:
             projections += [Reduce(how) for how in ("sum", "max", "min", "argmax")]
             if np.isnan(pooled).any():
