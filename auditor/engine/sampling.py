@@ -170,23 +170,39 @@ def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarr
 
 
 def distinct_outputs(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(values, multiplicities)`` of one-dimensional integer (or boolean) outputs whose values
-    span a range no wider than their number (indices, bits, small counts), values ascending in
-    ``outputs``' dtype; None for any other outputs.  Costs one pass (a ``bincount``)."""
+    """``(values, multiplicities)`` of integer (or boolean) outputs, one value or a row each,
+    that can take no more distinct values than there are outputs (indices, bits, small counts,
+    answer patterns: the product of the columns' ranges is at most ``len(outputs)``); values
+    ascending (rows in lexicographic order), in ``outputs``' dtype.  None for any other
+    outputs.  Costs a pass per column and a ``bincount`` of one mixed-radix key per output."""
     outputs = np.asarray(outputs)
-    if outputs.ndim != 1 or outputs.dtype.kind not in "biu" or len(outputs) == 0:
+    if outputs.ndim not in (1, 2) or outputs.dtype.kind not in "biu" or outputs.size == 0:
         return None
+    n = len(outputs)
     # in 64 bits, where ``value - lo`` cannot wrap (it is below ``len(outputs)``)
     wide = np.int64 if outputs.dtype.kind == "i" else np.uint64
     ints = (outputs.view(np.uint8) if outputs.dtype.kind == "b" else outputs).astype(
         wide, copy=False
     )
-    lo, hi = int(ints.min()), int(ints.max())
-    if hi - lo >= len(outputs):
-        return None
-    tally = np.bincount((ints - wide(lo)).astype(np.intp), minlength=hi - lo + 1)
+    columns = ints.reshape(n, -1)
+    lows, highs = columns.min(axis=0), columns.max(axis=0)
+    spans = [int(hi) - int(lo) + 1 for lo, hi in zip(lows, highs, strict=True)]
+    size = 1
+    for span in spans:
+        size *= span
+        if size > n:
+            return None
+    keys = np.zeros(n, dtype=np.intp)
+    for j, span in enumerate(spans):  # the first column most significant: keys sort rows
+        keys = keys * span + (columns[:, j] - lows[j]).astype(np.intp)
+    tally = np.bincount(keys, minlength=size)
     present = np.flatnonzero(tally)
-    values = (present.astype(wide) + wide(lo)).astype(outputs.dtype)
+    digits, rest = [], present
+    for span in reversed(spans):
+        digits.append(rest % span)
+        rest = rest // span
+    decoded = np.stack(digits[::-1], axis=1).astype(wide) + lows
+    values = decoded.astype(outputs.dtype).reshape(len(present), *outputs.shape[1:])
     multiplicities: np.ndarray = tally[present].astype(np.int64)
     return values, multiplicities
 

@@ -191,11 +191,15 @@ def test_training_split_is_capped_so_memory_stays_bounded():
         np.array([-128, 127, 0] * 100, dtype=np.int8),  # the span does not wrap
         np.array([2**64 - 1, 2**64 - 3] * 2, dtype=np.uint64),
         np.array([True, False, True]),
+        # rows: answer patterns, bit vectors (in lexicographic order)
+        np.array([[1, -1, 0], [0, 0, 0], [1, -1, 0], [-1, 1, 1]] * 10, dtype=np.int8),
+        np.array([[True, False], [False, False], [True, False]]),
+        np.array([[2**64 - 1, 0], [2**64 - 2, 1]] * 2, dtype=np.uint64),
     ],
 )
 def test_distinct_outputs_are_the_values_with_their_multiplicities(outputs):
     values, multiplicities = distinct_outputs(outputs)
-    expected, counts = np.unique(outputs, return_counts=True)
+    expected, counts = np.unique(outputs, axis=0, return_counts=True)
     np.testing.assert_array_equal(values, expected)
     assert values.dtype == outputs.dtype
     np.testing.assert_array_equal(multiplicities, counts)
@@ -207,8 +211,10 @@ def test_distinct_outputs_are_the_values_with_their_multiplicities(outputs):
         np.array([0.0, 1.0, 1.0]),  # floats are not grouped
         np.array([0, 10**6]),  # a span wider than the outputs
         np.array([-(2**63), 2**63 - 1]),
-        np.zeros((3, 2), dtype=np.int64),
+        np.array([[0, 1], [1, 0], [2, 2]]),  # 9 possible rows, more than the 3 outputs
+        np.zeros((3, 2, 2), dtype=np.int64),
         np.zeros(0, dtype=np.int64),
+        np.zeros((4, 0), dtype=np.int64),
     ],
 )
 def test_outputs_that_are_not_few_integers_are_not_grouped(outputs):
@@ -226,6 +232,13 @@ def test_counts_on_grouped_outputs_are_the_counts_output_by_output():
         expected = [np.count_nonzero(e(outputs)) for e in events]
         np.testing.assert_array_equal(count_events(events, outputs), expected)
         np.testing.assert_array_equal(count_events(events, outputs.astype(float)), expected)
+    rows = rng.integers(-1, 2, (5000, 6)).astype(np.int8)  # answer patterns
+    row_events = [
+        Event("first answered", lambda y: np.asarray(y)[:, 0] == 1),
+        Event("sum", lambda y: np.asarray(y).sum(axis=1) > 1),
+    ]
+    expected = [np.count_nonzero(e(rows)) for e in row_events]
+    np.testing.assert_array_equal(count_events(row_events, rows), expected)
     broken = Event("broken", lambda y: y[:1])
     with pytest.raises(EventError, match="broken"):
         count_events([broken], np.array([1, 2, 1]))
