@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from auditor.core.source import array_literal, event_code
+from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.events.bit_events import cell_keys, cell_keys_code, describe_cell
 from auditor.statistics.events.event_selection import approximate_scores, predicted_scores
@@ -109,6 +109,9 @@ class Column:
     def __call__(self, y: np.ndarray) -> np.ndarray:
         return as_matrix(y)[:, self.index]
 
+    def code_prelude(self) -> str:
+        return _projection_code(f"as_matrix(y)[:, {self.index}]")
+
 
 class Reduce:
     """A summary of each row: sum, max, min, argmax, or number of unanswered entries."""
@@ -139,6 +142,22 @@ class Reduce:
             else:
                 out = np.isnan(m).sum(axis=1)
         return np.asarray(out, dtype=float)
+
+    CODE = {
+        "sum": "np.nansum(m, axis=1)",
+        "max": "np.nanmax(m, axis=1)",
+        "min": "np.nanmin(m, axis=1)",
+        "argmax": "np.argmax(np.nan_to_num(m, nan=-np.inf), axis=1)",
+        "none": "np.isnan(m).sum(axis=1)",
+    }
+
+    def code_prelude(self) -> str:
+        return _projection_code(
+            f"np.asarray({self.CODE[self.how]}, dtype=float)",
+            'm = as_matrix(y)\n    with np.errstate(all="ignore"), warnings.catch_warnings():\n'
+            '        warnings.simplefilter("ignore")\n        ',
+            imports="import warnings\n",
+        )
 
 
 class FloatCell:
@@ -182,6 +201,11 @@ class Membership:
     def __call__(self, y: np.ndarray) -> np.ndarray:
         return np.asarray((as_matrix(y) == self.index).any(axis=1), dtype=float)
 
+    def code_prelude(self) -> str:
+        return _projection_code(
+            f"np.asarray((as_matrix(y) == {self.index}).any(axis=1), dtype=float)"
+        )
+
 
 class Linear:
     """``w · row`` on standardised columns (NaN as 0): the difference direction of the means."""
@@ -191,8 +215,19 @@ class Linear:
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         z = np.nan_to_num((as_matrix(y) - self.mean) / self.scale, nan=0.0)
-        out: np.ndarray = z @ self.w
-        return out
+        return weighted_sum(z, self.w, 0.0)
+
+    def code_prelude(self) -> str:
+        constants = (
+            f"W = {array_literal(self.w, 'float64')}\n"
+            f"MEAN = {array_literal(self.mean, 'float64')}\n"
+            f"SCALE = {array_literal(self.scale, 'float64')}\n" + _WEIGHTED_SUM_SOURCE
+        )
+        return _projection_code(
+            "weighted_sum(z, W, 0.0)",
+            "z = np.nan_to_num((as_matrix(y) - MEAN) / SCALE, nan=0.0)\n    ",
+            constants=constants,
+        )
 
 
 class Score:
@@ -208,10 +243,38 @@ class Score:
     ) -> None:
         self.model, self.mean, self.scale, self.text = model, mean, scale, text
         self.nan_columns = nan_columns
+        coef, intercept = getattr(model, "coef_", None), getattr(model, "intercept_", 0.0)
+        #: a linear model's weights and intercept, summed here row by row (see weighted_sum)
+        self.linear = (
+            None if coef is None else (np.ravel(coef).astype(float), float(np.ravel(intercept)[0]))
+        )
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         z = _standardise(as_matrix(y), self.mean, self.scale, self.nan_columns)
+        if self.linear is not None:
+            return weighted_sum(z, *self.linear)
         return np.asarray(self.model.decision_function(z), dtype=float)  # type: ignore[attr-defined]
+
+    def code_prelude(self) -> str | None:
+        """Standalone source for a linear model's score (a tree model's has none)."""
+        if self.linear is None:
+            return None
+        w, intercept = self.linear
+        constants = (
+            f"W = {array_literal(w, 'float64')}\n"
+            f"INTERCEPT = {literal(intercept)}\n"
+            f"MEAN = {array_literal(self.mean, 'float64')}\n"
+            f"SCALE = {array_literal(self.scale, 'float64')}\n"
+            f"NAN_COLUMNS = {array_literal(self.nan_columns, 'bool_')}\n"
+            + _STANDARDISE_SOURCE
+            + "\n\n"
+            + _WEIGHTED_SUM_SOURCE
+        )
+        return _projection_code(
+            "weighted_sum(z, W, INTERCEPT)",
+            "z = _standardise(as_matrix(y), MEAN, SCALE, NAN_COLUMNS)\n    ",
+            constants=constants,
+        )
 
 
 class RowKey:
@@ -219,7 +282,11 @@ class RowKey:
 
     Two different rows may share a key (with probability ~2^-64 per pair); an event is then
     still a fixed set of rows, so nothing certified depends on keys being distinct.
+    ``width``: the columns of the rows it keys, when known (for its standalone source).
     """
+
+    def __init__(self, width: int | None = None) -> None:
+        self.width = width
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         m = as_matrix(y) + 0.0  # -0.0 -> 0.0
@@ -229,6 +296,23 @@ class RowKey:
         with np.errstate(over="ignore"):
             mixed = (bits * weights).sum(axis=1, dtype=np.uint64)
         return np.asarray(mixed.view(np.int64))
+
+    def code_prelude(self, width: int | None = None, part: str = "as_matrix(y)") -> str | None:
+        """Standalone source defining ``key(y)`` for rows of ``width`` columns (the weights are
+        written out); None when the width is not known."""
+        width = self.width if width is None else width
+        if width is None:
+            return None
+        return (
+            _AS_MATRIX_SOURCE + f"\n\nWEIGHTS = {array_literal(_weights(width), 'uint64')}\n\n\n"
+            "def key(y):\n"
+            f"    m = {part} + 0.0\n"
+            "    m = np.where(np.isnan(m), np.nan, m)\n"
+            "    bits = np.ascontiguousarray(m).view(np.uint64)\n"
+            '    with np.errstate(over="ignore"):\n'
+            "        mixed = (bits * WEIGHTS).sum(axis=1, dtype=np.uint64)\n"
+            "    return mixed.view(np.int64)\n"
+        )
 
 
 class DiscretePart:
@@ -250,6 +334,18 @@ class DiscretePart:
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         return self.key(self.part(y))
+
+    def code_prelude(self) -> str | None:
+        part = (
+            "np.column_stack([as_matrix(y)[:, INTEGRAL], "
+            "np.where(np.isnan(as_matrix(y)[:, ANSWERED]), np.nan, 1.0)])"
+        )
+        keyed = self.key.code_prelude(len(self.integral) + len(self.answered), part)
+        assert keyed is not None
+        return (
+            f"INTEGRAL = {array_literal(self.integral, 'int64')}\n"
+            f"ANSWERED = {array_literal(self.answered, 'int64')}\n" + keyed
+        )
 
     def text(self, names: list[str]) -> str:
         shown = [names[j] for j in self.integral]
@@ -281,6 +377,25 @@ def discrete_parts(pooled: np.ndarray) -> list[DiscretePart]:
     return [DiscretePart(i, a) for i, a in unique.values()]
 
 
+def weighted_sum(z: np.ndarray, w: np.ndarray, intercept: float) -> np.ndarray:
+    """``intercept + z @ w``, summed column by column: a matrix product (BLAS) rounds a row's
+    sum differently depending on where the row falls in the array, so copies of one output
+    could fall on both sides of a threshold taken at a training score."""
+    total = np.full(len(z), float(intercept))
+    for j in range(z.shape[1]):
+        total += z[:, j] * w[j]
+    return total
+
+
+def _projection_code(
+    expression: str, setup: str = "", constants: str = "", imports: str = ""
+) -> str:
+    """Standalone source defining ``projection(y)`` (with ``as_matrix``): ``setup`` lines, then
+    ``return expression``."""
+    head = imports + (constants.rstrip() + "\n\n\n" if constants else "")
+    return head + _AS_MATRIX_SOURCE + f"\n\ndef projection(y):\n    {setup}return {expression}\n"
+
+
 def _weights(p: int) -> np.ndarray:
     rng = np.random.default_rng(0x5EED_0F_0575)
     return rng.integers(1, 2**63, size=p, dtype=np.uint64) | np.uint64(1)
@@ -297,6 +412,11 @@ def _standardise(
     return np.column_stack([z, np.isnan(m[:, nan_columns]).astype(float)])
 
 
+#: sources read when this module is loaded (the file on disk may change later)
+_STANDARDISE_SOURCE = inspect.getsource(_standardise)
+_WEIGHTED_SUM_SOURCE = inspect.getsource(weighted_sum)
+
+
 # --- predicates ---
 
 
@@ -307,6 +427,14 @@ class Threshold:
     def __call__(self, y: np.ndarray) -> np.ndarray:
         v = self.projection(y)
         return np.asarray(v > self.t if self.above else v < self.t)
+
+    def code(self) -> str | None:
+        """Standalone source (``Event.source``) when the projection can write its own."""
+        write = getattr(self.projection, "code_prelude", None)
+        if write is None or (prelude := write()) is None:
+            return None
+        op = ">" if self.above else "<"
+        return event_code(f"projection(x) {op} {literal(self.t)}", prelude)
 
 
 class KeyIn:
@@ -519,7 +647,7 @@ class VectorEvents:
         out: _Candidates = []
         if pooled.shape[1] > 1 and integral_columns(pooled).all():
             fields = np.asarray(raw_build[0]).dtype.names
-            out += _row_outcomes(RowKey(), build, sel, "the output", fields)
+            out += _row_outcomes(RowKey(pooled.shape[1]), build, sel, "the output", fields)
         elif pooled.shape[1] > 1:
             for discrete in discrete_parts(pooled):
                 parts = (discrete.part(build[0]), discrete.part(build[1]))
