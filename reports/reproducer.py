@@ -119,8 +119,8 @@ def render_reproducer(r: dict[str, Any], mechanism: str, library: str = "") -> s
         )
     if not replay.get("event_code"):
         raise NotReproducible(
-            f"{name}: the event ({r.get('event')!r}) has no standalone source (a learned "
-            "classifier or projection); rerun dp-audit to reproduce it"
+            f"{name}: the event ({r.get('event')!r}) has no standalone source (a "
+            "gradient-boosted tree model's score); rerun dp-audit to reproduce it"
         )
     queries = replay.get("queries") or [None, None]
     if None in queries:

@@ -25,11 +25,13 @@ References:
 from __future__ import annotations
 
 import contextlib
+import inspect
 import warnings
 from typing import Any, cast
 
 import numpy as np
 
+from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import Event
 
 #: low mantissa bits used as features
@@ -63,6 +65,10 @@ def float_features(y: np.ndarray) -> np.ndarray:
     return np.column_stack([*cols, low.astype(float)])
 
 
+#: its source, read when this module is loaded (the file on disk may change later)
+_FLOAT_FEATURES_SOURCE = inspect.getsource(float_features)
+
+
 class LogitScore:
     """``x · beta`` for standardised features: large means "more likely produced on x"."""
 
@@ -80,6 +86,23 @@ class LogitScore:
             total += f[:, j] * self.beta[j + 1]
         score: np.ndarray = np.nan_to_num(total, nan=0.0)
         return score
+
+    def code_prelude(self) -> str:
+        """Standalone source defining ``score(y)``: this one (with ``float_features``)."""
+        return (
+            f"LOW_BITS = {LOW_BITS}\n"
+            f"MEAN = {array_literal(self.mean, 'float64')}\n"
+            f"SCALE = {array_literal(self.scale, 'float64')}\n"
+            f"KEEP = {array_literal(self.keep, 'bool_')}\n"
+            f"BETA = {array_literal(self.beta, 'float64')}\n\n\n"
+            + _FLOAT_FEATURES_SOURCE
+            + "\n\ndef score(y):\n"
+            "    f = (float_features(y)[:, KEEP] - MEAN) / SCALE\n"
+            "    total = np.full(len(f), BETA[0])\n"
+            "    for j in range(f.shape[1]):\n"
+            "        total += f[:, j] * BETA[j + 1]\n"
+            "    return np.nan_to_num(total, nan=0.0)\n"
+        )
 
 
 #: threadpoolctl's ``ThreadpoolController`` (threadpoolctl has no type annotations)
@@ -139,6 +162,11 @@ class ScoreThreshold:
     def __call__(self, y: np.ndarray) -> np.ndarray:
         s = self.score(y)
         return s > self.t if self.above else s < self.t
+
+    def code(self) -> str:
+        """Standalone source (``Event.source``)."""
+        op = ">" if self.above else "<"
+        return event_code(f"score(x) {op} {literal(self.t)}", self.score.code_prelude())
 
 
 def classifier_events(

@@ -148,3 +148,19 @@ def test_proposals_use_only_what_they_are_given(discrete: bool) -> None:
     # identical inputs: nothing to find, every event certifies ~0 on fresh identical data
     fresh = rng.integers(0, 5, 20_000) if discrete else rng.normal(size=20_000)
     assert max(certified(e, fresh, fresh) for e in events) == 0.0
+
+
+def test_classifier_events_write_standalone_source_that_decides_the_same():
+    """A reproducer applies a classifier event without dp-audit: the source recomputes the
+    float features and the logistic score, and decides every output as the event does."""
+    rng = np.random.default_rng(11)
+    a, b = rng.laplace(0.0, 1.0, 4000), rng.laplace(0.5, 1.0, 4000)
+    a[::50] = np.nan
+    events, _, _ = classifier_events(a[:2000], b[:2000], a[2000:], b[2000:])
+    fresh = np.concatenate([rng.laplace(0.0, 1.0, 3000), [np.nan, np.inf, -np.inf, 0.0, -0.0]])
+    for event in events[::17]:
+        source = event.source()
+        assert source is not None and "auditor" not in source
+        scope: dict = {}
+        exec(compile(source, "event", "exec"), scope)  # noqa: S102 - the reproducer's own code
+        np.testing.assert_array_equal(scope["event"](fresh), event(fresh))
