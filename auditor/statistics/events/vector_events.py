@@ -7,9 +7,11 @@ each is predicted to certify at the planned certification size (``predicted_scor
 
 * **exact outcomes** — when the rows take few distinct values (answer patterns, bit vectors,
   index sets), rows are ranked by their empirical likelihood ratio and every top-ranked union
-  is a candidate (Neyman–Pearson on the empirical distribution); rows that are discrete only
-  in part (released values beside an answer pattern) are ranked the same way on their
-  discrete part: the integer columns, which real columns are answered, and both;
+  is a candidate (Neyman–Pearson on the empirical distribution); discrete rows wider than a
+  few columns (a bit vector, a histogram) also on their most different columns alone; rows
+  that are discrete only in part (released values beside an answer pattern) are ranked the
+  same way on their discrete part: the integer columns, which real columns are answered, and
+  both;
 * **projections** — each of the most different coordinates (or record fields), the sum, the
   largest and smallest entry, the position of the largest, the number of unanswered entries,
   membership of each index (index sets), and the difference direction of the two sides'
@@ -53,6 +55,8 @@ from auditor.statistics.events.event_selection import approximate_scores, predic
 
 #: at most this many distinct rows for exact outcome candidates
 MAX_OUTCOMES = 4096
+#: a column's two means differ visibly at this many standard errors (z) on the build half
+VISIBLE_GAP = 3.0
 #: at most this many distinct values make a projection discrete
 MAX_DISCRETE_VALUES = 512
 #: coordinates searched one by one: the most different on the build half
@@ -277,8 +281,32 @@ class Score:
         )
 
 
+def row_keys(m: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """One 64-bit key per row of floats: each value's bits through the splitmix64 finalizer (a
+    bijection that spreads every bit over the whole word: small integers such as answers
+    differ only in their top bits), times its column's odd weight, summed modulo 2^64.  Rows
+    that differ in one column never share a key (each step is invertible there); other
+    distinct rows share one with probability about 2^-64."""
+    m = m + 0.0  # -0.0 -> 0.0
+    m = np.where(np.isnan(m), np.nan, m)  # one NaN bit pattern
+    z = np.ascontiguousarray(m, dtype=np.float64).view(np.uint64)
+    with np.errstate(over="ignore"):
+        z = z ^ (z >> np.uint64(30))
+        z = z * np.uint64(0xBF58476D1CE4E5B9)
+        z = z ^ (z >> np.uint64(27))
+        z = z * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+        mixed = (z * weights).sum(axis=1, dtype=np.uint64)
+    keys: np.ndarray = mixed.view(np.int64)
+    return keys
+
+
+#: its source, read when this module is loaded (the file on disk may change later)
+_ROW_KEYS_SOURCE = inspect.getsource(row_keys)
+
+
 class RowKey:
-    """Each row as one 64-bit key: the bits of its values mixed by fixed odd multipliers.
+    """Each row as one 64-bit key (:func:`row_keys`).
 
     Two different rows may share a key (with probability ~2^-64 per pair); an event is then
     still a fixed set of rows, so nothing certified depends on keys being distinct.
@@ -289,13 +317,8 @@ class RowKey:
         self.width = width
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
-        m = as_matrix(y) + 0.0  # -0.0 -> 0.0
-        m = np.where(np.isnan(m), np.nan, m)  # one NaN bit pattern
-        bits = np.ascontiguousarray(m).view(np.uint64)
-        weights = _weights(bits.shape[1])
-        with np.errstate(over="ignore"):
-            mixed = (bits * weights).sum(axis=1, dtype=np.uint64)
-        return np.asarray(mixed.view(np.int64))
+        m = as_matrix(y)
+        return row_keys(m, _weights(m.shape[1]))
 
     def code_prelude(self, width: int | None = None, part: str = "as_matrix(y)") -> str | None:
         """Standalone source defining ``key(y)`` for rows of ``width`` columns (the weights are
@@ -304,14 +327,11 @@ class RowKey:
         if width is None:
             return None
         return (
-            _AS_MATRIX_SOURCE + f"\n\nWEIGHTS = {array_literal(_weights(width), 'uint64')}\n\n\n"
-            "def key(y):\n"
-            f"    m = {part} + 0.0\n"
-            "    m = np.where(np.isnan(m), np.nan, m)\n"
-            "    bits = np.ascontiguousarray(m).view(np.uint64)\n"
-            '    with np.errstate(over="ignore"):\n'
-            "        mixed = (bits * WEIGHTS).sum(axis=1, dtype=np.uint64)\n"
-            "    return mixed.view(np.int64)\n"
+            _AS_MATRIX_SOURCE
+            + "\n\n"
+            + _ROW_KEYS_SOURCE
+            + f"\n\nWEIGHTS = {array_literal(_weights(width), 'uint64')}\n\n\n"
+            f"def key(y):\n    return row_keys({part}, WEIGHTS)\n"
         )
 
 
@@ -394,6 +414,32 @@ def _projection_code(
     ``return expression``."""
     head = imports + (constants.rstrip() + "\n\n\n" if constants else "")
     return head + _AS_MATRIX_SOURCE + f"\n\ndef projection(y):\n    {setup}return {expression}\n"
+
+
+def most_different_columns(build: tuple[np.ndarray, ...], pooled: np.ndarray) -> np.ndarray:
+    """Columns by how far apart the two sides' means are (in standard deviations of the pooled
+    build half), plus how differently often each is unanswered: the largest first."""
+    a, b = build
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean_a, mean_b = np.nanmean(a, axis=0), np.nanmean(b, axis=0)
+        spread = np.nanstd(pooled, axis=0)
+        nan_gap = np.abs(np.isnan(a).mean(axis=0) - np.isnan(b).mean(axis=0))
+    gap = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(spread > 0, spread, 1.0)) + nan_gap
+    ranked: np.ndarray = np.argsort(-gap, kind="stable")
+    return ranked
+
+
+def mean_gap_z(build: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Each column's difference of the two sides' means over its standard error (0 where a
+    column is constant or unanswered throughout)."""
+    a, b = build
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gap = np.nanmean(a, axis=0) - np.nanmean(b, axis=0)
+        error = np.sqrt(np.nanvar(a, axis=0) / len(a) + np.nanvar(b, axis=0) / len(b))
+        z: np.ndarray = np.nan_to_num(np.abs(gap) / np.where(error > 0, error, np.inf))
+    return z
 
 
 def _weights(p: int) -> np.ndarray:
@@ -644,16 +690,30 @@ class VectorEvents:
     ) -> _Candidates:
         pooled = np.vstack(build)
         names = column_names(raw_build[0])
+        ranked = most_different_columns(build, pooled)
         out: _Candidates = []
-        if pooled.shape[1] > 1 and integral_columns(pooled).all():
+        p = pooled.shape[1]
+        if p > 1 and integral_columns(pooled).all():
             fields = np.asarray(raw_build[0]).dtype.names
-            out += _row_outcomes(RowKey(pooled.shape[1]), build, sel, "the output", fields)
-        elif pooled.shape[1] > 1:
+            out += _row_outcomes(RowKey(p), build, sel, "the output", fields)
+            # rows wider than a few columns (a bit vector, a histogram): the exact outcomes of
+            # their most different columns alone -- those whose means differ visibly, and the
+            # 2, 4 and 8 most different (the selection half scores them all)
+            none = np.zeros(0, dtype=np.intp)
+            visible = int(np.count_nonzero(mean_gap_z(build) > VISIBLE_GAP))
+            for k in sorted({visible, 2, MAX_COORDINATES // 2, MAX_COORDINATES}):
+                if not 2 <= k < p:
+                    continue
+                sub = DiscretePart(np.sort(ranked[:k]), none)
+                parts = (sub.part(build[0]), sub.part(build[1]))
+                where = f"the output's {k} most different coordinates {sub.text(names)}"
+                out += _row_outcomes(sub, parts, sel, where)
+        elif p > 1:
             for discrete in discrete_parts(pooled):
                 parts = (discrete.part(build[0]), discrete.part(build[1]))
                 where = f"the output's discrete part {discrete.text(names)}"
                 out += _row_outcomes(discrete, parts, sel, where)
-        for projection in self._projections(build, names, pooled):
+        for projection in self._projections(build, names, pooled, ranked[:MAX_COORDINATES]):
             out += self._scalar(projection, build, sel)
         if self.classifier:
             for score in self._scores(build, plan):
@@ -699,7 +759,11 @@ class VectorEvents:
         return out
 
     def _projections(
-        self, build: tuple[np.ndarray, ...], names: list[str], pooled: np.ndarray
+        self,
+        build: tuple[np.ndarray, ...],
+        names: list[str],
+        pooled: np.ndarray,
+        columns: np.ndarray,
     ) -> list[Callable[[np.ndarray], np.ndarray]]:
         a, b = build
         p = pooled.shape[1]
@@ -707,9 +771,6 @@ class VectorEvents:
             warnings.simplefilter("ignore", RuntimeWarning)
             mean_a, mean_b = np.nanmean(a, axis=0), np.nanmean(b, axis=0)
             spread = np.nanstd(pooled, axis=0)
-            nan_gap = np.abs(np.isnan(a).mean(axis=0) - np.isnan(b).mean(axis=0))
-        gap = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(spread > 0, spread, 1.0)) + nan_gap
-        columns = np.argsort(-gap, kind="stable")[:MAX_COORDINATES]
         projections: list[Callable[[np.ndarray], np.ndarray]] = [
             Column(int(j), names[int(j)]) for j in sorted(columns)
         ]
