@@ -13,7 +13,9 @@ each is predicted to certify at the planned certification size (``predicted_scor
   same way on their discrete part: the integer columns, which real columns are answered, and
   both;
 * **projections** — each of the most different coordinates (or record fields), the sum, the
-  largest and smallest entry, the position of the largest, the number of unanswered entries,
+  largest and smallest entry, the position of the largest, the number of entries above their
+  column's median (the sign test: under Laplace noise it follows the likelihood ratio, the sum
+  does not), the number of unanswered entries,
   membership of each index (index sets), and the difference direction of the two sides'
   means; each projection is searched like a scalar output (thresholds, outcomes);
 * **a learned classifier** — a scikit-learn logistic regression (and, outside quick
@@ -161,6 +163,26 @@ class Reduce:
             'm = as_matrix(y)\n    with np.errstate(all="ignore"), warnings.catch_warnings():\n'
             '        warnings.simplefilter("ignore")\n        ',
             imports="import warnings\n",
+        )
+
+
+class AboveMedian:
+    """How many entries of a row are above their column's pooled median: the sign test's
+    statistic, which under heavy-tailed noise (Laplace) follows the likelihood ratio where the
+    sum does not (one far-out entry moves a sum, not a count)."""
+
+    text = "number of entries above their column's median"
+
+    def __init__(self, medians: np.ndarray) -> None:
+        self.medians = medians
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        return np.asarray((as_matrix(y) > self.medians).sum(axis=1), dtype=float)
+
+    def code_prelude(self) -> str:
+        return _projection_code(
+            "np.asarray((as_matrix(y) > MEDIANS).sum(axis=1), dtype=float)",
+            constants=f"MEDIANS = {array_literal(self.medians, 'float64')}\n",
         )
 
 
@@ -780,6 +802,11 @@ class VectorEvents:
         ]
         if p > 1:
             projections += [Reduce(how) for how in ("sum", "max", "min", "argmax")]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
+                medians = np.nanmedian(pooled, axis=0)
+            if np.isfinite(medians).all():
+                projections.append(AboveMedian(medians))
             if np.isnan(pooled).any():
                 projections.append(Reduce("none"))
             with warnings.catch_warnings():
