@@ -562,27 +562,36 @@ class _TrialStages:
         costs about the same.  A pair's outputs so far are halved: events are proposed on one
         half and scored on the other (``predicted_scores``) at the planned certification size.
         Nothing drawn here certifies anything, so the choice costs no alpha.
+
+        Each distinct input is drawn once per round and shared by every pair it belongs to
+        (most pairs move one common base): the round's outputs go further, and the base's
+        sampling noise is common to the pairs it would otherwise rank at random.
         """
         c, schedule, trial = self.certifier, self.schedule, self.trial
+        if is_timed(trial.distinguisher):
+            return trial  # timed rows are drawn per pair, interleaved: not screened
         pairs = [(trial.x, trial.x_prime, trial.description), *trial.candidates]
         # an evenly spaced subset when the budget cannot screen every pair; the first always
         picks = np.unique(np.linspace(0, len(pairs) - 1, schedule.screened).round().astype(int))
         plan = CertificationPlan.for_claim(
             schedule.n_cert, schedule.final_alpha, self.claim, quick=True
         )
-        drawn: dict[int, list[np.ndarray]] = {}
+        inputs: dict[bytes, int] = {}
+        queries: list[Any] = []
 
-        def score(i: int, n: int, round_no: int) -> tuple[float, float]:
-            x, x_prime, _ = pairs[i]
-            new = c._draw_pair(
-                replace(trial, x=x, x_prime=x_prime), n, *self.label, "screen", round_no, i
-            )
-            outs = (
-                [np.concatenate([old, part]) for old, part in zip(drawn[i], new, strict=True)]
-                if i in drawn
-                else new
-            )
-            drawn[i] = outs
+        def input_no(q: Any) -> int:
+            a = np.asarray(q)
+            key = repr((a.dtype.str, a.shape)).encode() + a.tobytes()
+            if key not in inputs:
+                inputs[key] = len(queries)
+                queries.append(q)
+            return inputs[key]
+
+        ends = {int(i): (input_no(pairs[i][0]), input_no(pairs[i][1])) for i in picks}
+        drawn: dict[int, np.ndarray] = {}
+
+        def score(i: int) -> tuple[float, float]:
+            outs = [drawn[u] for u in ends[i]]
             half = len(outs[0]) // 2
             events = list(trial.distinguisher.propose(outs[0][:half], outs[1][:half], plan))
             if not events:
@@ -596,13 +605,20 @@ class _TrialStages:
 
         alive = [int(i) for i in picks]
         for round_no, (_, n) in enumerate(schedule.screen_rounds, 1):
-            scores = {i: score(i, n, round_no) for i in alive}
+            used = sorted({u for i in alive for u in ends[i]})
+            # the round's outputs (n per side for each pair) spread over its distinct inputs
+            size = max(n, 2 * len(alive) * n // len(used))
+            for u in used:
+                new = c._draw(queries[u], size, *self.label, "screen", round_no, "input", u)
+                drawn[u] = np.concatenate([drawn[u], new]) if u in drawn else new
+            scores = {i: score(i) for i in alive}
             alive = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))[
                 : max(1, len(alive) // 2)
             ]
-            for i in list(drawn):
-                if i not in alive:
-                    del drawn[i]  # memory: only the pairs still in the race keep outputs
+            kept = {u for i in alive for u in ends[i]}
+            for u in list(drawn):
+                if u not in kept:
+                    del drawn[u]  # memory: only the inputs still in the race keep outputs
         x, x_prime, description = pairs[alive[0]]
         chosen = (
             f"{description} (chosen among {len(picks)} neighbouring pairs on screening outputs)"

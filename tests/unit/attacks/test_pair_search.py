@@ -246,3 +246,36 @@ def test_local_and_dataset_inputs_are_searched_too():
         "rr_onehot_broken": Verdict.VIOLATION,
         "data_categories": Verdict.VIOLATION,
     }
+
+
+class Recording(Vector):
+    """Appends each query it is asked for to the file ``log`` (adapters may be copied)."""
+
+    def sample(self, query, n):
+        with open(self.log, "a") as log:
+            log.write(" ".join(map(repr, np.asarray(query, dtype=float).tolist())) + "\n")
+        return super().sample(query, n)
+
+
+def test_screening_draws_each_distinct_input_once_per_round(tmp_path):
+    """Most candidate pairs move one common base: the base is drawn once per successive-halving
+    round and shared, not once per pair."""
+    log = tmp_path / "requests.txt"
+    adapter = Recording(
+        "recorded",
+        1.0,
+        laplace_vector(10.0),
+        norm="linf",
+        sensitivity=1.0,
+        query_length=10,
+        output_kind="real",
+        output_length="query",
+        log=str(log),
+    )
+    (result,) = run_audit([adapter], [PairSearchAttack()], CONFIG).results
+    assert result.error is None, result.error
+    requests = log.read_text().splitlines()
+    base = " ".join(["0.0"] * 10)
+    assert len(set(requests)) > 30  # the 40 pairs a budget of 40,000 screens
+    # a few rounds, then the chosen pair's training and certification requests
+    assert requests.count(base) < 20
