@@ -28,9 +28,9 @@ import numpy as np
 from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.clopper_pearson import predicted_lower_bounds
-from auditor.statistics.events.bit_events import bit_cell_events
+from auditor.statistics.events.bit_events import CellUnion, bit_cell_events, cell_keys
 from auditor.statistics.events.classifier_events import classifier_events
-from auditor.statistics.events.histogram_events import histogram_events
+from auditor.statistics.events.histogram_events import BinUnion, histogram_events
 
 #: at most this many distinct values make an output "discrete"
 MAX_DISCRETE_VALUES = 512
@@ -97,6 +97,32 @@ def bottom_event() -> Event:
         lambda y: np.isnan(np.asarray(y, dtype=float)),
         code=event_code("np.isnan(np.asarray(x, dtype=float))"),
     )
+
+
+def selection_counts(events: list[Event], y: np.ndarray) -> np.ndarray:
+    """How many of the outputs ``y`` fall in each event.  Unions of one histogram's bins are
+    counted from one pass over ``y`` (its bin counts), unions of float cells likewise (the cell
+    counts); other events one by one.  The same counts as deciding every output."""
+    counts = np.empty(len(events), dtype=np.int64)
+    per_bin: dict[bytes, np.ndarray] = {}
+    per_cell: tuple[np.ndarray, np.ndarray] | None = None
+    answered = ~np.isnan(y)
+    for j, event in enumerate(events):
+        p = event.predicate
+        if isinstance(p, BinUnion):
+            edges = p.edges.tobytes()
+            if edges not in per_bin:
+                idx = np.minimum(np.searchsorted(p.edges, y[answered], side="right"), len(p.edges))
+                per_bin[edges] = np.bincount(idx, minlength=len(p.edges) + 1)
+            counts[j] = int(per_bin[edges][p.member].sum())
+        elif isinstance(p, CellUnion):
+            if per_cell is None:
+                per_cell = np.unique(cell_keys(y), return_counts=True)
+            keys, multiplicities = per_cell
+            counts[j] = int(multiplicities[np.isin(keys, p.cells)].sum())
+        else:
+            counts[j] = np.count_nonzero(event(y))
+    return counts
 
 
 #: how many standard errors the selection-half estimates are moved against each candidate
@@ -238,8 +264,7 @@ class DataDrivenEvents:
         ha, hb = len(a) // 2, len(b) // 2
         build_a, build_b, sel_a, sel_b = a[:ha], b[:hb], a[ha:], b[hb:]
         events = self._candidates(build_a, build_b, np.concatenate([a, b]))
-        ka = np.array([np.count_nonzero(e(sel_a)) for e in events], dtype=np.int64)
-        kb = np.array([np.count_nonzero(e(sel_b)) for e in events], dtype=np.int64)
+        ka, kb = selection_counts(events, sel_a), selection_counts(events, sel_b)
         if self.classifier:
             more, more_a, more_b = classifier_events(build_a, build_b, sel_a, sel_b)
             events += more

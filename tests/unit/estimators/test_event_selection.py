@@ -164,3 +164,19 @@ def test_classifier_events_write_standalone_source_that_decides_the_same():
         scope: dict = {}
         exec(compile(source, "event", "exec"), scope)  # noqa: S102 - the reproducer's own code
         np.testing.assert_array_equal(scope["event"](fresh), event(fresh))
+
+
+def test_selection_counts_are_the_counts_output_by_output():
+    """Histogram and float-cell unions are counted from one pass (bin and cell counts): the
+    same counts as deciding each output, NaN and infinities included."""
+    from auditor.statistics.events.event_selection import selection_counts
+
+    rng = np.random.default_rng(12)
+    a, b = rng.laplace(0.0, 10.0, 20_000), rng.laplace(1.0, 10.0, 20_000)
+    a[::97] = np.nan
+    events = DataDrivenEvents()._candidates(a[:10_000], b[:10_000], np.concatenate([a, b]))
+    kinds = {type(e.predicate).__name__ for e in events}
+    assert {"BinUnion", "CellUnion"} <= kinds
+    y = np.concatenate([rng.laplace(0.0, 10.0, 30_000), [np.nan, np.inf, -np.inf, 0.0, -0.0]])
+    expected = [np.count_nonzero(e(y)) for e in events]
+    np.testing.assert_array_equal(selection_counts(events, y), expected)
