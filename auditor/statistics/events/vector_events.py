@@ -193,6 +193,10 @@ class FloatCell:
     coordinate answers no query of its own (a quantile, a statistic of a dataset)."""
 
     outcomes_only = True  # a threshold on a cell key means nothing
+    #: only cells one side never reached in training: a float leak shows as cells impossible
+    #: on one input; a cell both reach is a coarse value bin, which the coordinate's own
+    #: thresholds cover, and hundreds of them would let sampling noise pick the events
+    one_sided = True
 
     def __init__(self, index: int, name: str) -> None:
         self.index, self.text = index, f"float cell of {name}"
@@ -772,11 +776,12 @@ class VectorEvents:
                 more = ", …" if len(vals) > 8 else ""
                 return f"{text} is in {{{shown}{more}}}" if len(vals) > 1 else f"{text} = {shown}"
 
+            build_keys = (keyed.of(vb[0]), keyed.of(vb[1]))
+            if getattr(projection, "one_sided", False):
+                both = np.intersect1d(*build_keys)
+                build_keys = tuple(k[~np.isin(k, both)] for k in build_keys)  # type: ignore[assignment]
             out += _outcome_candidates(
-                keyed,
-                describe,
-                (keyed.of(vb[0]), keyed.of(vb[1])),
-                (keyed.of(vs[0]), keyed.of(vs[1])),
+                keyed, describe, build_keys, (keyed.of(vs[0]), keyed.of(vs[1]))
             )
         return out
 

@@ -283,3 +283,17 @@ def test_laplace_noise_on_many_coordinates_is_told_apart_by_a_sign_count_not_a_s
     bound, description = max(bounds)
     assert "above their column's median" in description
     assert 0.3 < bound < 1.0
+
+
+def test_float_cells_both_inputs_reach_are_not_events():
+    """On outputs with no float artefact (a 2^-6 grid) a cell is a coarse value bin that both
+    inputs reach; hundreds of such bins let sampling noise choose the events (a correct
+    20-coordinate Laplace certified 0.0001 at 10^7 outputs, against 0.03 without them)."""
+    rng = np.random.default_rng(13)
+
+    def rows(n: int, shift: float) -> np.ndarray:
+        return np.round(rng.laplace(shift, 200.0, (n, 20)) * 64) / 64
+
+    plan = CertificationPlan(n=10**7, alpha=0.05 / 64, epsilon=0.1, delta=0.0)
+    events = VectorEvents(classifier=False).propose(rows(40_000, 0.0), rows(40_000, 1.0), plan)
+    assert events and not any("float cell" in e.description for e in events)
