@@ -15,7 +15,12 @@ of 2^-6 (coarse for noise of scale 10 and more), so only the statistics count; r
 ``--budget`` at the peers' output counts (DP-Sniper certifies on 2 x 10^8 outputs per input;
 10^7 already shows the trend).
 
-Run: ``python bench/bench_benchmarks.py [--budget N] [--grid] [--only SUBSTRING] [--seed S]``.
+``--seeds K`` audits each mechanism with seeds S, ..., S + K - 1 and shows every bound (the
+pair and event choices are noisy: one seed is one draw of them), their mean, and the mean
+time.
+
+Run: ``python bench/bench_benchmarks.py [--budget N] [--grid] [--only SUBSTRING] [--seed S]
+[--seeds K]``.
 """
 
 from __future__ import annotations
@@ -83,13 +88,16 @@ def main() -> None:
     parser.add_argument("--grid", action="store_true", help="round real outputs to 2^-6")
     parser.add_argument("--only", default="", help="only mechanisms whose name contains this")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, default=1, help="seeds per mechanism, from --seed")
     parser.add_argument(
         "--early-stop", action="store_true", help="stop at the first look that certifies"
     )
     args = parser.parse_args()
     adapters = [a for a in builtin_adapters() if args.only in a.name]
+    seeds = list(range(args.seed, args.seed + max(1, args.seeds)))
     print(
-        f"Benchmark mechanisms, budget {args.budget:,} per side per trial, seed {args.seed}"
+        f"Benchmark mechanisms, budget {args.budget:,} per side per trial, "
+        + (f"seed {args.seed}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}")
         + (", outputs on a 2^-6 grid" if args.grid else "")
         + (", early stop" if args.early_stop else ", fixed-n")
     )
@@ -102,24 +110,32 @@ def main() -> None:
     total = 0.0
     for adapter in adapters:
         subject = OnGrid(adapter) if args.grid else adapter
-        t0 = time.perf_counter()
-        report = run_audit(
-            [subject],
-            load_attacks(None),
-            AuditConfig(budget=args.budget, seed=args.seed, **looks),
-            engine=EngineConfig(),
-        )
-        seconds = time.perf_counter() - t0
-        total += seconds
-        (r,) = report.results
+        bounds, verdicts, times = [], [], []
+        for seed in seeds:
+            t0 = time.perf_counter()
+            report = run_audit(
+                [subject],
+                load_attacks(None),
+                AuditConfig(budget=args.budget, seed=seed, **looks),
+                engine=EngineConfig(),
+            )
+            times.append(time.perf_counter() - t0)
+            (r,) = report.results
+            bounds.append(r.epsilon_lower_bound)
+            verdicts.append(r.verdict.value if r.error is None else f"error: {r.error[:60]}")
+        total += sum(times)
+        bound, seconds = float(np.mean(bounds)), float(np.mean(times))
         sniper, statdp, best = published(adapter.name)
-        ratio = f"{r.epsilon_lower_bound / best:.2f}" if best else "–"
+        ratio = f"{bound / best:.2f}" if best else "–"
         peer = PUBLISHED_SECONDS.get(adapter.name)
         peer_text = f"{peer:g}" if peer else "–"
         time_ratio = f"{seconds / (peer / 10):.2f}" if peer else "–"
-        verdict = r.verdict.value if r.error is None else f"error: {r.error[:60]}"
+        verdict = " / ".join(dict.fromkeys(verdicts))
+        shown = f"{bound:.4g}"
+        if len(seeds) > 1:
+            shown = f"{bound:.4g} (" + " / ".join(f"{b:.4g}" for b in bounds) + ")"
         print(
-            f"| {adapter.name} | {adapter.epsilon:g} | {verdict} | {r.epsilon_lower_bound:.4g} | "
+            f"| {adapter.name} | {adapter.epsilon:g} | {verdict} | {shown} | "
             f"{seconds:.1f} | {sniper} | {statdp} | {ratio} | {peer_text} | {time_ratio} |"
         )
     print(f"\ntotal wall time {total:.0f} s for {len(adapters)} mechanisms")
