@@ -65,8 +65,20 @@ def float_features(y: np.ndarray) -> np.ndarray:
     return np.column_stack([*cols, low.astype(float)])
 
 
-#: its source, read when this module is loaded (the file on disk may change later)
+def weighted_sum(z: np.ndarray, w: np.ndarray, intercept: float) -> np.ndarray:
+    """``intercept + z @ w``, summed column by column: a matrix product (BLAS) rounds a row's
+    sum differently depending on where the row falls in the array, which would make an event
+    "score > t" with t at an output's score (thresholds are training scores) hold for some
+    copies of that output and not for others."""
+    total = np.full(len(z), float(intercept))
+    for j in range(z.shape[1]):
+        total += z[:, j] * w[j]
+    return total
+
+
+#: their sources, read when this module is loaded (the file on disk may change later)
 _FLOAT_FEATURES_SOURCE = inspect.getsource(float_features)
+WEIGHTED_SUM_SOURCE = inspect.getsource(weighted_sum)
 
 
 class LogitScore:
@@ -77,14 +89,7 @@ class LogitScore:
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         f = (float_features(y)[:, self.keep] - self.mean) / self.scale
-        # summed feature by feature, not by a matrix product: BLAS rounds a row's sum
-        # differently depending on where the row falls in the array, which would make an
-        # event "score > t" with t at an output's score (thresholds are training scores) hold
-        # for some copies of that output and not for others
-        total = np.full(len(f), self.beta[0])
-        for j in range(f.shape[1]):
-            total += f[:, j] * self.beta[j + 1]
-        score: np.ndarray = np.nan_to_num(total, nan=0.0)
+        score: np.ndarray = np.nan_to_num(weighted_sum(f, self.beta[1:], self.beta[0]), nan=0.0)
         return score
 
     def code_prelude(self) -> str:
@@ -96,12 +101,11 @@ class LogitScore:
             f"KEEP = {array_literal(self.keep, 'bool_')}\n"
             f"BETA = {array_literal(self.beta, 'float64')}\n\n\n"
             + _FLOAT_FEATURES_SOURCE
+            + "\n\n"
+            + WEIGHTED_SUM_SOURCE
             + "\n\ndef score(y):\n"
             "    f = (float_features(y)[:, KEEP] - MEAN) / SCALE\n"
-            "    total = np.full(len(f), BETA[0])\n"
-            "    for j in range(f.shape[1]):\n"
-            "        total += f[:, j] * BETA[j + 1]\n"
-            "    return np.nan_to_num(total, nan=0.0)\n"
+            "    return np.nan_to_num(weighted_sum(f, BETA[1:], BETA[0]), nan=0.0)\n"
         )
 
 

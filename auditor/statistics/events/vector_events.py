@@ -53,6 +53,7 @@ from threadpoolctl import threadpool_limits
 from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.events.bit_events import cell_keys, cell_keys_code, describe_cell
+from auditor.statistics.events.classifier_events import WEIGHTED_SUM_SOURCE, weighted_sum
 from auditor.statistics.events.event_selection import approximate_scores, predicted_scores
 
 #: at most this many distinct rows for exact outcome candidates
@@ -134,36 +135,34 @@ class Reduce:
         self.how, self.text = how, self.TEXT[how]
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
-        m = as_matrix(y)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows give NaN
-            if self.how == "sum":
-                out = np.nansum(m, axis=1)
-            elif self.how == "max":
-                out = np.nanmax(m, axis=1)
-            elif self.how == "min":
-                out = np.nanmin(m, axis=1)
-            elif self.how == "argmax":
-                out = np.argmax(np.nan_to_num(m, nan=-np.inf), axis=1)
-            else:
-                out = np.isnan(m).sum(axis=1)
-        return np.asarray(out, dtype=float)
-
-    CODE = {
-        "sum": "np.nansum(m, axis=1)",
-        "max": "np.nanmax(m, axis=1)",
-        "min": "np.nanmin(m, axis=1)",
-        "argmax": "np.argmax(np.nan_to_num(m, nan=-np.inf), axis=1)",
-        "none": "np.isnan(m).sum(axis=1)",
-    }
+        return reduce_rows(as_matrix(y), self.how)
 
     def code_prelude(self) -> str:
         return _projection_code(
-            f"np.asarray({self.CODE[self.how]}, dtype=float)",
-            'm = as_matrix(y)\n    with np.errstate(all="ignore"), warnings.catch_warnings():\n'
-            '        warnings.simplefilter("ignore")\n        ',
-            imports="import warnings\n",
+            f"reduce_rows(as_matrix(y), {literal(self.how)})",
+            constants="import warnings\n\n\n" + _REDUCE_ROWS_SOURCE,
         )
+
+
+def reduce_rows(m: np.ndarray, how: str) -> np.ndarray:
+    """Each row of ``m`` summarised (see :class:`Reduce`); all-NaN rows give NaN."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if how == "sum":
+            out = np.nansum(m, axis=1)
+        elif how == "max":
+            out = np.nanmax(m, axis=1)
+        elif how == "min":
+            out = np.nanmin(m, axis=1)
+        elif how == "argmax":
+            out = np.argmax(np.nan_to_num(m, nan=-np.inf), axis=1)
+        else:
+            out = np.isnan(m).sum(axis=1)
+    return np.asarray(out, dtype=float)
+
+
+#: its source, read when this module is loaded (the file on disk may change later)
+_REDUCE_ROWS_SOURCE = inspect.getsource(reduce_rows)
 
 
 class AboveMedian:
@@ -210,14 +209,10 @@ class FloatCell:
         return "none" if np.isnan(key) else describe_cell(int(key))
 
     def code_prelude(self) -> str:
-        """Standalone source defining ``projection(y)``: this one."""
-        return (
-            cell_keys_code()
-            + "\n\n"
-            + _AS_MATRIX_SOURCE
-            + "\n\ndef projection(y):\n"
-            + f"    v = as_matrix(y)[:, {self.index}]\n"
-            + "    return np.where(np.isfinite(v), cell_keys(v).astype(float), np.nan)\n"
+        return _projection_code(
+            "np.where(np.isfinite(v), cell_keys(v).astype(float), np.nan)",
+            f"v = as_matrix(y)[:, {self.index}]\n    ",
+            constants=cell_keys_code(),
         )
 
 
@@ -251,7 +246,7 @@ class Linear:
         constants = (
             f"W = {array_literal(self.w, 'float64')}\n"
             f"MEAN = {array_literal(self.mean, 'float64')}\n"
-            f"SCALE = {array_literal(self.scale, 'float64')}\n" + _WEIGHTED_SUM_SOURCE
+            f"SCALE = {array_literal(self.scale, 'float64')}\n" + WEIGHTED_SUM_SOURCE
         )
         return _projection_code(
             "weighted_sum(z, W, 0.0)",
@@ -298,7 +293,7 @@ class Score:
             f"NAN_COLUMNS = {array_literal(self.nan_columns, 'bool_')}\n"
             + _STANDARDISE_SOURCE
             + "\n\n"
-            + _WEIGHTED_SUM_SOURCE
+            + WEIGHTED_SUM_SOURCE
         )
         return _projection_code(
             "weighted_sum(z, W, INTERCEPT)",
@@ -423,22 +418,10 @@ def discrete_parts(pooled: np.ndarray) -> list[DiscretePart]:
     return [DiscretePart(i, a) for i, a in unique.values()]
 
 
-def weighted_sum(z: np.ndarray, w: np.ndarray, intercept: float) -> np.ndarray:
-    """``intercept + z @ w``, summed column by column: a matrix product (BLAS) rounds a row's
-    sum differently depending on where the row falls in the array, so copies of one output
-    could fall on both sides of a threshold taken at a training score."""
-    total = np.full(len(z), float(intercept))
-    for j in range(z.shape[1]):
-        total += z[:, j] * w[j]
-    return total
-
-
-def _projection_code(
-    expression: str, setup: str = "", constants: str = "", imports: str = ""
-) -> str:
-    """Standalone source defining ``projection(y)`` (with ``as_matrix``): ``setup`` lines, then
-    ``return expression``."""
-    head = imports + (constants.rstrip() + "\n\n\n" if constants else "")
+def _projection_code(expression: str, setup: str = "", constants: str = "") -> str:
+    """Standalone source defining ``projection(y)`` (with ``as_matrix``): after the module
+    lines ``constants``, ``setup`` lines, then ``return expression``."""
+    head = constants.rstrip() + "\n\n\n" if constants else ""
     return head + _AS_MATRIX_SOURCE + f"\n\ndef projection(y):\n    {setup}return {expression}\n"
 
 
@@ -484,9 +467,8 @@ def _standardise(
     return np.column_stack([z, np.isnan(m[:, nan_columns]).astype(float)])
 
 
-#: sources read when this module is loaded (the file on disk may change later)
+#: its source, read when this module is loaded (the file on disk may change later)
 _STANDARDISE_SOURCE = inspect.getsource(_standardise)
-_WEIGHTED_SUM_SOURCE = inspect.getsource(weighted_sum)
 
 
 # --- predicates ---
@@ -866,32 +848,37 @@ class VectorEvents:
         return scores
 
 
+def value_keys(v: np.ndarray) -> np.ndarray:
+    """Each value's float bits as an int64 key (-0.0 as 0.0, every NaN as one)."""
+    v = np.where(np.isnan(v), np.nan, v + 0.0)
+    return np.ascontiguousarray(v, dtype=float).view(np.int64)
+
+
+#: its source, read when this module is loaded (the file on disk may change later)
+_VALUE_KEYS_SOURCE = inspect.getsource(value_keys)
+
+
 class _ProjectionKey:
-    """Keys of a projection's values (float bits as int64), and back."""
+    """Keys of a projection's values (:func:`value_keys`), and back."""
 
     def __init__(self, projection: Callable[[np.ndarray], np.ndarray]) -> None:
         self.projection = projection
 
-    @staticmethod
-    def of(v: np.ndarray) -> np.ndarray:
-        v = np.where(np.isnan(v), np.nan, v + 0.0)
-        return np.ascontiguousarray(v, dtype=float).view(np.int64)
+    of = staticmethod(value_keys)
 
     @staticmethod
     def values(keys: np.ndarray) -> np.ndarray:
         return np.sort(np.ascontiguousarray(keys, dtype=np.int64).view(float))
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
-        return self.of(np.asarray(self.projection(y), dtype=float))
+        return value_keys(np.asarray(self.projection(y), dtype=float))
 
     def code_prelude(self) -> str | None:
         """Standalone source defining ``key(y)``, when the projection can write its own."""
         write = getattr(self.projection, "code_prelude", None)
-        if write is None:
+        if write is None or (prelude := write()) is None:
             return None
-        return str(write()) + (
-            "\n\ndef key(y):\n"
-            "    v = np.asarray(projection(y), dtype=float)\n"
-            "    v = np.where(np.isnan(v), np.nan, v + 0.0)\n"
-            "    return np.ascontiguousarray(v, dtype=float).view(np.int64)\n"
+        return (
+            f"{prelude}\n\n{_VALUE_KEYS_SOURCE}\n\n"
+            "def key(y):\n    return value_keys(np.asarray(projection(y), dtype=float))\n"
         )
