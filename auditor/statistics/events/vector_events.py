@@ -425,30 +425,43 @@ def _projection_code(expression: str, setup: str = "", constants: str = "") -> s
     return head + _AS_MATRIX_SOURCE + f"\n\ndef projection(y):\n    {setup}return {expression}\n"
 
 
-def most_different_columns(build: tuple[np.ndarray, ...], pooled: np.ndarray) -> np.ndarray:
-    """Columns by how far apart the two sides' means are (in standard deviations of the pooled
-    build half), plus how differently often each is unanswered: the largest first."""
+@dataclass(frozen=True)
+class _Columns:
+    """What the candidates read of the build half's columns, computed once per proposal."""
+
+    mean_a: np.ndarray
+    mean_b: np.ndarray
+    #: the pooled mean (0 for an all-NaN column) and standard deviation
+    mean: np.ndarray
+    spread: np.ndarray
+    integral: np.ndarray
+    #: columns by how far apart the two sides' means are (in pooled standard deviations),
+    #: plus how differently often each is unanswered: the largest first
+    ranked: np.ndarray
+    #: how many columns' means differ by more than ``VISIBLE_GAP`` standard errors
+    visible: int
+
+
+def _columns(build: tuple[np.ndarray, ...], pooled: np.ndarray) -> _Columns:
     a, b = build
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
         mean_a, mean_b = np.nanmean(a, axis=0), np.nanmean(b, axis=0)
         spread = np.nanstd(pooled, axis=0)
+        mean = np.nan_to_num(np.nanmean(pooled, axis=0))
         nan_gap = np.abs(np.isnan(a).mean(axis=0) - np.isnan(b).mean(axis=0))
-    gap = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(spread > 0, spread, 1.0)) + nan_gap
-    ranked: np.ndarray = np.argsort(-gap, kind="stable")
-    return ranked
-
-
-def mean_gap_z(build: tuple[np.ndarray, ...]) -> np.ndarray:
-    """Each column's difference of the two sides' means over its standard error (0 where a
-    column is constant or unanswered throughout)."""
-    a, b = build
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        gap = np.nanmean(a, axis=0) - np.nanmean(b, axis=0)
         error = np.sqrt(np.nanvar(a, axis=0) / len(a) + np.nanvar(b, axis=0) / len(b))
-        z: np.ndarray = np.nan_to_num(np.abs(gap) / np.where(error > 0, error, np.inf))
-    return z
+        z = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(error > 0, error, np.inf))
+    gap = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(spread > 0, spread, 1.0)) + nan_gap
+    return _Columns(
+        mean_a,
+        mean_b,
+        mean,
+        spread,
+        integral_columns(pooled),
+        np.argsort(-gap, kind="stable"),
+        int(np.count_nonzero(z > VISIBLE_GAP)),
+    )
 
 
 def _weights(p: int) -> np.ndarray:
@@ -698,18 +711,18 @@ class VectorEvents:
     ) -> _Candidates:
         pooled = np.vstack(build)
         names = column_names(raw_build[0])
-        ranked = most_different_columns(build, pooled)
+        columns = _columns(build, pooled)
+        ranked = columns.ranked
         out: _Candidates = []
         p = pooled.shape[1]
-        if p > 1 and integral_columns(pooled).all():
+        if p > 1 and columns.integral.all():
             fields = np.asarray(raw_build[0]).dtype.names
             out += _row_outcomes(RowKey(p), build, sel, "the output", fields)
             # rows wider than a few columns (a bit vector, a histogram): the exact outcomes of
             # their most different columns alone -- those whose means differ visibly, and the
             # 2, 4 and 8 most different (the selection half scores them all)
             none = np.zeros(0, dtype=np.intp)
-            visible = int(np.count_nonzero(mean_gap_z(build) > VISIBLE_GAP))
-            for k in sorted({visible, 2, MAX_COORDINATES // 2, MAX_COORDINATES}):
+            for k in sorted({columns.visible, 2, MAX_COORDINATES // 2, MAX_COORDINATES}):
                 if not 2 <= k < p:
                     continue
                 sub = DiscretePart(np.sort(ranked[:k]), none)
@@ -721,7 +734,7 @@ class VectorEvents:
                 parts = (discrete.part(build[0]), discrete.part(build[1]))
                 where = f"the output's discrete part {discrete.text(names)}"
                 out += _row_outcomes(discrete, parts, sel, where)
-        for projection in self._projections(build, names, pooled, ranked[:MAX_COORDINATES]):
+        for projection in self._projections(names, pooled, columns):
             out += self._scalar(projection, build, sel)
         if self.classifier:
             for score in self._scores(build, plan):
@@ -768,26 +781,14 @@ class VectorEvents:
         return out
 
     def _projections(
-        self,
-        build: tuple[np.ndarray, ...],
-        names: list[str],
-        pooled: np.ndarray,
-        columns: np.ndarray,
+        self, names: list[str], pooled: np.ndarray, columns: _Columns
     ) -> list[Callable[[np.ndarray], np.ndarray]]:
-        a, b = build
-        p = pooled.shape[1]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mean_a, mean_b = np.nanmean(a, axis=0), np.nanmean(b, axis=0)
-            spread = np.nanstd(pooled, axis=0)
+        chosen = sorted(int(j) for j in columns.ranked[:MAX_COORDINATES])
         projections: list[Callable[[np.ndarray], np.ndarray]] = [
-            Column(int(j), names[int(j)]) for j in sorted(columns)
+            Column(j, names[j]) for j in chosen
         ]
-        integral = integral_columns(pooled)
-        projections += [
-            FloatCell(int(j), names[int(j)]) for j in sorted(columns) if not integral[j]
-        ]
-        if p > 1:
+        projections += [FloatCell(j, names[j]) for j in chosen if not columns.integral[j]]
+        if pooled.shape[1] > 1:
             projections += [Reduce(how) for how in ("sum", "max", "min", "argmax")]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
@@ -796,15 +797,11 @@ class VectorEvents:
                 projections.append(AboveMedian(medians))
             if np.isnan(pooled).any():
                 projections.append(Reduce("none"))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
-                mean = np.nan_to_num(np.nanmean(pooled, axis=0))
-            scale = np.where(spread > 0, spread, 1.0)
-            w = np.nan_to_num((mean_a - mean_b) / scale)
+            scale = np.where(columns.spread > 0, columns.spread, 1.0)
+            w = np.nan_to_num((columns.mean_a - columns.mean_b) / scale)
             if np.any(w != 0):
-                projections.append(
-                    Linear(w, mean, scale, "projection on the difference of the two sides' means")
-                )
+                text = "projection on the difference of the two sides' means"
+                projections.append(Linear(w, columns.mean, scale, text))
         projections += [Membership(j) for j in range(self.membership)]
         return projections
 
