@@ -80,8 +80,16 @@ def describe_cell(key: int) -> str:
 class CellUnion:
     """Predicate: the output's cell is one of ``cells``."""
 
+    #: the partition whose cells it unites (see ``selection_counts``)
+    partition = b"float cells"
+
     def __init__(self, cells: np.ndarray) -> None:
         self.cells = np.sort(np.asarray(cells, dtype=np.int64))
+        self.members = self.cells
+
+    @staticmethod
+    def cells_of(y: np.ndarray) -> np.ndarray:
+        return cell_keys(y)
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         return np.isin(cell_keys(y), self.cells)

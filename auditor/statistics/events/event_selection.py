@@ -22,15 +22,16 @@ References:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.clopper_pearson import predicted_lower_bounds
-from auditor.statistics.events.bit_events import CellUnion, bit_cell_events, cell_keys
+from auditor.statistics.events.bit_events import bit_cell_events
 from auditor.statistics.events.classifier_events import classifier_events
-from auditor.statistics.events.histogram_events import BinUnion, histogram_events
+from auditor.statistics.events.histogram_events import histogram_events
 
 #: at most this many distinct values make an output "discrete"
 MAX_DISCRETE_VALUES = 512
@@ -100,28 +101,22 @@ def bottom_event() -> Event:
 
 
 def selection_counts(events: list[Event], y: np.ndarray) -> np.ndarray:
-    """How many of the outputs ``y`` fall in each event.  Unions of one histogram's bins are
-    counted from one pass over ``y`` (its bin counts), unions of float cells likewise (the cell
-    counts); other events one by one.  The same counts as deciding every output."""
+    """How many of the outputs ``y`` fall in each event.  Events that unite cells of one
+    partition (a histogram's bins, float cells: their predicate has ``partition``,
+    ``cells_of`` and ``members``) are counted from one tally of the outputs' cells; other
+    events one by one.  The same counts as deciding every output."""
     counts = np.empty(len(events), dtype=np.int64)
-    per_bin: dict[bytes, np.ndarray] = {}
-    per_cell: tuple[np.ndarray, np.ndarray] | None = None
-    answered = ~np.isnan(y)
+    tallies: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
     for j, event in enumerate(events):
-        p = event.predicate
-        if isinstance(p, BinUnion):
-            edges = p.edges.tobytes()
-            if edges not in per_bin:
-                idx = np.minimum(np.searchsorted(p.edges, y[answered], side="right"), len(p.edges))
-                per_bin[edges] = np.bincount(idx, minlength=len(p.edges) + 1)
-            counts[j] = int(per_bin[edges][p.member].sum())
-        elif isinstance(p, CellUnion):
-            if per_cell is None:
-                per_cell = np.unique(cell_keys(y), return_counts=True)
-            keys, multiplicities = per_cell
-            counts[j] = int(multiplicities[np.isin(keys, p.cells)].sum())
-        else:
+        p: Any = event.predicate
+        partition = getattr(p, "partition", None)
+        if partition is None:
             counts[j] = np.count_nonzero(event(y))
+            continue
+        if partition not in tallies:
+            tallies[partition] = np.unique(p.cells_of(y), return_counts=True)
+        cells, multiplicities = tallies[partition]
+        counts[j] = int(multiplicities[np.isin(cells, p.members)].sum())
     return counts
 
 

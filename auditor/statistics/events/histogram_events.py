@@ -35,11 +35,20 @@ class BinUnion:
         self.edges = np.asarray(edges, dtype=float)
         self.member = np.zeros(len(self.edges) + 1, dtype=bool)
         self.member[np.asarray(bins, dtype=np.int64)] = True
+        #: the partition whose cells it unites, and those cells (see ``selection_counts``)
+        self.partition = b"bins " + self.edges.tobytes()
+        self.members = np.flatnonzero(self.member)
+
+    def cells_of(self, y: np.ndarray) -> np.ndarray:
+        """Each output's bin, -1 for NaN."""
+        y = np.asarray(y, dtype=float)
+        idx = np.minimum(np.searchsorted(self.edges, y, side="right"), len(self.edges))
+        cells: np.ndarray = np.where(np.isnan(y), -1, idx)
+        return cells
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
-        y = np.asarray(y, dtype=float)
-        idx = np.searchsorted(self.edges, y, side="right")
-        inside: np.ndarray = self.member[np.minimum(idx, len(self.edges))] & ~np.isnan(y)
+        cells = self.cells_of(y)
+        inside: np.ndarray = (cells >= 0) & self.member[cells]
         return inside
 
     def code(self) -> str:

@@ -771,10 +771,11 @@ class VectorEvents:
                 more = ", …" if len(vals) > 8 else ""
                 return f"{text} is in {{{shown}{more}}}" if len(vals) > 1 else f"{text} = {shown}"
 
-            build_keys = (keyed.of(vb[0]), keyed.of(vb[1]))
+            keys_a, keys_b = keyed.of(vb[0]), keyed.of(vb[1])
             if getattr(projection, "one_sided", False):
-                both = np.intersect1d(*build_keys)
-                build_keys = tuple(k[~np.isin(k, both)] for k in build_keys)  # type: ignore[assignment]
+                both = np.intersect1d(keys_a, keys_b)
+                keys_a, keys_b = keys_a[~np.isin(keys_a, both)], keys_b[~np.isin(keys_b, both)]
+            build_keys = (keys_a, keys_b)
             out += _outcome_candidates(
                 keyed, describe, build_keys, (keyed.of(vs[0]), keyed.of(vs[1]))
             )
