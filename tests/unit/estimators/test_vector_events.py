@@ -120,9 +120,9 @@ def _kind(event: Event) -> str:
     return f"{type(event.predicate).__name__} on {type(inner).__name__}"
 
 
-def test_every_vector_event_but_a_tree_model_writes_standalone_source_that_counts_the_same():
-    """Thresholds and outcomes of every projection, whole rows, discrete parts and the linear
-    classifier: the source a reproducer runs decides each output as the event does (NaN
+def test_every_vector_event_writes_standalone_source_that_counts_the_same():
+    """Thresholds and outcomes of every projection, whole rows, discrete parts and both
+    classifiers (linear and trees): the source a reproducer runs decides each output as the event does (NaN
     included), so a violation they certify can be reproduced without dp-audit."""
     rng = np.random.default_rng(7)
 
@@ -147,16 +147,15 @@ def test_every_vector_event_but_a_tree_model_writes_standalone_source_that_count
         ),
     ]
     written: set[str] = set()
+    trees = 0
     for events, x, x_prime, fresh in cases:
         build = (as_matrix(x), as_matrix(x_prime))
         for ka, _, make in events._candidates((x, x_prime), build, build, PLAN):
             for i in sorted({0, len(ka) // 2, len(ka) - 1}):
                 event = make(i)
                 source = event.source()
-                if source is None:
-                    assert "gradient-boosted" in event.description  # no source for trees
-                    continue
-                assert "auditor" not in source
+                assert source is not None and "auditor" not in source, event.description
+                trees += "gradient-boosted" in event.description
                 scope: dict = {}
                 exec(compile(source, "event", "exec"), scope)  # noqa: S102 - the reproducer's
                 np.testing.assert_array_equal(scope["event"](fresh), event(fresh))
@@ -175,7 +174,30 @@ def test_every_vector_event_but_a_tree_model_writes_standalone_source_that_count
         "KeyIn on DiscretePart",
         "KeyIn on RowKey",
     }
-    assert expected <= written
+    assert expected <= written and trees
+
+
+def test_the_tree_table_scores_every_row_as_the_fitted_model_does() -> None:
+    """The reproducer walks the boosted trees with numpy (tree_sum); it must add up the same
+    leaves in the same order as scikit-learn, missing values and ties with a split included."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from auditor.statistics.events.tree_scores import tree_sum, tree_table
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4000, 6))
+    x[rng.random(x.shape) < 0.1] = np.nan
+    label = (np.nan_to_num(x[:, 0]) + np.isnan(x[:, 1]) + rng.normal(size=4000) > 0.5).astype(int)
+    model = HistGradientBoostingClassifier(max_iter=30, early_stopping=False, random_state=0)
+    model.fit(x, label)
+    table = tree_table(model)
+    assert table is not None and len(table.roots) == 30
+    fresh = np.vstack([rng.normal(size=(20_000, 6)), x])  # the training rows sit on thresholds
+    fresh[rng.random(fresh.shape) < 0.1] = np.nan
+    np.testing.assert_array_equal(tree_sum(fresh, *table), model.decision_function(fresh))
+    assert not np.array_equal(
+        tree_sum(fresh, *table._replace(baseline=0.0)), model.decision_function(fresh)
+    )
 
 
 def test_a_linear_score_is_the_same_for_every_copy_of_an_output_wherever_it_falls():
