@@ -411,6 +411,35 @@ def integral_columns(pooled: np.ndarray) -> np.ndarray:
     return whole
 
 
+class _Rows:
+    """One side's rows of a training half.  Integer rows that repeat (answer patterns, bit
+    vectors, index sets) are kept with their distinct rows, and a row-wise function
+    (projection, key, score) is computed once per distinct row and spread back: the same
+    values, without one pass of the function per row (the boosted trees' prediction on 10^6
+    copies of a dozen patterns was most of a sparse-vector proposal)."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+        self._distinct: tuple[np.ndarray, np.ndarray] | None = None
+        n = len(rows)
+        if n >= 64 and integral_columns(rows).all():
+            keys = row_keys(rows, _weights(rows.shape[1]))
+            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            if len(first) <= n // 8:
+                self._distinct = (rows[first], inverse)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def map(self, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``f(rows)``, computed once per distinct row when the rows repeat."""
+        if self._distinct is None:
+            return np.asarray(f(self.rows))
+        values, inverse = self._distinct
+        spread: np.ndarray = np.asarray(f(values))[inverse]
+        return spread
+
+
 def discrete_parts(pooled: np.ndarray) -> list[DiscretePart]:
     """The discrete parts of rows that are discrete only in part: the integer columns, the
     answered pattern of the other columns, and both together ([] when the whole row is
@@ -609,26 +638,28 @@ def _outcome_candidates(
 
 
 def _row_outcomes(
-    key: Callable[[np.ndarray], np.ndarray],
-    parts: tuple[np.ndarray, ...],
-    sel: tuple[np.ndarray, ...],
+    key: RowKey | DiscretePart,
+    build: tuple[_Rows, _Rows],
+    sel: tuple[_Rows, _Rows],
     subject: str,
     fields: tuple[str, ...] | None = None,
 ) -> _Candidates:
-    """Exact outcomes of whole rows or of a part of them (none if there are too many):
-    ``parts`` is what ``key`` reads of each build side's rows (its ``RowKey``), ``subject``
-    names it in descriptions."""
-    rowkey = RowKey()
-    keys_build = (rowkey(parts[0]), rowkey(parts[1]))
-    if len(np.unique(np.concatenate(keys_build))) > MAX_OUTCOMES:
+    """Exact outcomes of whole rows (``key`` a ``RowKey``) or of a part of them (a
+    ``DiscretePart``), none if there are too many; ``subject`` names them in descriptions."""
+    keys_build = (build[0].map(key), build[1].map(key))
+    distinct, first = np.unique(np.concatenate(keys_build), return_index=True)
+    if len(distinct) > MAX_OUTCOMES:
         return []
-    rows = {int(k): r for k, r in zip(np.concatenate(keys_build), np.vstack(parts), strict=True)}
+    shown = np.vstack([build[0].rows, build[1].rows])[first]
+    if isinstance(key, DiscretePart):
+        shown = key.part(shown)
+    rows = {int(k): row for k, row in zip(distinct, shown, strict=True)}
 
     def describe(chosen: np.ndarray) -> str:
         text = _row_text(np.array([rows[int(k)] for k in chosen]), fields)
         return text.replace("the output is", f"{subject} is", 1)
 
-    return _outcome_candidates(key, describe, keys_build, (key(sel[0]), key(sel[1])))
+    return _outcome_candidates(key, describe, keys_build, (sel[0].map(key), sel[1].map(key)))
 
 
 def _row_text(rows: np.ndarray, fields: tuple[str, ...] | None = None) -> str:
@@ -672,8 +703,8 @@ class VectorEvents:
         ha, hb = len(train_x) // 2, len(train_x_prime) // 2
         raw_build = (train_x[:ha], train_x_prime[:hb])
         raw_sel = (train_x[ha:], train_x_prime[hb:])
-        build = tuple(as_matrix(r) for r in raw_build)
-        sel = tuple(as_matrix(r) for r in raw_sel)
+        build = (_Rows(as_matrix(raw_build[0])), _Rows(as_matrix(raw_build[1])))
+        sel = (_Rows(as_matrix(raw_sel[0])), _Rows(as_matrix(raw_sel[1])))
         candidates = self._candidates(raw_build, build, sel, plan)
         candidates = [c for c in candidates if len(c[0])]
         if not candidates:
@@ -714,13 +745,14 @@ class VectorEvents:
     def _candidates(
         self,
         raw_build: tuple[np.ndarray, np.ndarray],
-        build: tuple[np.ndarray, ...],
-        sel: tuple[np.ndarray, ...],
+        build: tuple[_Rows, _Rows],
+        sel: tuple[_Rows, _Rows],
         plan: CertificationPlan,
     ) -> _Candidates:
-        pooled = np.vstack(build)
+        matrices = (build[0].rows, build[1].rows)
+        pooled = np.vstack(matrices)
         names = column_names(raw_build[0])
-        columns = _columns(build, pooled)
+        columns = _columns(matrices, pooled)
         ranked = columns.ranked
         out: _Candidates = []
         p = pooled.shape[1]
@@ -735,23 +767,21 @@ class VectorEvents:
                 if not 2 <= k < p:
                     continue
                 sub = DiscretePart(np.sort(ranked[:k]), none)
-                parts = (sub.part(build[0]), sub.part(build[1]))
                 where = f"the output's {k} most different coordinates {sub.text(names)}"
-                out += _row_outcomes(sub, parts, sel, where)
+                out += _row_outcomes(sub, build, sel, where)
         elif p > 1:
             for discrete in discrete_parts(pooled):
-                parts = (discrete.part(build[0]), discrete.part(build[1]))
                 where = f"the output's discrete part {discrete.text(names)}"
-                out += _row_outcomes(discrete, parts, sel, where)
+                out += _row_outcomes(discrete, build, sel, where)
         for projection in self._projections(names, pooled, columns):
             out += self._scalar(projection, build, sel)
         if self.classifier:
-            for score in self._scores(build, plan):
+            for score in self._scores(matrices, plan):
                 out += _threshold_candidates(
                     score,
                     score.text,
-                    (score(build[0]), score(build[1])),
-                    (score(sel[0]), score(sel[1])),
+                    (build[0].map(score), build[1].map(score)),
+                    (sel[0].map(score), sel[1].map(score)),
                     self.n_thresholds,
                 )
         return out
@@ -759,13 +789,13 @@ class VectorEvents:
     def _scalar(
         self,
         projection: Callable[[np.ndarray], np.ndarray],
-        build: tuple[np.ndarray, ...],
-        sel: tuple[np.ndarray, ...],
+        build: tuple[_Rows, _Rows],
+        sel: tuple[_Rows, _Rows],
     ) -> _Candidates:
         """A projection searched like a scalar output: thresholds, and outcomes if discrete."""
         text = getattr(projection, "text", "projection")
-        vb = (projection(build[0]), projection(build[1]))
-        vs = (projection(sel[0]), projection(sel[1]))
+        vb = (build[0].map(projection), build[1].map(projection))
+        vs = (sel[0].map(projection), sel[1].map(projection))
         out: _Candidates = []
         if not getattr(projection, "outcomes_only", False):
             out += _threshold_candidates(projection, text, vb, vs, self.n_thresholds)

@@ -10,9 +10,11 @@ from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
 from auditor.statistics.events.vector_events import (
     Linear,
+    Reduce,
     RowKey,
     Score,
     VectorEvents,
+    _Rows,
     as_matrix,
     discrete_parts,
 )
@@ -149,7 +151,7 @@ def test_every_vector_event_writes_standalone_source_that_counts_the_same():
     written: set[str] = set()
     trees = 0
     for events, x, x_prime, fresh in cases:
-        build = (as_matrix(x), as_matrix(x_prime))
+        build = (_Rows(as_matrix(x)), _Rows(as_matrix(x_prime)))
         for ka, _, make in events._candidates((x, x_prime), build, build, PLAN):
             for i in sorted({0, len(ka) // 2, len(ka) - 1}):
                 event = make(i)
@@ -319,3 +321,28 @@ def test_float_cells_both_inputs_reach_are_not_events():
     plan = CertificationPlan(n=10**7, alpha=0.05 / 64, epsilon=0.1, delta=0.0)
     events = VectorEvents(classifier=False).propose(rows(40_000, 0.0), rows(40_000, 1.0), plan)
     assert events and not any("float cell" in e.description for e in events)
+
+
+def test_repeated_integer_rows_are_projected_once_per_distinct_row_to_the_same_values():
+    """Proposals on answer patterns compute each projection, key and score once per distinct
+    row (the selection counts are the same as row by row); real rows go through whole."""
+    rng = np.random.default_rng(11)
+    patterns = rng.integers(-1, 2, (40, 10)).astype(float)
+    patterns[::7, 3] = np.nan
+    repeated = patterns[rng.integers(0, 40, 50_000)]
+    real = rng.laplace(0.0, 1.0, (5_000, 4))
+    seen: list[int] = []
+
+    def spy(f):
+        def g(m: np.ndarray) -> np.ndarray:
+            seen.append(len(m))
+            return f(m)
+
+        return g
+
+    for rows, called_on in ((repeated, 40), (real, 5_000)):
+        wrapped = _Rows(rows)
+        for f in (Reduce("sum"), Reduce("argmax"), RowKey(rows.shape[1])):
+            seen.clear()
+            np.testing.assert_array_equal(wrapped.map(spy(f)), f(rows))
+            assert len(seen) == 1 and seen[0] <= called_on  # at most 40 distinct patterns
