@@ -2,7 +2,7 @@
 
 Each target is a ``module:attr`` string naming a zero-argument callable that returns a list of
 adapters.  Strings, not imports: listing the built-ins must not import optional libraries
-(diffprivlib, OpenDP, python-dp).  A target whose library is missing is skipped with a note.
+(diffprivlib, OpenDP, python-dp, Opacus).  A target whose library is missing is skipped with a note.
 """
 
 from __future__ import annotations
@@ -31,4 +31,5 @@ BUILTIN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.diffprivlib_adapters:builtin_adapters", "diffprivlib", "libs"),
     ("auditor.adapters.opendp_adapters:builtin_adapters", "opendp", "libs"),
     ("auditor.adapters.pydp_adapters:builtin_adapters", "python-dp", "libs"),
+    ("auditor.adapters.opacus_adapters:builtin_adapters", "opacus", "opacus"),
 )

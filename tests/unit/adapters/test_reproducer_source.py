@@ -32,12 +32,21 @@ from auditor.core.spec import check_adapter
 #: dp-audit's own packages: a reproducer must import none of them
 DP_AUDIT = {"auditor", "attacks", "reports", "reference_mechanisms"}
 #: what a reproducer may import: the standard library, numpy, scipy, the library under test
-ALLOWED = set(sys.stdlib_module_names) | {"numpy", "scipy", "diffprivlib", "pydp", "opendp"}
+ALLOWED = set(sys.stdlib_module_names) | {
+    "numpy",
+    "scipy",
+    "diffprivlib",
+    "pydp",
+    "opendp",
+    "opacus",
+    "torch",
+}
 #: the libraries whose adapters have reproducers: adapter module, the library's import name
 LIBRARIES = (
     ("diffprivlib_adapters", "diffprivlib"),
     ("pydp_adapters", "pydp"),
     ("opendp_adapters", "opendp"),
+    ("opacus_adapters", "opacus"),
 )
 #: draws per distribution check
 N_STAT = 2000
@@ -53,7 +62,7 @@ def _adapters() -> list[Any]:
         except ImportError:
             continue
         module = importlib.import_module(f"auditor.adapters.{module_name}")
-        adapters += module.builtin_adapters() + module.vector_adapters()
+        adapters += module.builtin_adapters() + getattr(module, "vector_adapters", list)()
     return adapters
 
 
