@@ -361,7 +361,11 @@ class AuditReport:
                 "method": "bonferroni",
                 "tests": self.tests,
                 "per_test_alpha": self.alpha / self.tests if self.tests else None,
-                "note": "each test is one event in one direction of one trial; looks share its alpha",
+                "note": (
+                    "each test is one event in one direction of one trial; a trial spreads its "
+                    "tests' alpha over the events it proposes (half to the one its training "
+                    "split predicts strongest); looks share a test's alpha"
+                ),
             },
             "versions": dict(self.versions),
             "platform": dict(self.platform),

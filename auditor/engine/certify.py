@@ -16,8 +16,11 @@ fixed before any sample is drawn:
 With a single configured look (``AuditConfig(looks=((1.0, 1.0),))``) the certification is
 fixed-n: no pilot, no early stop, the whole alpha at the end.
 
-For each (event, direction) the alpha split between the two Clopper-Pearson limits is chosen
-from the training estimates (``best_split``), i.e. also before certification.  A trial stops at
+The main stage's alpha is weighted Bonferroni over the proposed events (``_test_alphas``):
+half of the trial's reservation to the (event, direction) the training split predicts
+strongest, half evenly over the others.  For each (event, direction) the alpha split between
+the two Clopper-Pearson limits is chosen from the training estimates (``best_split``), i.e.
+also before certification.  A trial stops at
 the first look whose best bound exceeds the claim.  See docs/estimators.md for the numbers
 behind this design.
 
@@ -275,36 +278,68 @@ class Certifier:
         return [self._draw(q, n, *labels, side) for side, q in enumerate(pair)]
 
     def _splits(
-        self, events: list[Event], train: list[np.ndarray], n: int, alpha: float
+        self, events: list[Event], train: list[np.ndarray], n: int, alphas: Any
     ) -> np.ndarray:
-        """Alpha share of the lower limit per (direction, event), from training data only."""
+        """Alpha share of the lower limit per (direction, event), from training data only;
+        ``alphas``: each test's alpha, one for all or per (direction, event)."""
+        alphas = np.broadcast_to(np.asarray(alphas, dtype=float), (2, len(events)))
         splits = np.full((2, len(events)), 0.5)
         if min(len(train[0]), len(train[1])) == 0:
             return splits
-        p = np.array([(count_events(events, t) + 0.5) / (len(t) + 1.0) for t in train])
+        p = _training_rates(events, train)
         claim = self.spec.claim
-        splits[0] = best_splits(p[0], p[1], n, alpha, claim.delta, claim)
-        splits[1] = best_splits(p[1], p[0], n, alpha, claim.delta, claim)
+        for side in (0, 1):
+            for alpha in np.unique(alphas[side]):
+                at = alphas[side] == alpha
+                chosen = best_splits(p[side][at], p[1 - side][at], n, alpha, claim.delta, claim)
+                splits[side, at] = chosen
         return splits
+
+    def _test_alphas(
+        self, events: list[Event], train: list[np.ndarray], n: int, alpha: float, tests: int
+    ) -> np.ndarray:
+        """Each (direction, event)'s alpha: the ``tests`` shares of ``alpha`` the trial reserved,
+        spread over the events proposed -- half to the one the training split predicts to
+        certify the largest bound at ``n``, half evenly over the others.  Weighted Bonferroni:
+        the weights are fixed from training outputs only and sum to the reservation, so the
+        union bound holds as with even shares; the likely winner pays a smaller multiplicity
+        price (with 8 events, alpha/2 instead of alpha/16 for it)."""
+        total, m = alpha * tests, 2 * len(events)
+        alphas = np.full((2, len(events)), total / m)
+        if m < 2 or min(len(train[0]), len(train[1])) == 0:
+            return alphas
+        p, claim = _training_rates(events, train), self.spec.claim
+        predicted = np.full((2, len(events)), -np.inf)
+        for side in (0, 1):
+            for split in SPLITS:
+                bounds = predicted_lower_bounds(
+                    p[side], p[1 - side], n, total / m, claim.delta, split, claim
+                )
+                predicted[side] = np.maximum(predicted[side], bounds)
+        alphas[:] = total / (2 * (m - 1))
+        alphas[np.unravel_index(int(np.argmax(predicted)), alphas.shape)] = total / 2
+        return alphas
 
     def _best(
         self,
         events: list[Event],
         k: np.ndarray,
         drawn: int,
-        alpha: float,
+        alphas: Any,
         splits: np.ndarray,
     ) -> Candidate | None:
         """The strongest (event, direction) on counts ``k`` of ``drawn`` outputs per side, by
-        the bound in the claim's own parameter (epsilon for a point claim)."""
+        the bound in the claim's own parameter (epsilon for a point claim); ``alphas``: each
+        test's alpha, one for all or per (direction, event)."""
         claim = self.spec.claim
         delta = claim.delta
         point = is_point(claim)
+        alphas = np.broadcast_to(np.asarray(alphas, dtype=float), (2, len(events)))
         best: Candidate | None = None
         for j, event in enumerate(events):
             for side in (0, 1):
                 k0, k1 = int(k[side, j]), int(k[1 - side, j])
-                split = float(splits[side, j])
+                split, alpha = float(splits[side, j]), float(alphas[side, j])
                 bound = epsilon_lower_bound(k0, drawn, k1, drawn, alpha, delta, split, claim)
                 if best is None or bound > best.bound:
                     # for a curve claim, also the (epsilon, delta) statement it implies
@@ -501,6 +536,8 @@ class _TrialStages:
             if self.looks:
                 n, share = self.looks[-1]
                 alpha = self.certifier.alpha_test * self.schedule.main_share * share
+                if self.best.looks >= 1:  # a main look's test: its own weight, at the last look
+                    alpha = self.best.estimate.alpha / self.looks[self.best.looks - 1][1] * share
             else:  # cut by the futility check after its pilot: the pilot's bound is the one
                 n, alpha = self.schedule.pilot, self.certifier.alpha_test * PILOT_SHARE
             self.best = self.certifier._with_power(self.best, n, alpha)
@@ -668,9 +705,18 @@ class _TrialStages:
         events = self.propose(train, plan)
         if not events:
             return
+        # each test's alpha for the whole main stage (looks take their shares of it)
+        alphas = c._test_alphas(
+            events,
+            train,
+            schedule.looks[-1][0],
+            c.alpha_test * schedule.main_share,
+            2 * d.max_events,
+        )
         if schedule.futility:
             # futility: decided on the training split alone, before any certification output
-            hope = c._optimistic_bound(events, train, schedule.n_cert, schedule.final_alpha)
+            top = float(alphas.max()) * schedule.looks[-1][1]
+            hope = c._optimistic_bound(events, train, schedule.n_cert, top)
             if hope <= self.claim.value:
                 self.looks = schedule.short_looks
                 drawn = self.looks[-1][0] if self.looks else 0
@@ -678,7 +724,7 @@ class _TrialStages:
                 if not self.looks:
                     return
         last_n, last_share = self.looks[-1]
-        splits = c._splits(events, train, last_n, c.alpha_test * schedule.main_share * last_share)
+        splits = c._splits(events, train, last_n, alphas * last_share)
         k = np.zeros((2, len(events)), dtype=np.int64)
         batches_per_look = batch_schedule(self.looks, c.config.batch_size)
         where = (*self.label, "certify")
@@ -699,7 +745,6 @@ class _TrialStages:
                     later = batches_per_look[look_no] if look_no < len(batches_per_look) else None
                     ahead = c._send(self.trial, later, events, *where) if later else None
                     k += c._collect(current, events)
-                alpha = c.alpha_test * schedule.main_share * share
                 seeds = (
                     []
                     if is_timed(d)
@@ -711,7 +756,7 @@ class _TrialStages:
                     ]
                 )
                 self.consider(
-                    c._best(events, k, drawn, alpha, splits),
+                    c._best(events, k, drawn, alphas * share, splits),
                     schedule.n_train,
                     drawn,
                     look_no,
@@ -722,6 +767,11 @@ class _TrialStages:
         finally:
             if ahead is not None:
                 ahead.discard()
+
+
+def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray:
+    """Each event's rate on each side's training outputs (shrunk off 0 and 1), shape (2, E)."""
+    return np.array([(count_events(events, t) + 0.5) / (len(t) + 1.0) for t in train])
 
 
 def _output_sample(

@@ -4,8 +4,10 @@ How soundness is kept, in one place:
 
 1. every attack's trials are planned before anything is sampled, and each trial reserves
    ``2 * distinguisher.max_events`` tests (every event in both directions);
-2. the run's ``alpha`` is split evenly over all reserved tests (Bonferroni), and each test's
-   share is split again over the planned looks of the sequential certification;
+2. the run's ``alpha`` is split evenly over all reserved tests (Bonferroni); a trial spreads
+   its tests' share over the events it proposes, weighted from its training split alone (half
+   to the predicted winner), and each test's share is split again over the planned looks of
+   the sequential certification;
 3. events are chosen on a training split and certified only on samples drawn afterwards;
 4. every draw is seeded from the run's seed, the adapter, attack, trial, side and batch, so a
    result never depends on which other adapters ran or how work was scheduled.

@@ -12,6 +12,7 @@ from auditor.core.trials import Event, Trial
 from auditor.engine.certify import MIN_LOOK, PILOT_SHARE, Certifier, plan_looks
 from auditor.engine.runner import run_audit
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
+from auditor.statistics.events.event_selection import DataDrivenEvents
 from bench.correct_mechanisms import HalfLeak, RandomizedResponse, SnappedLaplace
 
 
@@ -84,10 +85,12 @@ def test_no_violation_carries_power_and_alpha_accounting() -> None:
     assert power is not None and power["probability"] == 0.8
     assert 1.0 < power["epsilon_detectable"] < 1.5
     assert "no violation found" in power["statement"]
-    # the final look spends (1 - pilot) * final share of the per-test alpha
+    # the trial reserves 2 * max_events tests; the final look spends (1 - pilot) * final share
+    # of them, half on the test the training split predicts strongest (this one), half evenly
     per_test = report.to_dict()["multiple_comparisons"]["per_test_alpha"]
+    reserved = per_test * 2 * DataDrivenEvents().max_events
     assert result.best.estimate.alpha == pytest.approx(
-        per_test * (1 - PILOT_SHARE) * DEFAULT_LOOKS[-1][1]
+        reserved / 2 * (1 - PILOT_SHARE) * DEFAULT_LOOKS[-1][1]
     )
     assert report.to_dict()["results"][0]["power"] == power
 
@@ -124,4 +127,29 @@ def test_single_look_means_fixed_n_without_pilot() -> None:
     report = run_audit([HalfLeak(1.0)], [BlackBoxAttack()], config)
     best = report.results[0].best
     assert best.looks == 1 and best.n_certify == 16_000  # no pilot, no early look
-    assert best.estimate.alpha == pytest.approx(0.05 / report.tests)
+    # the whole alpha at the end, half of the trial's reservation on the predicted winner
+    reserved = 0.05 / report.tests * 2 * DataDrivenEvents().max_events
+    assert best.estimate.alpha == pytest.approx(reserved / 2)
+
+
+def test_the_trial_alpha_goes_half_to_the_test_training_predicts_strongest() -> None:
+    """Weighted Bonferroni inside a trial: the reserved tests' alpha, fixed from training
+    outputs only, is spread over the proposed events -- half to the (direction, event) with the
+    largest predicted bound, the other half evenly -- and always sums to the reservation."""
+    cert, _ = _certifier(HalfLeak(1.0))
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 4, 20_000)
+    x_prime = np.where(rng.random(20_000) < 0.3, 0, rng.integers(0, 4, 20_000))
+    events = [
+        Event("output == 1", lambda y: np.asarray(y) == 1),  # a little likelier on x
+        Event("output == 0", lambda y: np.asarray(y) == 0),  # much likelier on x'
+        Event("output >= 0", lambda y: np.asarray(y) >= 0),  # everything: no information
+    ]
+    alphas = cert._test_alphas(events, [x, x_prime], 100_000, 0.001, tests=16)
+    assert alphas.shape == (2, 3) and alphas.sum() == pytest.approx(0.016)
+    assert alphas[1, 1] == pytest.approx(0.008)  # event 1 in direction x' over x
+    rest = np.delete(alphas.ravel(), 1 * 3 + 1)
+    assert np.allclose(rest, 0.008 / 5)
+    # no training outputs (events fixed in advance): even shares of the whole reservation
+    even = cert._test_alphas(events, [np.empty(0), np.empty(0)], 100_000, 0.001, tests=16)
+    assert np.allclose(even, 0.016 / 6)
