@@ -422,11 +422,19 @@ class _Rows:
         self.rows = rows
         self._distinct: tuple[np.ndarray, np.ndarray] | None = None
         n = len(rows)
-        if n >= 64 and integral_columns(rows).all():
-            keys = row_keys(rows, _weights(rows.shape[1]))
-            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-            if len(first) <= n // 8:
-                self._distinct = (rows[first], inverse)
+        if n < 64 or not integral_columns(rows).all():
+            return
+        weights = _weights(rows.shape[1])
+        # rows that are mostly distinct (a wide bit vector) show it in their first few
+        # thousand: do not key them all for nothing
+        probe = rows[:4096]
+        if len(np.unique(row_keys(probe, weights))) > len(probe) // 8:
+            return
+        _, first, inverse = np.unique(
+            row_keys(rows, weights), return_index=True, return_inverse=True
+        )
+        if len(first) <= n // 8:
+            self._distinct = (rows[first], inverse)
 
     def __len__(self) -> int:
         return len(self.rows)
