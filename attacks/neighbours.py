@@ -9,7 +9,9 @@ StatDP, CCS 2018, section 5.1; Bichsel et al., DP-Sniper, S&P 2021, their input 
 the certifier screens them all on outputs of their own before certifying the most promising
 (``Trial.candidates``).
 
-* **vector** queries of m entries: base 0 (or the middle of declared bounds) and, for a sign
+* **vector** queries of m entries: base 0 (or, in declared bounds, the value nearest 0 that
+  leaves room for a full move; without bounds the certifier may move the base to where the
+  outputs vary, ``Trial.rebase``) and, for a sign
   pattern s in {-1, 0, 1}^m, x' = x + Δ·s/‖s‖ in the declared norm — one entry up or down (at
   the start, middle and end: a sequence mechanism reads its queries in order), one up and the
   rest down and the reverse, the first k up and the rest down for every k, the first k up and
@@ -89,14 +91,17 @@ def _norm(v: np.ndarray, norm: Norm) -> float:
     return float(np.abs(v).max())
 
 
-def vector_pairs(spec: AdapterSpec) -> list[Pair]:
-    """x (base) and x + move for every sign pattern, the move scaled to the sensitivity."""
+def vector_pairs(spec: AdapterSpec, base_value: float | None = None) -> list[Pair]:
+    """x (base) and x + move for every sign pattern, the move scaled to the sensitivity; the
+    base's entries are all ``base_value`` (default: 0, or with declared bounds the value
+    nearest 0 that leaves room for a full move either way)."""
     assert spec.sensitivity is not None and spec.input.norm is not None
     m = spec.input.length or DEFAULT_QUERIES
     delta, norm = spec.sensitivity, spec.input.norm
     lo, hi = spec.query_bounds or (-math.inf, math.inf)
-    # the base sits where a full move either way stays inside declared bounds, if it can
-    base_value = min(max(0.0, lo + delta), hi - delta) if math.isfinite(lo + hi) else 0.0
+    if base_value is None:
+        # the base sits where a full move either way stays inside declared bounds, if it can
+        base_value = min(max(0.0, lo + delta), hi - delta) if math.isfinite(lo + hi) else 0.0
     base_value = min(max(base_value, lo), hi)
     integer = spec.integer_queries
     if integer:

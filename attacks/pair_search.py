@@ -20,11 +20,14 @@ References:
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import numpy as np
 
-from attacks.neighbours import search_pairs
+from attacks.neighbours import search_pairs, vector_pairs
 from auditor.core.claims import Family
-from auditor.core.kinds import OutputKind
+from auditor.core.kinds import InputKind, OutputKind
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Distinguisher, Trial
 from auditor.statistics.events.event_selection import DataDrivenEvents
@@ -54,14 +57,24 @@ class PairSearchAttack:
         pairs = search_pairs(spec)
         if not pairs:
             return []
-        x, x_prime, text = pairs[0]
-        length = spec.query_length(x) or 1
-        return [
-            Trial(
-                x,
-                x_prime,
-                distinguisher_for(spec, length),
-                text,
-                candidates=tuple(pairs[1:]),
-            )
-        ]
+        # vector queries in no declared bounds: the base may move (see Trial.rebase)
+        movable = spec.input.kind is InputKind.VECTOR and spec.query_bounds is None
+        return [_trial(spec, pairs, partial(_rebased, spec) if movable else None)]
+
+
+def _trial(spec: AdapterSpec, pairs: list[Any], rebase: Any = None) -> Trial:
+    x, x_prime, text = pairs[0]
+    length = spec.query_length(x) or 1
+    return Trial(
+        x,
+        x_prime,
+        distinguisher_for(spec, length),
+        text,
+        candidates=tuple(pairs[1:]),
+        rebase=rebase,
+    )
+
+
+def _rebased(spec: AdapterSpec, base_value: float) -> Trial:
+    """The vector patterns around base entries ``base_value`` (the first pair's x)."""
+    return _trial(spec, vector_pairs(spec, base_value))

@@ -82,6 +82,11 @@ class Trial:
     description: str
     exact: ExactCheck | None = field(default=None, repr=False, compare=False)
     candidates: tuple[tuple[Any, Any, str], ...] = field(default=(), repr=False, compare=False)
+    #: the same search around another base value: ``rebase(b)`` is this trial with every pair
+    #: moved to base entries ``b`` (its ``x`` the base itself).  The certifier asks for it when
+    #: every output at the base is one and the same (an SVT whose threshold is far from it:
+    #: nothing to tell apart there); None: the base is fixed.
+    rebase: Callable[[float], Trial] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)

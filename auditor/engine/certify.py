@@ -101,6 +101,12 @@ MIN_LOOK = 500
 TRAIN_CELLS = 1 << 23
 #: screening outputs per side and candidate pair, at least and at most (see ``Trial.candidates``)
 MIN_SCREEN = 500
+#: outputs drawn at each base value probed for one where the outputs vary (Trial.rebase)
+BASE_PROBE = 128
+#: base values probed outward from 0 (powers of two up to 2^(this - 1), both signs) and
+#: bisection steps between the last two, at most
+BASE_DOUBLINGS = 48
+BASE_BISECTIONS = 48
 
 
 def batch_schedule(
@@ -523,6 +529,8 @@ class _TrialStages:
         self.best = exact
         if self.violated() or self.trial.distinguisher.max_events <= 0:
             return exact
+        if self.trial.rebase is not None:
+            self.trial = self.find_base()
         if self.schedule.screened > 1:
             self.trial = self.choose_pair()
         train = self.pilot() if self.schedule.pilot else self.training()
@@ -590,6 +598,52 @@ class _TrialStages:
         events = list(d.propose(train[0], train[1], plan))[: d.max_events]
         self.proposed += events
         return events
+
+    def find_base(self) -> Trial:
+        """The trial moved to a base value where the outputs vary, if they do not at its own.
+
+        An SVT whose threshold lies far from the base answers ⊥ to every query there, on both
+        inputs of every pair: no event can tell them apart.  So when ``BASE_PROBE`` outputs
+        at the base are all one and the same, base values ±1, ±2, ±4, ... are probed until
+        the outputs vary (then that base is taken) or change to another single output (then
+        the interval is bisected for a base where they vary).  The probes only choose the
+        base, like screening outputs choose the pair: no alpha is spent on them.
+        """
+        trial, rebase = self.trial, self.trial.rebase
+        assert rebase is not None
+
+        def single(base: float | None) -> bytes | None:
+            """The one output every probe at ``base`` gave (bytes), or None if they vary."""
+            x = trial.x if base is None else rebase(base).x
+            where = ("base", "start" if base is None else repr(base))
+            out = np.asarray(self.certifier._draw(x, BASE_PROBE, *self.label, *where))
+            rows = {row.tobytes() for row in out.reshape(len(out), -1)} if len(out) else set()
+            return next(iter(rows)) if len(rows) == 1 else None
+
+        start = single(None)
+        if start is None:
+            return trial
+        inner = {1.0: 0.0, -1.0: 0.0}  # per direction: the farthest base still giving `start`
+        for k in range(BASE_DOUBLINGS):
+            for sign in (1.0, -1.0):
+                base = sign * 2.0**k
+                seen = single(base)
+                if seen is None:
+                    return rebase(base)
+                if seen == start:
+                    inner[sign] = base
+                    continue
+                lo, hi = inner[sign], base  # `start` at lo, another single output at hi
+                for _ in range(BASE_BISECTIONS):
+                    mid = (lo + hi) / 2
+                    if mid in (lo, hi):
+                        break
+                    seen = single(mid)
+                    if seen is None:
+                        return rebase(mid)
+                    lo, hi = (mid, hi) if seen == start else (lo, mid)
+                return trial  # a step from one output to another, nothing in between
+        return trial
 
     def choose_pair(self) -> Trial:
         """The candidate pair whose screening outputs promise the largest bound.

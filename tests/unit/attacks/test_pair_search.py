@@ -279,3 +279,48 @@ def test_screening_draws_each_distinct_input_once_per_round(tmp_path):
     assert len(set(requests)) > 30  # the 40 pairs a budget of 40,000 screens
     # a few rounds, then the chosen pair's training and certification requests
     assert requests.count(base) < 20
+
+
+def far_threshold_svt(rng, q, n):
+    # no query noise (infinitely private on paper: a query above the noisy threshold is ⊤
+    # for sure), threshold 500: at base 0 every answer is ⊥ on both inputs of every pair
+    rho = rng.laplace(0, 20.0, size=(n, 1))
+    return (q >= 500.0 + rho).astype(np.int8)
+
+
+def test_a_threshold_far_from_zero_moves_the_base_to_where_the_answers_vary():
+    adapter = Vector(
+        "far.svt",
+        0.1,
+        far_threshold_svt,
+        norm="linf",
+        sensitivity=1.0,
+        query_length=10,
+        output_kind="boolean",
+        output_length="query",
+    )
+    (result,) = run_audit([adapter], [PairSearchAttack()], CONFIG).results
+    assert result.error is None, result.error
+    assert result.verdict is Verdict.VIOLATION
+    base = float(np.asarray(result.best.x, dtype=float).min())
+    assert 400 < base < 600, result.best.trial  # near the threshold, where answers vary
+
+
+def test_outputs_that_never_vary_keep_the_base_and_find_nothing():
+    adapter = Vector(
+        "constant",
+        0.1,
+        lambda rng, q, n: np.zeros((n, len(q)), dtype=np.int8),
+        norm="linf",
+        sensitivity=1.0,
+        query_length=10,
+        output_kind="boolean",
+        output_length="query",
+    )
+    report = run_audit([adapter], [PairSearchAttack()], CONFIG)
+    (result,) = report.results
+    assert result.error is None and result.verdict is Verdict.NO_VIOLATION
+    assert result.best is not None and "queries at 0" in result.best.trial
+    # screening, training and certification (about two budgets per side), plus the probes:
+    # 2 x 48 bases of 128 outputs at most
+    assert result.samples <= 2 * 2 * CONFIG.budget + 2 * 48 * 128
