@@ -68,7 +68,8 @@ def test_local_cluster_of_two_processes_matches_the_local_backend():
     ).to_dict()
     assert strip_timing(dask) == strip_timing(local)
     assert [r["verdict"] for r in dask["results"]] == ["no_violation", "violation", "violation"]
-    assert all(not r["notes"] for r in dask["results"])  # all sampled on the cluster
+    # all sampled on the cluster (other notes, such as a futility cut, are the local run's too)
+    assert not [n for r in dask["results"] for n in r["notes"] if "sampled in this process" in n]
 
 
 def test_dask_reports_adapter_errors():
