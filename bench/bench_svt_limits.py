@@ -34,7 +34,7 @@ from attacks import load_attacks  # noqa: E402
 from auditor.adapters.benchmarks import PUBLISHED_FIGURES, SVT1, SVT4, SVT6  # noqa: E402
 from auditor.core.configs import AuditConfig, EngineConfig  # noqa: E402
 from auditor.engine.runner import run_audit  # noqa: E402
-from auditor.statistics.clopper_pearson import SPLITS, predicted_lower_bounds  # noqa: E402
+from auditor.statistics.clopper_pearson import best_predicted_lower_bounds  # noqa: E402
 
 #: points of the threshold-noise grid (+-30 scales): the pmfs sum to 1 within 1e-9
 GRID = 24_001
@@ -69,8 +69,7 @@ def limit(p: np.ndarray, q: np.ndarray, n: int) -> float:
     for a, b in ((p, q), (q, p)):
         order = np.argsort(-(np.log(a) - np.log(b)))
         pa, pb = np.cumsum(a[order])[:-1], np.cumsum(b[order])[:-1]
-        for split in SPLITS:
-            best = max(best, float(np.max(predicted_lower_bounds(pa, pb, n, ALPHA, 0.0, split))))
+        best = max(best, float(np.max(best_predicted_lower_bounds(pa, pb, n, ALPHA))))
     return best
 
 

@@ -72,13 +72,12 @@ from auditor.engine.sampling import (
 )
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
 from auditor.statistics.clopper_pearson import (
-    SPLITS,
+    best_predicted_lower_bounds,
     best_splits,
     cp_lower_array,
     cp_upper_array,
     epsilon_lower_bound,
     epsilon_point_estimate,
-    predicted_lower_bounds,
 )
 from auditor.statistics.events.event_selection import (
     pessimistic_log_ratios,
@@ -283,17 +282,14 @@ class Certifier:
             return list(out)
         return [self._draw(q, n, *labels, side) for side, q in enumerate(pair)]
 
-    def _splits(
-        self, events: list[Event], train: list[np.ndarray], n: int, alphas: Any
-    ) -> np.ndarray:
-        """Alpha share of the lower limit per (direction, event), from training data only;
-        ``alphas``: each test's alpha, one for all or per (direction, event)."""
-        alphas = np.broadcast_to(np.asarray(alphas, dtype=float), (2, len(events)))
-        splits = np.full((2, len(events)), 0.5)
-        if min(len(train[0]), len(train[1])) == 0:
+    def _splits(self, rates: np.ndarray | None, n: int, alphas: np.ndarray) -> np.ndarray:
+        """Alpha share of the lower limit per (direction, event), from the events' training
+        rates (:func:`_training_rates`; None: no training split, even splits) and each test's
+        alpha ``alphas`` (shape (2, events))."""
+        splits = np.full(alphas.shape, 0.5)
+        if rates is None:
             return splits
-        p = _training_rates(events, train)
-        claim = self.spec.claim
+        p, claim = rates, self.spec.claim
         for side in (0, 1):
             for alpha in np.unique(alphas[side]):
                 at = alphas[side] == alpha
@@ -302,7 +298,7 @@ class Certifier:
         return splits
 
     def _test_alphas(
-        self, events: list[Event], train: list[np.ndarray], n: int, alpha: float, tests: int
+        self, events: list[Event], rates: np.ndarray | None, n: int, alpha: float, tests: int
     ) -> np.ndarray:
         """Each (direction, event)'s alpha: the ``tests`` shares of ``alpha`` the trial reserved,
         spread over the events proposed -- half to the one the training split predicts to
@@ -312,16 +308,13 @@ class Certifier:
         price (with 8 events, alpha/2 instead of alpha/16 for it)."""
         total, m = alpha * tests, 2 * len(events)
         alphas = np.full((2, len(events)), total / m)
-        if m < 2 or min(len(train[0]), len(train[1])) == 0:
+        if m < 2 or rates is None:
             return alphas
-        p, claim = _training_rates(events, train), self.spec.claim
-        predicted = np.full((2, len(events)), -np.inf)
-        for side in (0, 1):
-            for split in SPLITS:
-                bounds = predicted_lower_bounds(
-                    p[side], p[1 - side], n, total / m, claim.delta, split, claim
-                )
-                predicted[side] = np.maximum(predicted[side], bounds)
+        claim = self.spec.claim
+        predicted = [
+            best_predicted_lower_bounds(rates[s], rates[1 - s], n, total / m, claim.delta, claim)
+            for s in (0, 1)
+        ]
         alphas[:] = total / (2 * (m - 1))
         alphas[np.unravel_index(int(np.argmax(predicted)), alphas.shape)] = total / 2
         return alphas
@@ -331,16 +324,15 @@ class Certifier:
         events: list[Event],
         k: np.ndarray,
         drawn: int,
-        alphas: Any,
+        alphas: np.ndarray,
         splits: np.ndarray,
     ) -> Candidate | None:
         """The strongest (event, direction) on counts ``k`` of ``drawn`` outputs per side, by
         the bound in the claim's own parameter (epsilon for a point claim); ``alphas``: each
-        test's alpha, one for all or per (direction, event)."""
+        test's alpha, per (direction, event)."""
         claim = self.spec.claim
         delta = claim.delta
         point = is_point(claim)
-        alphas = np.broadcast_to(np.asarray(alphas, dtype=float), (2, len(events)))
         best: Candidate | None = None
         for j, event in enumerate(events):
             for side in (0, 1):
@@ -380,14 +372,11 @@ class Certifier:
         k = [count_events(events, t[:m]) for t in train]
         high = [cp_upper_array(ks, m, gamma) for ks in k]
         low = [cp_lower_array(ks, m, gamma) for ks in k]
-        best = 0.0
-        for side in (0, 1):
-            for split in SPLITS:
-                bounds = predicted_lower_bounds(
-                    high[side], low[1 - side], n, alpha, claim.delta, split, claim
-                )
-                best = max(best, float(np.max(bounds, initial=0.0)))
-        return best
+        bounds = [
+            best_predicted_lower_bounds(high[s], low[1 - s], n, alpha, claim.delta, claim)
+            for s in (0, 1)
+        ]
+        return float(np.max(bounds, initial=0.0))
 
     def _schedule(self, trial: Trial) -> Schedule:
         """Sizes and alpha shares of the trial's stages, from the configuration alone."""
@@ -736,8 +725,9 @@ class _TrialStages:
         )
         if events:
             k = np.array([count_events(events, out) for out in pilot_cert])
-            splits = c._splits(events, pilot_train, size, alpha)
-            self.consider(c._best(events, k, size, alpha, splits), size, size, 0, seeds)
+            alphas = np.full((2, len(events)), alpha)
+            splits = c._splits(_training_rates(events, pilot_train), size, alphas)
+            self.consider(c._best(events, k, size, alphas, splits), size, size, 0, seeds)
         if self.violated():
             return pilot_train
         rest = c._draw_pair(self.trial, self.schedule.n_train - 2 * size, *self.label, "train")
@@ -759,10 +749,11 @@ class _TrialStages:
         events = self.propose(train, plan)
         if not events:
             return
+        rates = _training_rates(events, train)
         # each test's alpha for the whole main stage (looks take their shares of it)
         alphas = c._test_alphas(
             events,
-            train,
+            rates,
             schedule.looks[-1][0],
             c.alpha_test * schedule.main_share,
             2 * d.max_events,
@@ -778,7 +769,7 @@ class _TrialStages:
                 if not self.looks:
                     return
         last_n, last_share = self.looks[-1]
-        splits = c._splits(events, train, last_n, alphas * last_share)
+        splits = c._splits(rates, last_n, alphas * last_share)
         k = np.zeros((2, len(events)), dtype=np.int64)
         batches_per_look = batch_schedule(self.looks, c.config.batch_size)
         where = (*self.label, "certify")
@@ -823,8 +814,12 @@ class _TrialStages:
                 ahead.discard()
 
 
-def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray:
-    """Each event's rate on each side's training outputs (shrunk off 0 and 1), shape (2, E)."""
+def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray | None:
+    """Each event's rate on each side's training outputs (shrunk off 0 and 1), shape (2, E);
+    None without a training split (events fixed in advance).  Counted once per proposal: the
+    alpha weights and the splits both read them."""
+    if min(len(train[0]), len(train[1])) == 0:
+        return None
     return np.array([(count_events(events, t) + 0.5) / (len(t) + 1.0) for t in train])
 
 

@@ -266,6 +266,22 @@ def predicted_lower_bounds(
     return corner_bounds(lo, hi, delta, claim)
 
 
+def best_predicted_lower_bounds(
+    p0: np.ndarray,
+    p1: np.ndarray,
+    n: int,
+    alpha: float,
+    delta: float = 0.0,
+    claim: Any = None,
+) -> np.ndarray:
+    """Per pair of probabilities, the largest :func:`predicted_lower_bounds` over the alpha
+    splits in :data:`SPLITS` (what the pair would certify with its best split)."""
+    p0, p1 = np.atleast_1d(np.asarray(p0, dtype=float)), np.atleast_1d(np.asarray(p1, dtype=float))
+    values = [predicted_lower_bounds(p0, p1, n, alpha, delta, s, claim) for s in SPLITS]
+    best: np.ndarray = np.max(values, axis=0)
+    return best
+
+
 def best_splits(
     p0: np.ndarray,
     p1: np.ndarray,

@@ -9,7 +9,7 @@ from attacks.black_box import BlackBoxAttack
 from auditor.core.configs import DEFAULT_LOOKS, AuditConfig
 from auditor.core.spec import check_adapter
 from auditor.core.trials import Event, Trial
-from auditor.engine.certify import MIN_LOOK, PILOT_SHARE, Certifier, plan_looks
+from auditor.engine.certify import MIN_LOOK, PILOT_SHARE, Certifier, _training_rates, plan_looks
 from auditor.engine.runner import run_audit
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
 from auditor.statistics.events.event_selection import DataDrivenEvents
@@ -145,11 +145,15 @@ def test_the_trial_alpha_goes_half_to_the_test_training_predicts_strongest() -> 
         Event("output == 0", lambda y: np.asarray(y) == 0),  # much likelier on x'
         Event("output >= 0", lambda y: np.asarray(y) >= 0),  # everything: no information
     ]
-    alphas = cert._test_alphas(events, [x, x_prime], 100_000, 0.001, tests=16)
+    alphas = cert._test_alphas(
+        events, _training_rates(events, [x, x_prime]), 100_000, 0.001, tests=16
+    )
     assert alphas.shape == (2, 3) and alphas.sum() == pytest.approx(0.016)
     assert alphas[1, 1] == pytest.approx(0.008)  # event 1 in direction x' over x
     rest = np.delete(alphas.ravel(), 1 * 3 + 1)
     assert np.allclose(rest, 0.008 / 5)
     # no training outputs (events fixed in advance): even shares of the whole reservation
-    even = cert._test_alphas(events, [np.empty(0), np.empty(0)], 100_000, 0.001, tests=16)
+    even = cert._test_alphas(
+        events, _training_rates(events, [np.empty(0), np.empty(0)]), 100_000, 0.001, tests=16
+    )
     assert np.allclose(even, 0.016 / 6)

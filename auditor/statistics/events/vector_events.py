@@ -658,7 +658,12 @@ def _row_outcomes(
     distinct, first = np.unique(np.concatenate(keys_build), return_index=True)
     if len(distinct) > MAX_OUTCOMES:
         return []
-    shown = np.vstack([build[0].rows, build[1].rows])[first]
+    # the row behind each distinct key, read from its side (no copy of the whole build half)
+    n0 = len(build[0])
+    on_x = first < n0
+    shown = np.empty((len(first), build[0].rows.shape[1]))
+    shown[on_x] = build[0].rows[first[on_x]]
+    shown[~on_x] = build[1].rows[first[~on_x] - n0]
     if isinstance(key, DiscretePart):
         shown = key.part(shown)
     rows = {int(k): row for k, row in zip(distinct, shown, strict=True)}
