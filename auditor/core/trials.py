@@ -83,9 +83,10 @@ class Trial:
     exact: ExactCheck | None = field(default=None, repr=False, compare=False)
     candidates: tuple[tuple[Any, Any, str], ...] = field(default=(), repr=False, compare=False)
     #: the same search around another base value: ``rebase(b)`` is this trial with every pair
-    #: moved to base entries ``b`` (its ``x`` the base itself).  The certifier asks for it when
-    #: every output at the base is one and the same (an SVT whose threshold is far from it:
-    #: nothing to tell apart there); None: the base is fixed.
+    #: moved to base entries ``b`` (its ``x`` the base itself; the trial's own base is 0).
+    #: The certifier asks for it when the outputs at 0 sit far off the middle of their
+    #: response to the base (an SVT whose threshold is far from 0 answers ⊥ to most queries
+    #: there; see ``auditor.engine.base_search``); None: the base is fixed.
     rebase: Callable[[float], Trial] | None = field(default=None, repr=False, compare=False)
 
 

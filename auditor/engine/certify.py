@@ -61,6 +61,7 @@ from auditor.core.results import (
 from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
+from auditor.engine.base_search import BASE_PROBE, middle_base
 from auditor.engine.sampling import (
     Counts,
     InProcessSampler,
@@ -100,12 +101,6 @@ MIN_LOOK = 500
 TRAIN_CELLS = 1 << 23
 #: screening outputs per side and candidate pair, at least and at most (see ``Trial.candidates``)
 MIN_SCREEN = 500
-#: outputs drawn at each base value probed for one where the outputs vary (Trial.rebase)
-BASE_PROBE = 128
-#: base values probed outward from 0 (powers of two up to 2^(this - 1), both signs) and
-#: bisection steps between the last two, at most
-BASE_DOUBLINGS = 48
-BASE_BISECTIONS = 48
 
 
 def batch_schedule(
@@ -589,50 +584,21 @@ class _TrialStages:
         return events
 
     def find_base(self) -> Trial:
-        """The trial moved to a base value where the outputs vary, if they do not at its own.
-
-        An SVT whose threshold lies far from the base answers ⊥ to every query there, on both
-        inputs of every pair: no event can tell them apart.  So when ``BASE_PROBE`` outputs
-        at the base are all one and the same, base values ±1, ±2, ±4, ... are probed until
-        the outputs vary (then that base is taken) or change to another single output (then
-        the interval is bisected for a base where they vary).  The probes only choose the
-        base, like screening outputs choose the pair: no alpha is spent on them.
-        """
+        """The trial moved to the middle of where its outputs respond to the base, if its own
+        base is far off it (``auditor.engine.base_search``; the probes spend no alpha)."""
         trial, rebase = self.trial, self.trial.rebase
         assert rebase is not None
 
-        def single(base: float | None) -> bytes | None:
-            """The one output every probe at ``base`` gave (bytes), or None if they vary."""
+        def probe(base: float | None) -> np.ndarray | None:
             x = trial.x if base is None else rebase(base).x
             where = ("base", "start" if base is None else repr(base))
-            out = np.asarray(self.certifier._draw(x, BASE_PROBE, *self.label, *where))
-            rows = {row.tobytes() for row in out.reshape(len(out), -1)} if len(out) else set()
-            return next(iter(rows)) if len(rows) == 1 else None
+            try:
+                return np.asarray(self.certifier._draw(x, BASE_PROBE, *self.label, *where))
+            except DPAuditError:
+                return None  # the adapter fails there: probing stops in that direction
 
-        start = single(None)
-        if start is None:
-            return trial
-        inner = {1.0: 0.0, -1.0: 0.0}  # per direction: the farthest base still giving `start`
-        for k in range(BASE_DOUBLINGS):
-            for sign in (1.0, -1.0):
-                base = sign * 2.0**k
-                seen = single(base)
-                if seen is None:
-                    return rebase(base)
-                if seen == start:
-                    inner[sign] = base
-                    continue
-                lo, hi = inner[sign], base  # `start` at lo, another single output at hi
-                for _ in range(BASE_BISECTIONS):
-                    mid = (lo + hi) / 2
-                    if mid in (lo, hi):
-                        break
-                    seen = single(mid)
-                    if seen is None:
-                        return rebase(mid)
-                    lo, hi = (mid, hi) if seen == start else (lo, mid)
-                return trial  # a step from one output to another, nothing in between
-        return trial
+        base = middle_base(probe, step=self.certifier.spec.sensitivity or 1.0)
+        return trial if base is None else rebase(base)
 
     def choose_pair(self) -> Trial:
         """The candidate pair whose screening outputs promise the largest bound.

@@ -11,6 +11,7 @@ from attacks.pair_search import PairSearchAttack
 from auditor.adapters.base import SeededAdapter
 from auditor.core.configs import AuditConfig
 from auditor.core.results import Verdict
+from auditor.engine.base_search import BASE_DOUBLINGS, BASE_PROBE
 from auditor.engine.runner import run_audit
 
 CONFIG = AuditConfig(budget=40_000, seed=3)
@@ -322,5 +323,34 @@ def test_outputs_that_never_vary_keep_the_base_and_find_nothing():
     assert result.error is None and result.verdict is Verdict.NO_VIOLATION
     assert result.best is not None and "queries at 0" in result.best.trial
     # screening, training and certification (about two budgets per side), plus the probes:
-    # 2 x 48 bases of 128 outputs at most
-    assert result.samples <= 2 * 2 * CONFIG.budget + 2 * 48 * 128
+    # the start and 2 x BASE_DOUBLINGS bases of BASE_PROBE outputs at most
+    probes = (1 + 2 * BASE_DOUBLINGS) * BASE_PROBE
+    assert result.samples <= 2 * 2 * CONFIG.budget + probes
+
+
+def test_a_threshold_off_the_base_moves_the_base_to_the_middle_of_the_answers():
+    # the sparse vector without threshold noise (broken, found above at threshold 0.5) with
+    # its threshold at 12: at base 0 a few answers are ⊤ (about 1 in 40), too few to tell a
+    # pair apart at this budget; at the threshold, half of them are
+    def draw(rng, q, n):
+        above = q + rng.laplace(0, 4.0, size=(n, len(q))) >= 12.5
+        out = np.where(above, 1, 0).astype(np.int8)
+        fired = np.cumsum(above, axis=1)
+        out[np.concatenate([np.zeros((n, 1), bool), fired[:, :-1] >= 1], axis=1)] = -1
+        return out
+
+    adapter = Vector(
+        "svt.threshold_12",
+        0.5,
+        draw,
+        norm="linf",
+        sensitivity=1.0,
+        query_length=6,
+        output_kind="ternary",
+        output_length="query",
+    )
+    (result,) = run_audit([adapter], [PairSearchAttack()], CONFIG).results
+    assert result.error is None, result.error
+    assert result.verdict is Verdict.VIOLATION
+    base = float(np.asarray(result.best.x, dtype=float).min())
+    assert 6 < base < 19, result.best.trial

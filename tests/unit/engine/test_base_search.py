@@ -1,0 +1,99 @@
+"""The base search: a threshold far from the start is found (to within a move), and a start
+already in the middle, a flat response or outputs that vary on their own keep the start."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from auditor.engine.base_search import BASE_DOUBLINGS, BASE_PROBE, middle_base
+
+
+def prober(draw, seed=0, fail=lambda base: False):
+    """A probe that draws ``BASE_PROBE`` outputs of ``draw(rng, base, n)`` (start: base 0) and
+    records the bases asked for."""
+    rng = np.random.default_rng(seed)
+    asked: list[float | None] = []
+
+    def probe(base):
+        asked.append(base)
+        b = 0.0 if base is None else base
+        return None if fail(b) else draw(rng, b, BASE_PROBE)
+
+    return probe, asked
+
+
+def svt(threshold, halting):
+    """10 answers against one noisy threshold: 1 above, 0 below, -1 after the first 1."""
+
+    def draw(rng, base, n):
+        rho = rng.laplace(0, 20.0, size=(n, 1))
+        above = base + rng.laplace(0, 40.0, size=(n, 10)) >= threshold + rho
+        out = above.astype(np.int8)
+        if halting:
+            fired = np.cumsum(above, axis=1)
+            out[np.concatenate([np.zeros((n, 1), bool), fired[:, :-1] >= 1], axis=1)] = -1
+        return out
+
+    return draw
+
+
+@pytest.mark.parametrize("halting", [False, True])
+@pytest.mark.parametrize("threshold", [50.0, -300.0, 5000.0])
+def test_a_far_threshold_is_found_within_a_few_moves(threshold, halting):
+    probe, asked = prober(svt(threshold, halting))
+    base = middle_base(probe, step=1.0)
+    assert base is not None
+    # the first answer is 1 with probability 1/2 at the threshold; 256 outputs per probe
+    # place it to within a few of the noise's scales (20 and 40)
+    assert abs(base - threshold) < 25, base
+    assert len(asked) <= 2 * BASE_DOUBLINGS + 1 + 24
+
+
+@pytest.mark.parametrize("threshold", [0.5, -3.0])
+def test_a_start_near_the_threshold_stays(threshold):
+    probe, _ = prober(svt(threshold, halting=True))
+    assert middle_base(probe, step=1.0) is None
+
+
+def test_a_threshold_without_query_noise_is_found_when_every_start_output_is_one():
+    # every answer at 0 is 0, on both inputs: nothing to tell apart there
+    def draw(rng, base, n):
+        return (base >= 500.0 + rng.laplace(0, 20.0, size=(n, 1))).repeat(10, axis=1)
+
+    probe, _ = prober(draw)
+    base = middle_base(probe, step=1.0)
+    assert base is not None and abs(base - 500.0) < 15, base
+
+
+def test_a_response_that_does_not_move_with_the_base_keeps_the_start():
+    # report noisy max on equal queries: the index does not depend on where they sit
+    def draw(rng, base, n):
+        return (base + rng.laplace(0, 20.0, size=(n, 5))).argmax(axis=1)
+
+    probe, asked = prober(draw)
+    assert middle_base(probe, step=1.0) is None
+    assert len(asked) == 2 * BASE_DOUBLINGS + 1  # every scale probed, both ways
+
+
+def test_outputs_that_vary_on_their_own_are_not_probed():
+    probe, asked = prober(lambda rng, base, n: base + rng.laplace(0, 1.0, size=(n, 3)))
+    assert middle_base(probe, step=1.0) is None
+    assert asked == [None]
+
+
+def test_a_response_that_never_saturates_keeps_the_start():
+    # a coarse noisy count: outputs repeat at the start, but move with the base without end
+    # (and the adapter refuses negative bases, so the probed range is one-sided)
+    probe, _ = prober(
+        lambda rng, base, n: np.round(base + rng.laplace(0, 0.3, size=(n, 1))),
+        fail=lambda base: base < 0,
+    )
+    assert middle_base(probe, step=1.0) is None
+
+
+def test_an_adapter_failing_far_out_stops_the_probes_there():
+    probe, asked = prober(svt(80.0, halting=False), fail=lambda base: abs(base) > 1000)
+    base = middle_base(probe, step=1.0)
+    assert base is not None and abs(base - 80.0) < 25, base
+    assert sum(1 for b in asked if b is not None and abs(b) > 1000) <= 2  # one per side
