@@ -55,8 +55,8 @@ Output encodings:
   ``real`` vector, one entry per query, NaN where no number is released (``nullable``).  NaN
   stands for both ⊥ and "halted"; nothing is lost, because an entry is halted exactly when c
   numbers precede it.  (DP-Sniper encodes ⊥ and halted as -1000.0 and -2000.0, ShadowDP's
-  NumSVT writes 0 for ⊥; both are the same information.)  A record does not fit: its fields
-  hold one value per output, and these outputs hold one per query.
+  NumSVT writes 0 for ⊥; both are the same information, as would be a record of the answers
+  and the values, ``fields = {"answers": ("ternary", "query"), "values": ("real", "query")}``.)
 * ReportNoisyMax3/4 release the noisy maximum *value* only (not its index), as in both code
   bases: a ``real`` scalar.
 * RAPPOR reports are the m Bloom-filter bits after randomized response: ``boolean[m]``.

@@ -22,7 +22,8 @@ boolean    (n,) or (n, d)                                      0 / 1
 ternary    (n,) or (n, d)                                      1 above (⊤), 0 below (⊥), -1 halted
 index      (n,)                                                an index into the query; -1 = none
 index_set  (n, k)                                              k distinct indices (top-k)
-record     (n,) structured array with the declared fields      each field of its own kind
+record     (n,) structured array with the declared fields      each field of its own kind and
+                                                               length (one value, or d of them)
 =========  ==================================================  ==================================
 
 ``d`` is the declared ``output_length``: a number, or ``"query"`` for "as many as the query
@@ -78,8 +79,17 @@ class OutputKind(StrEnum):
         return self.value
 
 
-#: kinds a record's field may have (one value per output)
+#: kinds a record's field may have when it holds one value per output
 FIELD_KINDS = (OutputKind.REAL, OutputKind.INTEGER, OutputKind.BOOLEAN, OutputKind.INDEX)
+#: kinds a record's field may have when it holds several (``(kind, length)``: top-k indices
+#: with their noisy values, a sparse vector's answers with the values it releases)
+VECTOR_FIELD_KINDS = (
+    OutputKind.REAL,
+    OutputKind.INTEGER,
+    OutputKind.BOOLEAN,
+    OutputKind.TERNARY,
+    OutputKind.INDEX_SET,
+)
 #: ``output_length`` meaning "as many as the query has"
 QUERY_LENGTH = "query"
 
@@ -115,34 +125,30 @@ class InputKindSpec:
 class OutputKindSpec:
     """An adapter's output kind: what :meth:`conform` accepts.
 
-    ``length``: d, or :data:`QUERY_LENGTH`; ``fields``: a record's ``(name, kind)`` parts, in
-    order; ``nullable``: whether "none" (no answer) is a valid output; ``ordered``: for index
-    sets, whether the order of the k indices is part of the output (False: rows are sorted).
+    ``length``: d, or :data:`QUERY_LENGTH`; ``fields``: a record's ``(name, kind, length)``
+    parts, in order (length 1: one value per output; else d, or :data:`QUERY_LENGTH`); ``nullable``: whether "none" (no answer) is a valid output; ``ordered``: for index
+    sets, whether the order of the k indices is part of the output (False: rows are sorted;
+    an index-set field of a record keeps its order, which pairs it with the other fields).
     """
 
     kind: OutputKind
     length: int | str = 1
-    fields: tuple[tuple[str, OutputKind], ...] = ()
+    fields: tuple[tuple[str, OutputKind, int | str], ...] = ()
     nullable: bool = False
     ordered: bool = True
 
     @property
     def label(self) -> str:
         if self.kind is OutputKind.RECORD:
-            return "record(" + ", ".join(f"{n}: {k}" for n, k in self.fields) + ")"
-        size = "" if self.length == 1 else f"[{self.length}]"
-        return f"{self.kind}{size}{'?' if self.nullable else ''}"
+            return "record(" + ", ".join(f"{n}: {k}{_size(m)}" for n, k, m in self.fields) + ")"
+        return f"{self.kind}{_size(self.length)}{'?' if self.nullable else ''}"
 
     def width(self, query_length: int | None) -> int:
         """d for a query of ``query_length`` entries (None: not a vector query); 1 for
-        one-dimensional outputs."""
+        one-dimensional outputs; for records, the values of all their fields."""
         if self.kind is OutputKind.RECORD:
-            return 1
-        if self.length == QUERY_LENGTH:
-            if query_length is None:
-                raise OutputProblem("output_length 'query' needs a vector input")
-            return max(1, query_length)
-        return int(self.length)
+            return sum(_resolve(m, query_length) for _, _, m in self.fields)
+        return _resolve(self.length, query_length)
 
     def conform(self, raw: Any, n: int, query_length: int | None) -> np.ndarray:
         """``raw`` as the canonical array of ``n`` outputs on a query of ``query_length``
@@ -166,12 +172,12 @@ class OutputKindSpec:
             if out.ndim == 2 and out.shape[0] == n and d == 1:
                 hint = f" (declare output_length = {out.shape[1]} or 'query' for vector outputs)"
             raise OutputProblem(f"returned shape {out.shape}, expected {expected}{hint}")
-        return _values(self.kind, out, self.nullable, query_length, d > 1, self)
+        return _values(self.kind, out, self.nullable, query_length, d > 1, self.ordered)
 
     def _record(self, raw: Any, n: int, query_length: int | None) -> np.ndarray:
         out = _as_array(raw, structured=True)
         names = out.dtype.names
-        declared = [name for name, _ in self.fields]
+        declared = [name for name, _, _ in self.fields]
         if names is None:
             raise OutputProblem(
                 f"returned a plain {out.dtype} array, expected a structured array with fields "
@@ -189,19 +195,27 @@ class OutputKindSpec:
                 f"returned fields {list(names)}, expected {declared} ({'; '.join(parts)})"
             )
         columns = []
-        for name, kind in self.fields:
+        for name, kind, length in self.fields:
+            d = _resolve(length, query_length)
             column = np.asarray(out[name])
-            if column.ndim != 1:
-                raise OutputProblem(f"field {name!r} has shape {column.shape}, expected ({n},)")
+            expected = (n,) if length == 1 else (n, d)
+            if column.shape != expected:
+                raise OutputProblem(f"field {name!r} has shape {column.shape}, expected {expected}")
             try:
-                columns.append(_values(kind, column, self.nullable, query_length, False, self))
+                # a field keeps its order: it pairs the field with the others (top-k indices
+                # with their values), so index sets are not sorted here
+                vector = length != 1
+                columns.append(_values(kind, column, self.nullable, query_length, vector, True))
             except OutputProblem as exc:
                 raise OutputProblem(f"field {name!r}: {exc}") from None
-        dtype = np.dtype(
-            [(name, c.dtype) for (name, _), c in zip(self.fields, columns, strict=True)]
+        canonical = np.empty(
+            n,
+            dtype=[
+                _field(name, c.dtype, c.shape[1:])
+                for (name, _, _), c in zip(self.fields, columns, strict=True)
+            ],
         )
-        canonical = np.empty(n, dtype=dtype)
-        for (name, _), c in zip(self.fields, columns, strict=True):
+        for (name, _, _), c in zip(self.fields, columns, strict=True):
             canonical[name] = c
         return canonical
 
@@ -210,10 +224,36 @@ class OutputKindSpec:
         d = self.width(query_length)
         if self.kind is OutputKind.RECORD:
             return np.empty(
-                0, dtype=[(name, _dtype(kind, self.nullable, False)) for name, kind in self.fields]
+                0,
+                dtype=[
+                    _field(
+                        name,
+                        _dtype(kind, self.nullable, length != 1),
+                        () if length == 1 else (_resolve(length, query_length),),
+                    )
+                    for name, kind, length in self.fields
+                ],
             )
         shape = (0,) if d == 1 else (0, d)
         return np.empty(shape, dtype=_dtype(self.kind, self.nullable, d > 1))
+
+
+def _size(length: int | str) -> str:
+    return "" if length == 1 else f"[{length}]"
+
+
+def _resolve(length: int | str, query_length: int | None) -> int:
+    """A declared length (a number, or :data:`QUERY_LENGTH`) for a query of this length."""
+    if length == QUERY_LENGTH:
+        if query_length is None:
+            raise OutputProblem("a length of 'query' needs a vector input")
+        return max(1, query_length)
+    return int(length)
+
+
+def _field(name: str, dtype: np.dtype[Any], shape: tuple[int, ...]) -> tuple[Any, ...]:
+    """A structured dtype's entry: one value, or a sub-array of ``shape``."""
+    return (name, dtype, shape) if shape else (name, dtype)
 
 
 def _dtype(kind: OutputKind, nullable: bool, vector: bool) -> np.dtype[Any]:
@@ -267,7 +307,7 @@ def _values(
     nullable: bool,
     index_range: int | None,
     vector: bool,
-    spec: OutputKindSpec,
+    ordered: bool,
 ) -> np.ndarray:
     """Check the values of a plain array against ``kind``; return it canonical."""
     floating = np.issubdtype(out.dtype, np.floating)
@@ -314,10 +354,10 @@ def _values(
     if kind is OutputKind.INDEX_SET:
         if ints.ndim == 1:  # sets of one index (k = 1): one column, nothing to order
             return ints
-        ordered = np.sort(ints, axis=1)
-        if ints.shape[1] > 1 and (np.diff(ordered, axis=1) == 0).any():
+        sorted_ints = np.sort(ints, axis=1)
+        if ints.shape[1] > 1 and (np.diff(sorted_ints, axis=1) == 0).any():
             raise OutputProblem("returned an index set with a repeated index")
-        return ints if spec.ordered else ordered
+        return ints if ordered else sorted_ints
     return ints
 
 

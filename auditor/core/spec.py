@@ -26,6 +26,7 @@ from auditor.core.kinds import (
     FAMILY_KINDS,
     FIELD_KINDS,
     QUERY_LENGTH,
+    VECTOR_FIELD_KINDS,
     InputKind,
     InputKindSpec,
     Norm,
@@ -317,6 +318,44 @@ def _whole(raw: Any) -> bool:
     return isinstance(raw, numbers.Integral) and not isinstance(raw, bool) and int(raw) >= 1
 
 
+def _fields(
+    raw_fields: Any, input_kind: InputKind, fail: Callable[[str, str], AdapterContractError]
+) -> tuple[tuple[str, OutputKind, int | str], ...]:
+    """A record's ``{name: kind}`` or ``{name: (kind, length)}`` as ``(name, kind, length)``."""
+    usage = "a record output needs {name: kind, ...}, or {name: (kind, length)} for several values"
+    if raw_fields is None:
+        raise fail("attribute 'fields'", f"is missing ({usage})")
+    try:
+        items = list(dict(raw_fields).items())
+    except (TypeError, ValueError):
+        raise fail("fields", f"={raw_fields!r} must map field names to kinds") from None
+    if not items:
+        raise fail("fields", f"is missing ({usage})")
+    fields = []
+    for name, value in items:
+        where = f"fields[{name!r}]"
+        if not str(name).isidentifier():
+            raise fail("fields", f": {name!r} is not a valid field name")
+        raw_kind, length = (
+            value if isinstance(value, tuple | list) and len(value) == 2 else (value, 1)
+        )
+        kind = _choice(raw_kind, OutputKind, where, fail)
+        if length == QUERY_LENGTH:
+            if input_kind is not InputKind.VECTOR:
+                raise fail(where, f"has length {length!r}, which needs input_kind = 'vector'")
+        elif not _whole(length):
+            raise fail(
+                where, f"has length {length!r}; a length is a whole number >= 1 or {QUERY_LENGTH!r}"
+            )
+        allowed = FIELD_KINDS if length == 1 else VECTOR_FIELD_KINDS
+        if kind not in allowed:
+            names = ", ".join(k.value for k in allowed)
+            several = "" if length == 1 else f" (for {length!r} values)"
+            raise fail(where, f"={kind.value!r} is not one of: {names}{several}")
+        fields.append((str(name), kind, length))
+    return tuple(fields)
+
+
 def _kinds(
     read: Callable[..., Any], fail: Callable[[str, str], AdapterContractError]
 ) -> tuple[Family | None, InputKindSpec, OutputKindSpec]:
@@ -362,26 +401,9 @@ def _kinds(
         raise fail("output_length", f"={length!r} must be a whole number >= 1 or {QUERY_LENGTH!r}")
     if output_kind is OutputKind.INDEX and length != 1:
         raise fail("output_length", f"={length!r}: an index output is one index (use index_set)")
-    fields: tuple[tuple[str, OutputKind], ...] = ()
+    fields: tuple[tuple[str, OutputKind, int | str], ...] = ()
     if output_kind is OutputKind.RECORD:
-        raw_fields = read("fields")
-        if raw_fields is None:
-            raise fail("attribute 'fields'", "is missing (a record output needs {name: kind, ...})")
-        try:
-            fields = tuple(
-                (str(k), _choice(v, OutputKind, f"fields[{k!r}]", fail))
-                for k, v in dict(raw_fields).items()
-            )
-        except (TypeError, ValueError):
-            raise fail("fields", f"={raw_fields!r} must map field names to kinds") from None
-        if not fields:
-            raise fail("fields", "is missing (a record output needs {name: kind, ...})")
-        for field_name, kind in fields:
-            if not field_name.isidentifier():
-                raise fail("fields", f": {field_name!r} is not a valid field name")
-            if kind not in FIELD_KINDS:
-                allowed = ", ".join(k.value for k in FIELD_KINDS)
-                raise fail(f"fields[{field_name!r}]", f"={kind.value!r} is not one of: {allowed}")
+        fields = _fields(read("fields"), input_kind, fail)
     output = OutputKindSpec(
         output_kind,
         length,

@@ -99,6 +99,18 @@ def test_a_family_declared_the_old_way_has_the_kinds_of_the_family():
             "fields['v']='record' is not one of",
         ),
         (
+            {"input_kind": "scalar", "output_kind": "record", "fields": {"v": ("real", "query")}},
+            "fields['v'] has length 'query', which needs input_kind = 'vector'",
+        ),
+        (
+            {"input_kind": "scalar", "output_kind": "record", "fields": {"v": ("index", 3)}},
+            "fields['v']='index' is not one of: real, integer, boolean, ternary, index_set (for 3",
+        ),
+        (
+            {"input_kind": "scalar", "output_kind": "record", "fields": {"v": ("real", 0)}},
+            "fields['v'] has length 0; a length is a whole number",
+        ),
+        (
             {"input_kind": "local", "domain": (0.5, 2), "output_kind": "boolean"},
             "must be a pair of integers",
         ),
@@ -212,7 +224,7 @@ def test_an_integer_dataset_domain_gets_integer_typical_records():
 
 
 def test_records_are_checked_field_by_field():
-    fields = (("index", OutputKind.INDEX), ("value", OutputKind.REAL))
+    fields = (("index", OutputKind.INDEX, 1), ("value", OutputKind.REAL, 1))
     good = np.zeros(3, dtype=[("value", np.float32), ("index", np.int32)])
     good["index"] = [0, 1, 2]
     out = conform("record", good, 3, 3, fields=fields)
@@ -225,6 +237,45 @@ def test_records_are_checked_field_by_field():
         conform("record", bad, 3, 3, fields=fields)
     with pytest.raises(OutputProblem, match="expected a structured array"):
         conform("record", np.zeros(3), 3, 3, fields=fields)
+
+
+def test_record_fields_may_hold_several_values():
+    # top-k with the noisy values: k indices and k numbers per output
+    adapter = vector(
+        output_kind="record",
+        fields={"top": ("index_set", 2), "values": ("real", 2), "rounds": "integer"},
+        ordered=False,
+    )
+    spec = check_adapter(adapter)
+    assert spec.output.label == "record(top: index_set[2], values: real[2], rounds: integer)"
+    assert spec.output.width(5) == 5  # the values of all fields: memory is planned on it
+    raw = np.zeros(3, dtype=[("top", np.int32, (2,)), ("values", float, (2,)), ("rounds", int)])
+    raw["top"] = [[3, 1], [0, 4], [2, 1]]
+    raw["values"] = [[1.5, 0.5], [2.0, 1.0], [0.0, -1.0]]
+    out = spec.output.conform(raw, 3, 5)
+    assert out.dtype["top"] == np.dtype((np.int64, (2,)))
+    assert out["top"].tolist() == [[3, 1], [0, 4], [2, 1]]  # in a record, order pairs fields
+    assert out["values"].tolist() == raw["values"].tolist()
+    assert spec.output.empty(5).dtype == out.dtype
+    with pytest.raises(OutputProblem, match=r"field 'values' has shape \(3,\), expected \(3, 2\)"):
+        wrong = np.zeros(3, dtype=[("top", int, (2,)), ("values", float), ("rounds", int)])
+        wrong["top"] = raw["top"]
+        spec.output.conform(wrong, 3, 5)
+    with pytest.raises(OutputProblem, match="field 'top': returned index 5 outside"):
+        bad = raw.copy()
+        bad["top"][0] = [5, 1]
+        spec.output.conform(bad, 3, 5)
+    # a field as long as the query: a sparse vector's answers beside the values it releases
+    svt = OutputKindSpec(
+        OutputKind.RECORD,
+        fields=(("answers", OutputKind.TERNARY, "query"), ("values", OutputKind.REAL, "query")),
+        nullable=True,
+    )
+    raw = np.zeros(2, dtype=[("answers", np.int64, (4,)), ("values", float, (4,))])
+    raw["answers"] = [[0, 1, -1, -1], [0, 0, 0, 1]]
+    raw["values"] = [[np.nan, 3.5, np.nan, np.nan], [np.nan] * 3 + [2.0]]
+    out = svt.conform(raw, 2, 4)
+    assert out.dtype["answers"] == np.dtype((np.int8, (4,))) and svt.width(4) == 8
 
 
 def test_the_engine_names_the_adapter_and_the_call_and_draws_chunks_of_any_width():

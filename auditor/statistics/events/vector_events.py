@@ -88,7 +88,8 @@ def _value_text(value: float) -> str:
 
 
 def as_matrix(outputs: np.ndarray) -> np.ndarray:
-    """Rows as an (n, p) float matrix: one column per coordinate or record field."""
+    """Rows as an (n, p) float matrix: one column per coordinate or record field (a field
+    of several values gives one column each)."""
     y = np.asarray(outputs)
     if y.dtype.names is not None:
         return np.column_stack([np.asarray(y[name], dtype=float) for name in y.dtype.names])
@@ -100,10 +101,25 @@ def as_matrix(outputs: np.ndarray) -> np.ndarray:
 _AS_MATRIX_SOURCE = inspect.getsource(as_matrix)
 
 
+def record_columns(outputs: np.ndarray) -> tuple[str, ...] | None:
+    """A record's column labels as ``as_matrix`` lays them out (a field of several values:
+    ``name[0]``, ``name[1]``, ...); None for outputs that are not records."""
+    dtype = np.asarray(outputs).dtype
+    if dtype.names is None:
+        return None
+    labels: list[str] = []
+    for name in dtype.names:
+        shape = dtype[name].shape
+        labels += [name] if not shape else [f"{name}[{j}]" for j in range(shape[0])]
+    return tuple(labels)
+
+
 def column_names(outputs: np.ndarray) -> list[str]:
     y = np.asarray(outputs)
-    if y.dtype.names is not None:
-        return [f"field {name!r}" for name in y.dtype.names]
+    fields = record_columns(y)
+    if fields is not None:
+        scalar = set(y.dtype.names or ())
+        return [f"field {name!r}" if name in scalar else name for name in fields]
     return ["the output"] if y.ndim == 1 else [f"coordinate {j}" for j in range(y.shape[1])]
 
 
@@ -770,7 +786,7 @@ class VectorEvents:
         out: _Candidates = []
         p = pooled.shape[1]
         if p > 1 and columns.integral.all():
-            fields = np.asarray(raw_build[0]).dtype.names
+            fields = record_columns(raw_build[0])
             out += _row_outcomes(RowKey(p), build, sel, "the output", fields)
             # rows wider than a few columns (a bit vector, a histogram): the exact outcomes of
             # their most different columns alone -- those whose means differ visibly, and the

@@ -77,6 +77,36 @@ def max_with_value(noisy_value):
     return draw
 
 
+def top2_with_values(correct):
+    # a record of the top 2 indices and their values: with fresh Laplace noise on the values
+    # and Gumbel noise (peeling exponential mechanism) on the choice, half the budget each,
+    # this is 1-DP; releasing the noisy scores the choice used (one-sided noise) is not
+    def draw(rng, q, n):
+        out = np.empty(n, dtype=[("top", np.int64, (2,)), ("values", float, (2,))])
+        if correct:
+            order = np.argsort(-(q + rng.gumbel(0, 8.0, size=(n, len(q)))), axis=1)[:, :2]
+            out["top"] = order
+            # on a 2^-20 grid: numpy's Laplace values leak through their low bits (the
+            # float-cell events find that in the record's values field too)
+            out["values"] = np.round((q[order] + rng.laplace(0, 4.0, size=(n, 2))) * 2**20) / 2**20
+        else:
+            noisy = q + rng.exponential(2.0, size=(n, len(q)))
+            order = np.argsort(-noisy, axis=1)[:, :2]
+            out["top"] = order
+            out["values"] = np.take_along_axis(noisy, order, axis=1)
+        return out
+
+    return draw
+
+
+RECORD_OF_VECTORS = {
+    "norm": "linf",
+    "sensitivity": 1.0,
+    "query_length": 4,
+    "output_kind": "record",
+    "fields": {"top": ("index_set", 2), "values": ("real", 2)},
+}
+
 CASES = [
     # name, epsilon, draw, attributes, broken
     (
@@ -165,6 +195,8 @@ CASES = [
         },
         True,
     ),
+    ("top2_with_values_correct", 1.0, top2_with_values(True), RECORD_OF_VECTORS, False),
+    ("top2_with_noisy_scores", 1.0, top2_with_values(False), RECORD_OF_VECTORS, True),
 ]
 
 
