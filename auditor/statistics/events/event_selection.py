@@ -35,6 +35,9 @@ from auditor.statistics.events.histogram_events import histogram_events
 
 #: at most this many distinct values make an output "discrete"
 MAX_DISCRETE_VALUES = 512
+#: discrete outputs with at most this many values get every prefix of their likelihood-ratio
+#: order as an event, both ways (so no classifier: its threshold sets cannot do better)
+MAX_PREFIXES = 64
 
 
 def _fmt(value: float) -> str:
@@ -44,6 +47,14 @@ def _fmt(value: float) -> str:
         return short
     as_float = float(value)
     return str(int(as_float)) if as_float.is_integer() else repr(as_float)
+
+
+def _few_values(values: np.ndarray) -> bool:
+    """Discrete outputs whose every likelihood-ratio prefix is a candidate: by the
+    Neyman-Pearson lemma the best set of each size is such a prefix, so a classifier's score
+    thresholds (sets too) add nothing but time."""
+    finite = values[np.isfinite(values)]
+    return _is_discrete(values) and len(np.unique(finite)) < MAX_PREFIXES
 
 
 def _is_discrete(values: np.ndarray) -> bool:
@@ -223,7 +234,7 @@ class DataDrivenEvents:
                 (counts_b + 0.5) / (counts_b.sum() + 1)
             )
             order = np.argsort(-ratio, kind="stable")
-            for r in range(2, min(len(values), 64)):
+            for r in range(2, min(len(values), MAX_PREFIXES)):
                 events.append(outcome_set_event(values[order[:r]]))
                 events.append(outcome_set_event(values[order[-r:]]))
             cut_points = values[:-1]
@@ -260,7 +271,7 @@ class DataDrivenEvents:
         build_a, build_b, sel_a, sel_b = a[:ha], b[:hb], a[ha:], b[hb:]
         events = self._candidates(build_a, build_b, np.concatenate([a, b]))
         ka, kb = selection_counts(events, sel_a), selection_counts(events, sel_b)
-        if self.classifier:
+        if self.classifier and not _few_values(np.concatenate([a, b])):
             more, more_a, more_b = classifier_events(build_a, build_b, sel_a, sel_b)
             events += more
             ka, kb = np.concatenate([ka, more_a]), np.concatenate([kb, more_b])

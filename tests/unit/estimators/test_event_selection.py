@@ -180,3 +180,17 @@ def test_selection_counts_are_the_counts_output_by_output():
     y = np.concatenate([rng.laplace(0.0, 10.0, 30_000), [np.nan, np.inf, -np.inf, 0.0, -0.0]])
     expected = [np.count_nonzero(e(y)) for e in events]
     np.testing.assert_array_equal(selection_counts(events, y), expected)
+
+
+@pytest.mark.parametrize(("values", "classifier"), [(5, False), (63, False), (200, True)])
+def test_a_classifier_is_fitted_only_where_the_outcome_prefixes_do_not_cover_every_set(
+    values: int, classifier: bool
+) -> None:
+    # a few discrete values: every prefix of the likelihood-ratio order is a candidate, the
+    # best set of each size (Neyman-Pearson); a classifier's threshold sets add nothing
+    rng = np.random.default_rng(13)
+    a = rng.integers(0, values, 4000)
+    b = np.minimum(rng.integers(0, values, 4000) + (rng.random(4000) < 0.3), values - 1)
+    events = DataDrivenEvents(max_events=10_000).propose(a, b, PLAN)
+    scored = any("logistic score" in e.description for e in events)
+    assert scored is classifier
