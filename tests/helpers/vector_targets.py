@@ -31,6 +31,21 @@ class VecLaplace(Base):
         return np.round(q + self._rng.laplace(0, self.scale, size=(n, len(q))), 3)
 
 
+class Wide(Base):
+    """64 noisy numbers whatever the query's length (a long query, a wide output)."""
+
+    input_kind = "vector"
+    norm = "l1"
+    sensitivity = 1.0
+    output_kind = "real"
+    output_length = 64
+    epsilon = 1.0
+    name = "wide"
+
+    def sample(self, q, n):
+        return np.resize(np.asarray(q, float), 64) + self._rng.laplace(size=(n, 64))
+
+
 class RNMValue(Base):
     input_kind = "vector"
     norm = "linf"

@@ -3,7 +3,8 @@
 ``concurrent.futures.ProcessPoolExecutor`` breaks as a whole when one worker dies and cannot
 stop one running task, so this small pool manages its processes itself: one dispatcher thread
 hands tasks to workers (each holds the task it runs and the next, so it never waits for the
-dispatcher), watches each worker's pipe and process sentinel, kills a worker whose task passes
+dispatcher), watches each worker's pipe and process sentinel (one sender thread per worker
+writes to its pipe, so the dispatcher never blocks on a send and always reads results), kills a worker whose task passes
 its deadline, and starts a fresh worker when one is gone; tasks waiting in a stopped worker's
 pipe go back to the queue.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import queue
 import shutil
 import signal
 import tempfile
@@ -35,6 +37,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import numpy as np
@@ -79,6 +82,8 @@ DEPTH = 2
 LOG_LIMIT = 1 << 20
 #: longest wait for a hung worker to write its stacks before it is stopped (s)
 STACK_WAIT = 0.5
+#: tells a worker's sender thread to stop
+_STOP = object()
 
 
 @dataclass
@@ -144,6 +149,28 @@ class _Slot:
         self.jobs: deque[_Job] = deque()
         self.deadline = float("inf")
         self.loading = False
+        #: messages for the worker, written by the sender thread: a task larger than the
+        #: pipe's buffer blocks its writer until the worker reads it, and the worker reads
+        #: only after sending its running task's result.  Were the dispatcher the writer, it
+        #: would not read that result meanwhile (each side waits for the other, and no
+        #: deadline fires); so it only queues the message here and goes on reading.
+        self._outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._sender = threading.Thread(
+            target=self._send_loop, name=f"dp-audit-send-{index}", daemon=True
+        )
+        self._sender.start()
+
+    def send(self, message: Any) -> None:
+        """Queue ``message`` for the worker; pickled here, so one that cannot be pickled
+        raises now (the worker reads it as if sent with ``Connection.send``)."""
+        self._outbox.put(bytes(ForkingPickler.dumps(message)))
+
+    def _send_loop(self) -> None:
+        while (data := self._outbox.get()) is not _STOP:
+            try:
+                self.conn.send_bytes(data)
+            except Exception:  # noqa: BLE001 - the worker is gone; its sentinel says so
+                return
 
     @property
     def job(self) -> _Job | None:
@@ -211,9 +238,11 @@ class _Slot:
             size = now
 
     def kill(self) -> None:
+        self._outbox.put(_STOP)
         if self.process.is_alive():
             self.process.kill()
         self.process.join(5)
+        self._sender.join(5)  # a send to the stopped worker fails at once; then close the pipe
         self.conn.close()
         with contextlib.suppress(OSError):
             os.unlink(self.log)
@@ -372,26 +401,18 @@ class ProcessPool:
             task = job.task
             if task.key in slot.loaded:
                 task = replace(task, source=None)
+            try:
+                slot.send(task)  # queued for the slot's sender: a dead worker shows by its sentinel
+            except Exception as exc:  # noqa: BLE001 - a task that cannot be pickled fails alone
+                job.future.set_exception(
+                    AdapterCrashed(f"{job.label}: could not be sent to a worker process: {exc}")
+                )
+                continue
             slot.jobs.append(job)
             if len(slot.jobs) == 1:
                 slot.start_clock(self.timeout, self.load_timeout)
             if job.pin is not None:
                 self._owner[job.pin] = slot
-            try:
-                slot.conn.send(task)
-            except (OSError, ValueError) as exc:
-                if len(slot.jobs) > 1:
-                    # the worker died under the job it was running (whose crash _handle reports
-                    # with its exit status); this one never reached it and goes back in line
-                    slot.jobs.pop()
-                    with self._lock:
-                        self._queue.appendleft(job)
-                    slot.process.join(1)
-                    self._handle(slot)
-                    continue
-                self._fail(
-                    slot, AdapterCrashed(f"{job.label}: could not reach its worker process: {exc}")
-                )
 
     def _reserve(self, jobs: list[_Job]) -> _Slot | None:
         """The worker an unseedable adapter's first job should get, while one waits.
@@ -578,7 +599,7 @@ class ProcessPool:
         for slot in self._slots:
             if slot.job is None:
                 with contextlib.suppress(OSError, ValueError):
-                    slot.conn.send(None)
+                    slot.send(None)
         deadline = time.monotonic() + 2.0
         for slot in list(self._slots):
             if slot.job is None:

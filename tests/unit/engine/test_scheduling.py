@@ -150,3 +150,23 @@ def test_a_seedless_adapters_first_chunk_gets_a_worker_drained_for_it() -> None:
         assert order.index("pinned") <= 2  # after the running chunk and the one in the pipe
     finally:
         pool.close()
+
+
+def test_a_long_task_sent_while_a_wide_result_comes_back_does_not_stall_the_pool() -> None:
+    # a task larger than the pipe's buffer waits for the worker to read it, and the worker
+    # reads its next task only after sending its result: a dispatcher that wrote the task
+    # itself would stop reading results, and both would wait for ever (no deadline fires)
+    import cloudpickle
+    from vector_targets import Wide
+
+    spec = check_adapter(Wide())
+    source = AdapterSource("pickle", cloudpickle.dumps(spec.adapter), "wide", fingerprint(spec))
+    query = np.zeros(1 << 20)  # 8 MB, and 20,000 x 64 outputs (10 MB) back
+    pool = ProcessPool(workers=1, timeout=60.0, load_timeout=60.0)
+    try:
+        futures = [
+            pool.submit(Task("draw", "wide", source, query, 20_000, i), "w") for i in range(4)
+        ]
+        assert [f.result(timeout=60).shape for f in futures] == [(20_000, 64)] * 4
+    finally:
+        pool.close()
