@@ -35,13 +35,13 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
     query = typical_query(spec) if query is None else query
     first = draw(spec, query, n, entropy=12345)
     small = draw(spec, query, 1, entropy=1)
-    if small.shape != (1,):
+    if len(small) != 1:  # (1,), or (1, d) for vector outputs
         raise AdapterContractError(
             f"adapter {spec.name!r}: sample(query, 1) must return one output"
         )
     if spec.seedable:
         again = draw(spec, query, n, entropy=12345)
-        if not np.array_equal(first, again, equal_nan=np.issubdtype(first.dtype, np.floating)):
+        if not _same(first, again):
             raise AdapterContractError(
                 f"adapter {spec.name!r}: seed(entropy) does not replay: two draws with the same seed differ"
             )
@@ -49,3 +49,10 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
         declared_sensitivity(spec)  # a declared sensitivity must be a finite number > 0
         noiseless_release(spec, query)  # one finite number, integers kept exact
     return spec
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal outputs, NaN ("no answer") equal to NaN, field by field for records."""
+    if a.dtype.names is not None:
+        return a.dtype == b.dtype and all(_same(a[name], b[name]) for name in a.dtype.names)
+    return bool(np.array_equal(a, b, equal_nan=np.issubdtype(a.dtype, np.floating)))
