@@ -8,13 +8,14 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
 import traceback
 import uuid
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -693,6 +694,21 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@contextlib.contextmanager
+def _warnings_restored() -> Iterator[None]:
+    """``--quiet`` silences warnings in this process and its workers (``PYTHONWARNINGS``); both
+    are put back when the command ends, for a process that goes on (a test, a notebook)."""
+    before = os.environ.get("PYTHONWARNINGS")
+    with warnings.catch_warnings():
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop("PYTHONWARNINGS", None)
+            else:
+                os.environ["PYTHONWARNINGS"] = before
+
+
 def main(argv: list[str] | None = None) -> int:
     from auditor.shell import project_config
 
@@ -718,7 +734,8 @@ def main(argv: list[str] | None = None) -> int:
         "reproduce": _cmd_reproduce,
     }[args.command]
     try:
-        code = handler(args)
+        with _warnings_restored():
+            code = handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not as a second error at exit
         return code
     except DPAuditError as exc:

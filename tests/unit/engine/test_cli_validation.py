@@ -66,3 +66,18 @@ def test_budget_accepts_scientific_notation_for_whole_numbers(tmp_path):
     )
     assert code in (0, 1)
     assert (tmp_path / "out" / "report.json").exists()
+
+
+def test_quiet_leaves_the_calling_process_s_warnings_as_they_were(tmp_path, monkeypatch):
+    # --quiet silences warnings for the run (here and in workers); a process that calls main
+    # and goes on (a test suite, a notebook) must get its own settings back
+    import os
+    import warnings
+
+    monkeypatch.delenv("PYTHONWARNINGS", raising=False)
+    filters = list(warnings.filters)
+    target = tmp_path / "file.txt"
+    target.write_text("x")
+    assert main(["run", "--quiet", "--out", str(target)]) == 2
+    assert "PYTHONWARNINGS" not in os.environ
+    assert warnings.filters == filters
