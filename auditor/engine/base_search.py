@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from numpy.lib import recfunctions
+
+from auditor.statistics.events.vector_events import as_matrix
 
 #: outputs drawn at each base probed
 BASE_PROBE = 256
@@ -40,35 +41,27 @@ MIDDLE = 0.1
 Probe = Callable[[float | None], np.ndarray | None]
 
 
-def numeric_rows(out: np.ndarray) -> np.ndarray | None:
-    """Each output as a row of floats (record fields side by side); None if not numeric."""
-    a = np.asarray(out)
-    try:
-        if a.dtype.names:
-            a = recfunctions.structured_to_unstructured(a, dtype=np.float64)
-        rows = a.reshape(len(a), -1).astype(np.float64)
-    except (TypeError, ValueError):
-        return None
-    return rows if np.isfinite(rows).all() else None
-
-
 def middle_base(probe: Probe, step: float, start: float = 0.0) -> float | None:
     """The base value in the middle of the outputs' response nearest ``start``, or None to
     keep the start (outputs that vary on their own, a response that does not saturate both
     ways, a start near the middle).  ``step``: the size of one move, below which the middle
     need not be sharper."""
-    first = probe(None)
-    rows0 = None if first is None else numeric_rows(first)
+    rows0 = _rows(probe(None))
     if rows0 is None or len(rows0) < 2 or _distinct(rows0) > len(rows0) // 2:
         return None
+
+    def rows_at(base: float) -> np.ndarray | None:
+        """The probe's rows at ``base``; None where the adapter failed or changed shape."""
+        rows = _rows(probe(base))
+        return rows if rows is not None and rows.shape[1:] == rows0.shape[1:] else None
+
     mode0 = _mode(rows0)
     probed: dict[float, np.ndarray] = {start: rows0}
     for sign in (1.0, -1.0):
         for k in range(BASE_DOUBLINGS):
             base = start + sign * 2.0**k
-            out = probe(base)
-            rows = None if out is None else numeric_rows(out)
-            if rows is None or rows.shape[1:] != rows0.shape[1:]:
+            rows = rows_at(base)
+            if rows is None:
                 break
             probed[base] = rows
             single = _single(rows)
@@ -80,7 +73,12 @@ def middle_base(probe: Probe, step: float, start: float = 0.0) -> float | None:
     if column is None:
         return None
     low, high = (float(probed[b][:, column].mean()) for b in (min(probed), max(probed)))
-    level = {b: (float(r[:, column].mean()) - low) / (high - low) for b, r in probed.items()}
+
+    def level_of(rows: np.ndarray) -> float:
+        """How far the column's mean is from its low end towards its high end (0 to 1)."""
+        return (float(rows[:, column].mean()) - low) / (high - low)
+
+    level = {b: level_of(r) for b, r in probed.items()}
     if abs(level[start] - 0.5) <= MIDDLE:
         return None
     bracket = _bracket(level, start)
@@ -91,13 +89,21 @@ def middle_base(probe: Probe, step: float, start: float = 0.0) -> float | None:
         mid = (lo + hi) / 2
         if abs(hi - lo) <= step or mid in (lo, hi):
             break
-        out = probe(mid)
-        rows = None if out is None else numeric_rows(out)
-        if rows is None or rows.shape[1:] != rows0.shape[1:]:
+        rows = rows_at(mid)
+        if rows is None:
             break
-        level[mid] = (float(rows[:, column].mean()) - low) / (high - low)
+        level[mid] = level_of(rows)
         lo, hi = (mid, hi) if (level[mid] - 0.5) * (level[lo] - 0.5) > 0 else (lo, mid)
     return lo if abs(level[lo] - 0.5) <= abs(level[hi] - 0.5) else hi
+
+
+def _rows(out: np.ndarray | None) -> np.ndarray | None:
+    """Outputs as rows of floats (``as_matrix``); None for a failed probe or any NaN ("no
+    answer": no level to read)."""
+    if out is None:
+        return None
+    rows = as_matrix(out)
+    return rows if np.isfinite(rows).all() else None
 
 
 def _responding_column(low: np.ndarray, high: np.ndarray) -> int | None:

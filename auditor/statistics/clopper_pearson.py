@@ -276,9 +276,7 @@ def best_predicted_lower_bounds(
 ) -> np.ndarray:
     """Per pair of probabilities, the largest :func:`predicted_lower_bounds` over the alpha
     splits in :data:`SPLITS` (what the pair would certify with its best split)."""
-    p0, p1 = np.atleast_1d(np.asarray(p0, dtype=float)), np.atleast_1d(np.asarray(p1, dtype=float))
-    values = [predicted_lower_bounds(p0, p1, n, alpha, delta, s, claim) for s in SPLITS]
-    best: np.ndarray = np.max(values, axis=0)
+    best: np.ndarray = _bounds_by_split(p0, p1, n, alpha, delta, claim).max(axis=0)
     return best
 
 
@@ -296,11 +294,18 @@ def best_splits(
     Call it with probabilities estimated on *training* data only; the returned split is then
     fixed before certification and the bound it is used in stays valid.
     """
-    p0, p1 = np.atleast_1d(np.asarray(p0, dtype=float)), np.atleast_1d(np.asarray(p1, dtype=float))
-    values = np.stack([predicted_lower_bounds(p0, p1, n, alpha, delta, s, claim) for s in SPLITS])
+    values = _bounds_by_split(p0, p1, n, alpha, delta, claim)
     improved = values.max(axis=0) > values[0] + 1e-12
     best = np.where(improved, np.argmax(values, axis=0), 0)  # index 0 is split 0.5
     return np.asarray(SPLITS)[best]
+
+
+def _bounds_by_split(
+    p0: np.ndarray, p1: np.ndarray, n: int, alpha: float, delta: float, claim: Any
+) -> np.ndarray:
+    """:func:`predicted_lower_bounds` for each split in :data:`SPLITS`, one row per split."""
+    p0, p1 = np.atleast_1d(np.asarray(p0, dtype=float)), np.atleast_1d(np.asarray(p1, dtype=float))
+    return np.stack([predicted_lower_bounds(p0, p1, n, alpha, delta, s, claim) for s in SPLITS])
 
 
 def best_split(p0: float, p1: float, n: int, alpha: float, delta: float = 0.0) -> float:

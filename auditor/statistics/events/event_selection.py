@@ -50,11 +50,10 @@ def _fmt(value: float) -> str:
 
 
 def _few_values(values: np.ndarray) -> bool:
-    """Discrete outputs whose every likelihood-ratio prefix is a candidate: by the
-    Neyman-Pearson lemma the best set of each size is such a prefix, so a classifier's score
-    thresholds (sets too) add nothing but time."""
-    finite = values[np.isfinite(values)]
-    return _is_discrete(values) and len(np.unique(finite)) < MAX_PREFIXES
+    """Outputs of so few values (discrete, then) that every likelihood-ratio prefix is a
+    candidate: by the Neyman-Pearson lemma the best set of each size is such a prefix, so a
+    classifier's score thresholds (sets too) add nothing but time."""
+    return len(np.unique(values[np.isfinite(values)])) < MAX_PREFIXES
 
 
 def _is_discrete(values: np.ndarray) -> bool:
@@ -269,9 +268,10 @@ class DataDrivenEvents:
             return []
         ha, hb = len(a) // 2, len(b) // 2
         build_a, build_b, sel_a, sel_b = a[:ha], b[:hb], a[ha:], b[hb:]
-        events = self._candidates(build_a, build_b, np.concatenate([a, b]))
+        pooled = np.concatenate([a, b])
+        events = self._candidates(build_a, build_b, pooled)
         ka, kb = selection_counts(events, sel_a), selection_counts(events, sel_b)
-        if self.classifier and not _few_values(np.concatenate([a, b])):
+        if self.classifier and not _few_values(pooled):
             more, more_a, more_b = classifier_events(build_a, build_b, sel_a, sel_b)
             events += more
             ka, kb = np.concatenate([ka, more_a]), np.concatenate([kb, more_b])

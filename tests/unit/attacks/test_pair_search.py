@@ -46,10 +46,10 @@ def opposite_moves(rng, q, n):
     return q[:half].sum() - q[half:].sum() + rng.laplace(0, 1.0, size=n)
 
 
-def svt(threshold_noise):
+def svt(threshold_noise, threshold=0.5):
     def draw(rng, q, n):
         rho = rng.laplace(0, 2.0, size=(n, 1)) if threshold_noise else 0.0
-        above = q + rng.laplace(0, 4.0, size=(n, len(q))) >= 0.5 + rho
+        above = q + rng.laplace(0, 4.0, size=(n, len(q))) >= threshold + rho
         out = np.where(above, 1, 0).astype(np.int8)
         fired = np.cumsum(above, axis=1)
         out[np.concatenate([np.zeros((n, 1), bool), fired[:, :-1] >= 1], axis=1)] = -1
@@ -321,36 +321,38 @@ def far_threshold_svt(rng, q, n):
     return (q >= 500.0 + rho).astype(np.int8)
 
 
-def test_a_threshold_far_from_zero_moves_the_base_to_where_the_answers_vary():
-    adapter = Vector(
-        "far.svt",
-        0.1,
-        far_threshold_svt,
+def answers(name, epsilon, draw, kind, queries):
+    """A sequence mechanism on L∞ neighbours: one answer of ``kind`` per query."""
+    return Vector(
+        name,
+        epsilon,
+        draw,
         norm="linf",
         sensitivity=1.0,
-        query_length=10,
-        output_kind="boolean",
+        query_length=queries,
+        output_kind=kind,
         output_length="query",
     )
+
+
+def moved_base(adapter):
+    """The base of the pair that certified a violation, which must be one."""
     (result,) = run_audit([adapter], [PairSearchAttack()], CONFIG).results
     assert result.error is None, result.error
     assert result.verdict is Verdict.VIOLATION
-    base = float(np.asarray(result.best.x, dtype=float).min())
-    assert 400 < base < 600, result.best.trial  # near the threshold, where answers vary
+    return float(np.asarray(result.best.x, dtype=float).min()), result.best.trial
+
+
+def test_a_threshold_far_from_zero_moves_the_base_to_where_the_answers_vary():
+    base, trial = moved_base(answers("far.svt", 0.1, far_threshold_svt, "boolean", 10))
+    assert 400 < base < 600, trial  # near the threshold, where answers vary
 
 
 def test_outputs_that_never_vary_keep_the_base_and_find_nothing():
-    adapter = Vector(
-        "constant",
-        0.1,
-        lambda rng, q, n: np.zeros((n, len(q)), dtype=np.int8),
-        norm="linf",
-        sensitivity=1.0,
-        query_length=10,
-        output_kind="boolean",
-        output_length="query",
+    constant = answers(
+        "constant", 0.1, lambda rng, q, n: np.zeros((n, len(q)), dtype=np.int8), "boolean", 10
     )
-    report = run_audit([adapter], [PairSearchAttack()], CONFIG)
+    report = run_audit([constant], [PairSearchAttack()], CONFIG)
     (result,) = report.results
     assert result.error is None and result.verdict is Verdict.NO_VIOLATION
     assert result.best is not None and "queries at 0" in result.best.trial
@@ -362,27 +364,8 @@ def test_outputs_that_never_vary_keep_the_base_and_find_nothing():
 
 def test_a_threshold_off_the_base_moves_the_base_to_the_middle_of_the_answers():
     # the sparse vector without threshold noise (broken, found above at threshold 0.5) with
-    # its threshold at 12: at base 0 a few answers are ⊤ (about 1 in 40), too few to tell a
+    # its threshold at 12.5: at base 0 a few answers are ⊤ (about 1 in 40), too few to tell a
     # pair apart at this budget; at the threshold, half of them are
-    def draw(rng, q, n):
-        above = q + rng.laplace(0, 4.0, size=(n, len(q))) >= 12.5
-        out = np.where(above, 1, 0).astype(np.int8)
-        fired = np.cumsum(above, axis=1)
-        out[np.concatenate([np.zeros((n, 1), bool), fired[:, :-1] >= 1], axis=1)] = -1
-        return out
-
-    adapter = Vector(
-        "svt.threshold_12",
-        0.5,
-        draw,
-        norm="linf",
-        sensitivity=1.0,
-        query_length=6,
-        output_kind="ternary",
-        output_length="query",
-    )
-    (result,) = run_audit([adapter], [PairSearchAttack()], CONFIG).results
-    assert result.error is None, result.error
-    assert result.verdict is Verdict.VIOLATION
-    base = float(np.asarray(result.best.x, dtype=float).min())
-    assert 6 < base < 19, result.best.trial
+    adapter = answers("svt.threshold_12", 0.5, svt(False, threshold=12.5), "ternary", 6)
+    base, trial = moved_base(adapter)
+    assert 6 < base < 19, trial
