@@ -384,9 +384,10 @@ def _white_box_check(
         epsilon = spec.claim.epsilon * float(ratio)
         event = (
             f"noiseless answers (release_without_noise) differ by {float(d):.6g} > declared "
-            f"sensitivity {float(delta):.6g} ({float(ratio):.6g}x) on '{c.kind}' pair: "
-            f"{c.description}; epsilon = ratio x claim, assuming noise calibrated to the "
-            "declared sensitivity (Laplace-type, scale sensitivity/epsilon)"
+            f"sensitivity {float(delta):.6g} ({float(ratio):.6g}x) on the pair "
+            f"{c.description} (from the {c.kind} candidates); epsilon = ratio x claim, "
+            "assuming noise calibrated to the declared sensitivity (Laplace-type, scale "
+            "sensitivity/epsilon)"
         )
         estimate = EpsilonEstimate(
             epsilon_lower_bound=epsilon,
@@ -398,7 +399,8 @@ def _white_box_check(
             estimator=WHITE_BOX_SENSITIVITY,
             white_box=True,
         )
-        return ExactEvidence(c.x, c.x_prime, estimate)
+        probe = {"declared": str(delta), "difference": str(d)}
+        return ExactEvidence(c.x, c.x_prime, estimate, probe=probe)
 
     return check
 

@@ -78,6 +78,8 @@ def target_source(target: str, name: str, configuration: dict[str, Any] | None =
         "    seed = _adapter.seed\n"
         "if hasattr(_adapter, 'probabilities'):\n"
         "    probabilities = _adapter.probabilities\n"
+        "if hasattr(_adapter, 'release_without_noise'):\n"
+        "    release_without_noise = _adapter.release_without_noise\n"
     )
 
 
@@ -117,14 +119,17 @@ def render_reproducer(r: dict[str, Any], mechanism: str, library: str = "") -> s
         raise NotReproducible(
             f"{name}: the finding's draws were not recorded (timed or sensitivity attack)"
         )
-    if not replay.get("event_code"):
+    probe = replay.get("probe")
+    if not probe and not replay.get("event_code"):
         raise NotReproducible(
-            f"{name}: the event ({r.get('event')!r}) has no standalone source (a "
-            "gradient-boosted tree model's score); rerun dp-audit to reproduce it"
+            f"{name}: the event ({r.get('event')!r}) has no standalone source; rerun dp-audit "
+            "to reproduce it"
         )
     queries = replay.get("queries") or [None, None]
     if None in queries:
         raise NotReproducible(f"{name}: the inputs have no Python literal (structured records)")
+    if probe:
+        return _checked(name, _probe_script(r, mechanism, probe, queries, library))
     claim = _claim(r)
     exact = r.get("estimator") == "white-box-exact"
     counts = r.get("counts") or {}
@@ -158,14 +163,57 @@ def render_reproducer(r: dict[str, Any], mechanism: str, library: str = "") -> s
         f"SETTINGS = {_python(settings)}\n",
         _CHECK,
     ]
-    script = "\n".join(parts)
-    try:  # a script that does not compile would exit 1, which reads as "reproduced"
+    return _checked(name, "\n".join(parts))
+
+
+def _checked(name: str, script: str) -> str:
+    """``script`` if it compiles (one that did not would exit 1, which reads as "reproduced").
+
+    Raises:
+        NotReproducible: it does not compile.
+    """
+    try:
         compile(script, script_name(str(name)), "exec")
     except SyntaxError as exc:
         raise NotReproducible(
             f"{name}: the script does not compile ({exc.msg}, line {exc.lineno})"
         ) from None
     return script
+
+
+def _probe_script(
+    r: dict[str, Any], mechanism: str, probe: dict[str, str], queries: list[str], library: str
+) -> str:
+    """The script of a white-box sensitivity finding: it calls ``release_without_noise`` on
+    the two neighbours and compares the exact difference with the declared sensitivity."""
+    lib = r.get("library") or {}
+    library = library or f"{lib.get('name', '')} {lib.get('version', '')}".strip()
+    text = f"""\
+        Reproduce dp-audit's finding: {r.get("adapter")} releases answers that move by more
+        than its declared sensitivity between two neighbouring datasets.
+
+        Attack: {r.get("attack")}.  Finding: {r.get("event")}.
+        Library: {library or "(none)"}.
+
+        Needs only Python and numpy (not dp-audit).  Run
+        ``python {script_name(str(r.get("adapter")))}``: it calls the mechanism's
+        release_without_noise on both datasets, compares the exact difference of the answers
+        with the declared sensitivity, and exits with status 1 when the difference exceeds
+        it, 0 when it does not (2 when the mechanism has no release_without_noise).
+        """
+    quoted = textwrap.dedent(text).replace('"""', "'''")
+    return "\n".join(
+        [
+            f'#!/usr/bin/env python3\n"""{quoted}"""\n',
+            _PRELUDE,
+            "# --- the mechanism under test, as dp-audit drove it " + "-" * 30,
+            mechanism.strip() + "\n",
+            "# --- the finding " + "-" * 62,
+            f"X = {queries[0]}\nX_PRIME = {queries[1]}",
+            f"PROBE = {_python(dict(probe))}\n",
+            _PROBE_CHECK,
+        ]
+    )
 
 
 def _python(value: Any) -> str:
@@ -311,6 +359,34 @@ def main():
     how = "exactly" if not CALLS_X else f"at confidence 1 - {SETTINGS['alpha']:.3g}"
     print(f"certified {name} >= {found:.6g} {how}; claimed {value!r}")
     violated = found > value * (1 + 1e-9)
+    print("VIOLATION REPRODUCED" if violated else "not reproduced")
+    return 1 if violated else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+_PROBE_CHECK = '''\
+from fractions import Fraction
+
+
+def exact(answer):
+    """One released number as an exact fraction (integers of any width stay exact)."""
+    return Fraction(answer.item() if hasattr(answer, "item") else answer)
+
+
+def main():
+    if "release_without_noise" not in globals():
+        print("the mechanism above has no release_without_noise(): nothing to replay")
+        return 2
+    a, b = exact(release_without_noise(X)), exact(release_without_noise(X_PRIME))
+    declared, reported = Fraction(PROBE["declared"]), Fraction(PROBE["difference"])
+    difference = abs(a - b)
+    print(f"noiseless answers: {float(a)!r} on x, {float(b)!r} on x'")
+    print(f"difference {float(difference):.6g} (report: {float(reported):.6g}); "
+          f"declared sensitivity {float(declared):.6g}")
+    violated = difference > declared
     print("VIOLATION REPRODUCED" if violated else "not reproduced")
     return 1 if violated else 0
 

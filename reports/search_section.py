@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.reproducer import script_name
-
 #: screened configurations listed per adapter (the rest are in report.json)
 SHOWN = 10
 #: a screening result in words (it is a ranking, never a verdict)
@@ -49,7 +47,6 @@ def search_rows(adapter: dict[str, Any]) -> tuple[str, list[tuple[str, str, str,
 
 
 def reproducer_path(r: dict[str, Any]) -> str | None:
-    """Where ``dp-audit run`` wrote the violation's script (None: not a violation)."""
-    if r.get("verdict") != "violation" or not r.get("replay"):
-        return None
-    return f"reproduce/{script_name(str(r['adapter']))}"
+    """Where ``dp-audit run`` wrote the violation's script (None: it wrote none)."""
+    path = r.get("reproducer")
+    return str(path) if path and r.get("verdict") == "violation" else None

@@ -136,12 +136,15 @@ def _probabilities_dict(p: tuple[float, float] | None) -> dict[str, float] | Non
 @dataclass(frozen=True)
 class ExactEvidence:
     """What a white-box check (``Trial.exact``) returns: the neighbours it used and the estimate
-    (``event_code``: the event's standalone source, ``Event.source``, when it has one)."""
+    (``event_code``: the event's standalone source, ``Event.source``, when it has one;
+    ``probe``: for a check of ``release_without_noise``, the declared sensitivity and the
+    difference found, exact, as strings a reproducer reads back with ``Fraction``)."""
 
     x: Any
     x_prime: Any
     estimate: EpsilonEstimate
     event_code: str | None = None
+    probe: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -149,16 +152,21 @@ class Replay:
     """What a reproducer needs to redraw the outputs behind a finding's counts: the event's
     standalone source (``Event.source``; None: it has none) and, for x and for x' (bound
     order), the ``(outputs, entropy)`` of every seeded ``sample`` call that was counted.
-    A white-box finding has no calls: its reproducer asks the oracle instead."""
+    A white-box finding has no calls: its reproducer asks the oracle instead (``probe``: the
+    ``release_without_noise`` check, see :class:`ExactEvidence`)."""
 
     event_code: str | None
     calls: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = ((), ())
+    probe: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "event_code": self.event_code,
             "calls": [[[n, e] for n, e in side] for side in self.calls],
         }
+        if self.probe is not None:
+            out["probe"] = dict(self.probe)
+        return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -254,7 +254,7 @@ class Certifier:
             0,
             0,
             0,
-            replay=Replay(evidence.event_code),
+            replay=Replay(evidence.event_code, probe=evidence.probe),
         )
 
     def calls(self, query: Any, n: int, seed: int) -> tuple[tuple[int, int], ...]:

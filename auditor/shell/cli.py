@@ -538,15 +538,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"  baseline {args.baseline}: {len(section['regressions'])} regression(s), "
             f"{len(section['accepted'])} known violation(s) accepted, {len(section['fixed'])} fixed"
         )
+    scripts, missing = reproducers(data, adapters)  # first: the reports name what is written
+    for note in missing:
+        say(f"  no reproducer: {note}")
     files: dict[str, str | bytes] = {
         filename: render(data) for filename, render in RENDERERS.values()
     }
     # extra files: tradeoff-<adapter>.png per result with a curve claim (issue #17)
     files.update(tradeoff_files(data))
-    scripts, missing = reproducers(data, adapters)
     files.update(scripts)
-    for note in missing:
-        say(f"  no reproducer: {note}")
     try:
         write_report_set(args.out, files)
     except OSError as exc:

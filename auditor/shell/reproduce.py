@@ -45,7 +45,8 @@ def mechanism_source(
 
 def reproducers(data: dict[str, Any], adapters: list[Any]) -> tuple[dict[str, str], list[str]]:
     """Scripts ``reproduce/<adapter>.py`` for every violation in report ``data``, and a note for
-    each violation that has none (why)."""
+    each violation that has none (why).  Each result with a script gets its path as
+    ``"reproducer"``, which the rendered reports show."""
     by_name = {adapter_label(a): a for a in adapters}
     files: dict[str, str] = {}
     notes: list[str] = []
@@ -56,7 +57,9 @@ def reproducers(data: dict[str, Any], adapters: list[Any]) -> tuple[dict[str, st
         try:
             adapter = _configured(r, by_name.get(_base(r)))
             source = mechanism_source(adapter, r.get("target"), r.get("configuration"))
-            files[f"{FOLDER}/{script_name(name)}"] = render_reproducer(r, source)
+            path = f"{FOLDER}/{script_name(name)}"
+            files[path] = render_reproducer(r, source)
+            r["reproducer"] = path
         except NotReproducible as exc:
             notes.append(str(exc))
     return files, notes

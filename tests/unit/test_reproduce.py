@@ -165,3 +165,79 @@ def test_a_script_that_would_not_compile_is_refused() -> None:
         render_reproducer(result, "def sample(query, n):\n    return [query] * n\n")
     result["replay"]["event_code"] = "import numpy as np\n\ndef event(x):\n    return x > 0\n"
     assert "EVENT = _load_event()" in render_reproducer(result, "def sample(q, n):\n    pass\n")
+
+
+#: a dataset sum that clamps to [-8, 4] but declares sensitivity 4 (its true one is 8), with
+#: the noiseless probe; FIXED clamps to [-4, 4], where 4 is right
+SENSITIVITY_MODULE = """
+import numpy as np
+
+LOW = -8
+
+
+class UnderDeclaredSum:
+    name = "user.under_declared_sum"
+    input_kind, output_kind = "dataset", "integer"
+    neighbours, domain = "add_remove", (-8.0, 4.0)
+    epsilon, delta, sensitivity = 1.0, 0.0, 4
+
+    def __init__(self):
+        self._rng = np.random.default_rng()
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def release_without_noise(self, query):
+        return int(np.clip(np.floor(np.asarray(query, float)), LOW, 4).astype(np.int64).sum())
+
+    def sample(self, query, n):
+        a = np.exp(-self.epsilon / self.sensitivity)
+        noise = self._rng.geometric(1 - a, n) - self._rng.geometric(1 - a, n)
+        return self.release_without_noise(query) + noise
+"""
+
+
+def test_a_white_box_sensitivity_finding_gets_a_script_that_calls_the_probe(
+    tmp_path: Path,
+) -> None:
+    module = tmp_path / "sums.py"
+    module.write_text(SENSITIVITY_MODULE)
+    out = tmp_path / "report"
+    code = main(["run", "--adapter", f"{module}:UnderDeclaredSum", "--attack", "sensitivity",
+                 "--out", str(out), "--quiet", "--workers", "1"])  # fmt: skip
+    assert code == 1
+    (result,) = json.loads((out / "report.json").read_text())["results"]
+    assert result["estimator"] == "white-box-sensitivity"
+    assert result["replay"]["probe"] == {"declared": "4", "difference": "8"}
+    script = out / "reproduce" / "user.under_declared_sum.py"
+    assert result["reproducer"] == "reproduce/user.under_declared_sum.py"
+    assert "reproduce/user.under_declared_sum.py" in (out / "report.md").read_text()
+    done = run_isolated(script)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "difference 8 (report: 8); declared sensitivity 4" in done.stdout
+    assert "VIOLATION REPRODUCED" in done.stdout
+
+    # the maintainer's fix (clamp to [-4, 4]) makes the same script pass
+    module.write_text(SENSITIVITY_MODULE.replace("LOW = -8", "LOW = -4"))
+    done = run_isolated(script)
+    assert done.returncode == 0 and "not reproduced" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_reports_name_a_script_only_when_one_was_written(tmp_path: Path, capsys) -> None:
+    # a claim kind the scripts cannot recompute: the violation stands, no script, no pointer
+    module = tmp_path / "rdp.py"
+    module.write_text(USER_MODULE.replace(
+        '    family = "additive"\n    epsilon, delta, sensitivity = 1.0, 0.0, 1.0',
+        '    family = "additive"\n    claim = "rdp:2=0.01"\n    sensitivity = 1.0',
+    ))  # fmt: skip
+    out = tmp_path / "report"
+    code = main(["run", "--adapter", f"{module}:FloatLaplace", "--budget", "20000",
+                 "--out", str(out), "--workers", "1"])  # fmt: skip
+    captured = capsys.readouterr()
+    printed = captured.out + captured.err
+    (result,) = json.loads((out / "report.json").read_text())["results"]
+    assert code == 1 and result["verdict"] == "violation", printed
+    assert "no reproducer: user.float_laplace" in printed
+    assert "reproducer" not in result and not (out / "reproduce").exists()
+    assert "reproduce:" not in (out / "report.md").read_text()
+    assert "python reproduce/" not in (out / "report.html").read_text()
