@@ -101,6 +101,10 @@ MIN_LOOK = 500
 TRAIN_CELLS = 1 << 23
 #: screening outputs per side and candidate pair, at least and at most (see ``Trial.candidates``)
 MIN_SCREEN = 500
+#: a budget far above what is held for screening buys a sharper choice of pair: the screened
+#: pairs' events are also counted on streamed outputs (counted where drawn, never held), up to
+#: this share of the budget per side in all
+SCREEN_SHARE = 0.1
 
 
 def batch_schedule(
@@ -179,10 +183,14 @@ class Certifier:
         """The entropy of the request named by ``labels`` (one per request: fresh outputs)."""
         return entropy(self.config.seed, self.spec.name, *labels)
 
-    def _draw(self, query: Any, n: int, *labels: object) -> np.ndarray:
-        out = self.sampler.draw(self.spec, query, n, self.seed(*labels))
+    def _counted(self, n: int) -> None:
+        """``n`` more outputs were drawn (held or counted where drawn)."""
         self.samples += n
         self.on_samples(n)
+
+    def _draw(self, query: Any, n: int, *labels: object) -> np.ndarray:
+        out = self.sampler.draw(self.spec, query, n, self.seed(*labels))
+        self._counted(n)
         return out
 
     def _send(
@@ -200,11 +208,7 @@ class Certifier:
     def _collect(self, counts: Counts, events: list[Event]) -> np.ndarray:
         """Rows 0 and 1: the counts on x and on x', summed over the batches."""
 
-        def done(n: int) -> None:
-            self.samples += n
-            self.on_samples(n)
-
-        found = np.array(counts.wait(done), dtype=np.int64)
+        found = np.array(counts.wait(self._counted), dtype=np.int64)
         summed: np.ndarray = found.reshape(-1, 2, len(events)).sum(axis=0)
         return summed
 
@@ -272,8 +276,7 @@ class Certifier:
         if is_timed(trial.distinguisher):
             seed = entropy(self.config.seed, self.spec.name, *labels, "timed")
             out = draw_timed_pair(self.spec, pair[0], pair[1], n, seed)
-            self.samples += 2 * n
-            self.on_samples(2 * n)
+            self._counted(2 * n)
             return list(out)
         return [self._draw(q, n, *labels, side) for side, q in enumerate(pair)]
 
@@ -399,6 +402,8 @@ class Certifier:
         pairs = 1 + len(trial.candidates)
         screened = min(pairs, max(1, budget // (2 * MIN_SCREEN))) if pairs > 1 else 1
         rounds = screening_rounds(screened, min(budget, held)) if screened > 1 else ()
+        streamed = max(0, int(budget * SCREEN_SHARE) - min(budget, held)) // max(1, len(rounds))
+        per_pair = tuple(streamed // k for k, _ in rounds) if streamed >= MIN_SCREEN else ()
         return Schedule(
             n_train,
             n_cert,
@@ -408,6 +413,7 @@ class Certifier:
             final_alpha,
             screened,
             rounds,
+            per_pair,
             futile,
             short,
         )
@@ -483,6 +489,9 @@ class Schedule:
     #: halving round the pairs still in it and the new outputs per side each of them gets
     screened: int = 1
     screen_rounds: tuple[tuple[int, int], ...] = ()
+    #: per round, the streamed outputs per side on which each pair's events are also counted
+    #: (empty: none; see ``SCREEN_SHARE``)
+    screen_streamed: tuple[int, ...] = ()
     #: whether the futility check runs (see the module docstring), and the looks of a trial it
     #: cuts: none when the trial has a pilot (the pilot's bound stands), else the first planned
     #: look alone with the whole main share
@@ -636,28 +645,44 @@ class _TrialStages:
         ends = {int(i): (input_no(pairs[i][0]), input_no(pairs[i][1])) for i in picks}
         drawn: dict[int, np.ndarray] = {}
 
-        def score(i: int) -> tuple[float, float]:
-            outs = [drawn[u] for u in ends[i]]
-            half = len(outs[0]) // 2
-            events = list(trial.distinguisher.propose(outs[0][:half], outs[1][:half], plan))
-            if not events:
+        def score(k: list[np.ndarray], m: list[int]) -> tuple[float, float]:
+            if not len(k[0]):
                 return -math.inf, -math.inf
-            k = [count_events(events, out[half:]) for out in outs]
-            m = len(outs[0]) - half
             return (
-                float(np.max(predicted_scores(k[0], m, k[1], m, plan))),
-                float(np.max(pessimistic_log_ratios(k[0], m, k[1], m))),
+                float(np.max(predicted_scores(k[0], m[0], k[1], m[1], plan))),
+                float(np.max(pessimistic_log_ratios(k[0], m[0], k[1], m[1]))),
             )
 
         alive = [int(i) for i in picks]
-        for round_no, (_, n) in enumerate(schedule.screen_rounds, 1):
+        streamed = schedule.screen_streamed or (0,) * len(schedule.screen_rounds)
+        for round_no, ((_, n), more) in enumerate(
+            zip(schedule.screen_rounds, streamed, strict=True), 1
+        ):
             used = sorted({u for i in alive for u in ends[i]})
             # the round's outputs (n per side for each pair) spread over its distinct inputs
             size = max(n, 2 * len(alive) * n // len(used))
             for u in used:
                 new = c._draw(queries[u], size, *self.label, "screen", round_no, "input", u)
                 drawn[u] = np.concatenate([drawn[u], new]) if u in drawn else new
-            scores = {i: score(i) for i in alive}
+            # each pair's events, proposed on the first half of its held outputs and counted on
+            # the second half (and on streamed outputs, when the budget buys them)
+            proposed: dict[int, list[Event]] = {}
+            k: dict[int, list[np.ndarray]] = {}
+            m: dict[int, list[int]] = {}
+            for i in alive:
+                outs = [drawn[u] for u in ends[i]]
+                half = len(outs[0]) // 2
+                proposed[i] = list(
+                    trial.distinguisher.propose(outs[0][:half], outs[1][:half], plan)
+                )
+                k[i] = [count_events(proposed[i], out[half:]) for out in outs]
+                m[i] = [len(out) - half for out in outs]
+            if more:
+                self._count_streamed(
+                    round_no, max(more, 2 * len(alive) * more // len(used)), queries, ends,
+                    proposed, k, m,
+                )  # fmt: skip
+            scores = {i: score(k[i], m[i]) for i in alive}
             alive = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))[
                 : max(1, len(alive) // 2)
             ]
@@ -670,6 +695,41 @@ class _TrialStages:
             f"{description} (chosen among {len(picks)} neighbouring pairs on screening outputs)"
         )
         return replace(trial, x=x, x_prime=x_prime, description=chosen, candidates=())
+
+    def _count_streamed(
+        self,
+        round_no: int,
+        size: int,
+        queries: list[Any],
+        ends: dict[int, tuple[int, int]],
+        proposed: dict[int, list[Event]],
+        k: dict[int, list[np.ndarray]],
+        m: dict[int, list[int]],
+    ) -> None:
+        """Add to each pair's counts ``k`` (and sizes ``m``) those of its events on ``size``
+        fresh outputs of each of its inputs, counted where they are drawn: every input is
+        drawn once for the events of all the pairs it belongs to."""
+        c = self.certifier
+        users: dict[int, list[tuple[int, int]]] = {}  # input -> (pair, side)
+        for i, events in proposed.items():
+            if events:
+                for side, u in enumerate(ends[i]):
+                    users.setdefault(u, []).append((i, side))
+        started = []
+        for u, members in users.items():
+            events = [e for i, _ in members for e in proposed[i]]
+            entropy = c.seed(*self.label, "screen", round_no, "streamed", u)
+            started.append(
+                (members, c.sampler.start_counts(c.spec, [(queries[u], size, entropy)], events))
+            )
+        for members, counts in started:
+            (found,) = counts.wait(c._counted)
+            at = 0
+            for i, side in members:
+                width = len(proposed[i])
+                k[i][side] = k[i][side] + np.asarray(found[at : at + width], dtype=np.int64)
+                m[i][side] += size
+                at += width
 
     def pilot(self) -> list[np.ndarray]:
         """Propose on a small training part, certify on the next (a gross violation stops

@@ -369,3 +369,59 @@ def test_a_threshold_off_the_base_moves_the_base_to_the_middle_of_the_answers():
     adapter = answers("svt.threshold_12", 0.5, svt(False, threshold=12.5), "ternary", 6)
     base, trial = moved_base(adapter)
     assert 6 < base < 19, trial
+
+
+def _pair_trial(adapter):
+    from auditor.core.spec import check_adapter
+
+    spec = check_adapter(adapter)
+    (trial,) = PairSearchAttack().trials(spec, np.random.default_rng(0))
+    return spec, trial
+
+
+def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_outputs():
+    from auditor.engine.certify import SCREEN_SHARE, Certifier
+
+    adapter = answers("svt_correct", 1.0, svt(True), "ternary", 10)
+    spec, trial = _pair_trial(adapter)
+    assert len(trial.candidates) > 30
+
+    def schedule(budget):
+        return Certifier(spec, AuditConfig(budget=budget), 1e-3, lambda n: None)._schedule(trial)
+
+    # the default budget screens on held outputs alone, as before
+    assert schedule(200_000).screen_streamed == ()
+    # 10^8 outputs per side: held outputs (at most 2^23 values per side) stay as they were,
+    # the streamed ones bring screening to SCREEN_SHARE of the budget, per side in all
+    small, large = schedule(10_000_000), schedule(100_000_000)
+    assert small.screen_rounds == large.screen_rounds
+    held = sum(k * n for k, n in large.screen_rounds)
+    streamed = sum(
+        k * n for (k, _), n in zip(large.screen_rounds, large.screen_streamed, strict=True)
+    )
+    assert streamed > 5 * held
+    assert held + streamed <= SCREEN_SHARE * 100_000_000
+    assert all(n >= 500 for n in large.screen_streamed)
+
+
+def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms_clean(
+    monkeypatch,
+):
+    # few outputs held (as for wide outputs), a budget that buys many more to screen with
+    import auditor.engine.certify as certify
+
+    monkeypatch.setattr(certify, "TRAIN_CELLS", 4_000)
+    config = AuditConfig(budget=400_000, seed=5)
+    broken = Vector("opposite_moves", 1.0, opposite_moves, norm="linf", sensitivity=1.0,
+                    query_length=10, output_kind="real")  # fmt: skip
+    correct = answers("svt_correct", 1.0, svt(True), "ternary", 10)
+    report = run_audit([broken, correct], [PairSearchAttack()], config)
+    found, clean = report.results
+    assert found.verdict is Verdict.VIOLATION, found.epsilon_lower_bound
+    assert "up, the rest down" in found.best.trial or "down, the rest up" in found.best.trial
+    assert clean.verdict is Verdict.NO_VIOLATION, clean.epsilon_lower_bound
+    # the streamed outputs were drawn: more than the held screening, training and
+    # certification outputs together
+    monkeypatch.setattr(certify, "SCREEN_SHARE", 0.0)
+    (held_only,) = run_audit([correct], [PairSearchAttack()], config).results
+    assert clean.samples > held_only.samples + 2 * 0.05 * 400_000
