@@ -1,6 +1,6 @@
-"""Held-out mechanisms (bench/held_out_mechanisms.py, written without sight of our test
-mechanisms): the correct ones are never called broken at the default budget, and the broken
-ones the first run found stay found."""
+"""Held-out mechanisms (bench/held_out_mechanisms.py and held_out_mechanisms_2.py, each written
+by a session without sight of our test mechanisms): the correct ones are never called broken at
+the default budget, and the broken ones the first run found stay found."""
 
 from __future__ import annotations
 
@@ -14,19 +14,24 @@ from auditor.core.configs import AuditConfig, EngineConfig
 from auditor.core.results import Verdict
 from auditor.engine.runner import run_audit
 
-FILE = Path(__file__).resolve().parents[2] / "bench" / "held_out_mechanisms.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-@pytest.mark.slow
-def test_held_out_correct_mechanisms_pass_and_the_found_broken_ones_stay_found():
-    spec = importlib.util.spec_from_file_location("held_out_mechanisms", FILE)
+def audited(file: str) -> tuple[object, dict[str, Verdict]]:
+    """The module's ADAPTERS audited together at the default budget, seed 0 (no errors)."""
+    spec = importlib.util.spec_from_file_location(file.removesuffix(".py"), BENCH / file)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     config = AuditConfig(seed=0)
     report = run_audit(module.ADAPTERS, load_attacks(None), config, engine=EngineConfig())
-    verdicts = {r.adapter: r.verdict for r in report.results}
     assert all(r.error is None for r in report.results), [r.error for r in report.results]
+    return module, {r.adapter: r.verdict for r in report.results}
+
+
+@pytest.mark.slow
+def test_held_out_correct_mechanisms_pass_and_the_found_broken_ones_stay_found():
+    module, verdicts = audited("held_out_mechanisms.py")
     correct = [a.name for a in module.ADAPTERS if ".correct(" in a.name]
     assert len(correct) == 7
     assert all(verdicts[name] is Verdict.NO_VIOLATION for name in correct), verdicts
@@ -35,3 +40,13 @@ def test_held_out_correct_mechanisms_pass_and_the_found_broken_ones_stay_found()
     for part in found:
         (name,) = [n for n in verdicts if part in n]
         assert verdicts[name] is Verdict.VIOLATION, (name, verdicts[name])
+
+
+@pytest.mark.slow
+def test_the_second_held_out_set_passes_its_correct_mechanisms_and_finds_every_broken_one():
+    module, verdicts = audited("held_out_mechanisms_2.py")
+    broken = [name for name in verdicts if name.endswith(".broken")]
+    assert len(broken) == 8 and len(verdicts) == 19
+    for name, verdict in verdicts.items():
+        expected = Verdict.VIOLATION if name in broken else Verdict.NO_VIOLATION
+        assert verdict is expected, (name, verdict)
