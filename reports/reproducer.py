@@ -128,13 +128,13 @@ def render_reproducer(r: dict[str, Any], mechanism: str, library: str = "") -> s
     queries = replay.get("queries") or [None, None]
     if None in queries:
         raise NotReproducible(f"{name}: the inputs have no Python literal (structured records)")
+    lib = r.get("library") or {}
+    library = library or f"{lib.get('name', '')} {lib.get('version', '')}".strip()
     if probe:
         return _checked(name, _probe_script(r, mechanism, probe, queries, library))
     claim = _claim(r)
     exact = r.get("estimator") == "white-box-exact"
     counts = r.get("counts") or {}
-    lib = r.get("library") or {}
-    library = library or f"{lib.get('name', '')} {lib.get('version', '')}".strip()
     settings = {
         "claim": claim,
         "alpha": r.get("alpha"),
@@ -186,8 +186,6 @@ def _probe_script(
 ) -> str:
     """The script of a white-box sensitivity finding: it calls ``release_without_noise`` on
     the two neighbours and compares the exact difference with the declared sensitivity."""
-    lib = r.get("library") or {}
-    library = library or f"{lib.get('name', '')} {lib.get('version', '')}".strip()
     text = f"""\
         Reproduce dp-audit's finding: {r.get("adapter")} releases answers that move by more
         than its declared sensitivity between two neighbouring datasets.

@@ -137,6 +137,12 @@ def screening_rounds(pairs: int, outputs: int) -> tuple[tuple[int, int], ...]:
     return tuple((k, max(MIN_SCREEN, share // k)) for k in sizes)
 
 
+def per_input(per_pair: int, pairs: int, inputs: int) -> int:
+    """Outputs to draw for each of a round's ``inputs`` distinct inputs so that each of its
+    ``pairs`` pairs gets about ``per_pair`` per side (pairs share inputs, mostly a base)."""
+    return max(per_pair, 2 * pairs * per_pair // inputs)
+
+
 def plan_looks(looks: Sequence[tuple[float, float]], n_cert: int) -> list[tuple[int, float]]:
     """Per-side sample counts and alpha shares of the looks actually taken.
 
@@ -659,8 +665,7 @@ class _TrialStages:
             zip(schedule.screen_rounds, streamed, strict=True), 1
         ):
             used = sorted({u for i in alive for u in ends[i]})
-            # the round's outputs (n per side for each pair) spread over its distinct inputs
-            size = max(n, 2 * len(alive) * n // len(used))
+            size = per_input(n, len(alive), len(used))
             for u in used:
                 new = c._draw(queries[u], size, *self.label, "screen", round_no, "input", u)
                 drawn[u] = np.concatenate([drawn[u], new]) if u in drawn else new
@@ -678,10 +683,8 @@ class _TrialStages:
                 k[i] = [count_events(proposed[i], out[half:]) for out in outs]
                 m[i] = [len(out) - half for out in outs]
             if more:
-                self._count_streamed(
-                    round_no, max(more, 2 * len(alive) * more // len(used)), queries, ends,
-                    proposed, k, m,
-                )  # fmt: skip
+                size = per_input(more, len(alive), len(used))
+                self._count_streamed(round_no, size, queries, ends, proposed, k, m)
             scores = {i: score(k[i], m[i]) for i in alive}
             alive = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))[
                 : max(1, len(alive) // 2)
