@@ -49,36 +49,39 @@ def _fmt(value: float) -> str:
     return str(int(as_float)) if as_float.is_integer() else repr(as_float)
 
 
-def _few_values(values: np.ndarray) -> bool:
-    """Outputs of so few values (discrete, then) that every likelihood-ratio prefix is a
-    candidate: by the Neyman-Pearson lemma the best set of each size is such a prefix, so a
-    classifier's score thresholds (sets too) add nothing but time."""
-    return len(np.unique(values[np.isfinite(values)])) < MAX_PREFIXES
+def _few_values(distinct: np.ndarray) -> bool:
+    """Outputs of so few distinct finite values (discrete, then) that every likelihood-ratio
+    prefix is a candidate: by the Neyman-Pearson lemma the best set of each size is such a
+    prefix, so a classifier's score thresholds (sets too) add nothing but time."""
+    return len(distinct) < MAX_PREFIXES
 
 
-def _is_discrete(values: np.ndarray) -> bool:
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
+def _is_discrete(distinct: np.ndarray, dtype: np.dtype[Any]) -> bool:
+    """Whether outputs whose distinct finite values are ``distinct`` count as discrete."""
+    if distinct.size == 0:
         return True
-    if np.issubdtype(values.dtype, np.integer) or np.all(finite == np.round(finite)):
-        return len(np.unique(finite)) <= 4 * MAX_DISCRETE_VALUES
-    return len(np.unique(finite)) <= MAX_DISCRETE_VALUES
+    if np.issubdtype(dtype, np.integer) or np.all(distinct == np.round(distinct)):
+        return len(distinct) <= 4 * MAX_DISCRETE_VALUES
+    return len(distinct) <= MAX_DISCRETE_VALUES
+
+
+@dataclass(frozen=True)
+class _Tail:
+    """``y > threshold`` (``above``) or ``y < threshold``; NaN is in neither.  Carries its
+    threshold so that :func:`selection_counts` counts many tails from one sorted copy."""
+
+    threshold: float
+    above: bool
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        y = np.asarray(y, dtype=float)
+        return y > self.threshold if self.above else y < self.threshold
 
 
 def threshold_event(t: float, above: bool) -> Event:
     op = ">" if above else "<"
     code = event_code(f"np.asarray(x, dtype=float) {op} {literal(float(t))}")
-    if above:
-
-        def over(y: np.ndarray, t: float = t) -> np.ndarray:
-            return np.asarray(y, dtype=float) > t
-
-        return Event(f"output > {_fmt(t)}", over, code=code)
-
-    def under(y: np.ndarray, t: float = t) -> np.ndarray:
-        return np.asarray(y, dtype=float) < t
-
-    return Event(f"output < {_fmt(t)}", under, code=code)
+    return Event(f"output {op} {_fmt(t)}", _Tail(float(t), above), code=code)
 
 
 def outcome_set_event(values: np.ndarray) -> Event:
@@ -111,14 +114,25 @@ def bottom_event() -> Event:
 
 
 def selection_counts(events: list[Event], y: np.ndarray) -> np.ndarray:
-    """How many of the outputs ``y`` fall in each event.  Events that unite cells of one
-    partition (a histogram's bins, float cells: their predicate has ``partition``,
-    ``cells_of`` and ``members``) are counted from one tally of the outputs' cells; other
-    events one by one.  The same counts as deciding every output."""
+    """How many of the outputs ``y`` fall in each event.  Tails (``y > t``, ``y < t``) are
+    counted by binary search in one sorted copy of the outputs; events that unite cells of
+    one partition (a histogram's bins, float cells: their predicate has ``partition``,
+    ``cells_of`` and ``members``) from one tally of the outputs' cells; other events one by
+    one.  The same counts as deciding every output."""
     counts = np.empty(len(events), dtype=np.int64)
     tallies: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+    ordered: np.ndarray | None = None
     for j, event in enumerate(events):
         p: Any = event.predicate
+        if isinstance(p, _Tail) and np.ndim(y) == 1:
+            if ordered is None:
+                values = np.asarray(y, dtype=float)
+                ordered = np.sort(values[~np.isnan(values)])
+            if p.above:
+                counts[j] = len(ordered) - np.searchsorted(ordered, p.threshold, side="right")
+            else:
+                counts[j] = np.searchsorted(ordered, p.threshold, side="left")
+            continue
         partition = getattr(p, "partition", None)
         if partition is None:
             counts[j] = np.count_nonzero(event(y))
@@ -129,6 +143,9 @@ def selection_counts(events: list[Event], y: np.ndarray) -> np.ndarray:
         counts[j] = int(multiplicities[np.isin(cells, p.members)].sum())
     return counts
 
+
+#: distinct candidates ranked exactly (the rest are shortlisted out by a normal approximation)
+SHORTLIST = 256
 
 #: how many standard errors the selection-half estimates are moved against each candidate
 PESSIMISM = 1.0
@@ -194,6 +211,23 @@ def approximate_scores(
     return np.asarray(np.nan_to_num(np.maximum(up, down), nan=-np.inf, neginf=-np.inf))
 
 
+def ranking_scores(
+    ka: np.ndarray, na: int, kb: np.ndarray, nb: int, plan: CertificationPlan
+) -> np.ndarray:
+    """:func:`predicted_scores` of the candidates seen ``ka``/``na`` and ``kb``/``nb`` times,
+    computed once per distinct pair of counts (thresholds between the same outputs share
+    theirs) and only for the ``SHORTLIST`` best by :func:`approximate_scores`; -inf for the
+    rest.  The exact limits are what a ranking of many candidates spends its time on."""
+    counts = np.stack([np.asarray(ka, dtype=np.int64), np.asarray(kb, dtype=np.int64)])
+    unique, inverse = np.unique(counts, axis=1, return_inverse=True)
+    rough = approximate_scores(unique[0], na, unique[1], nb, plan)
+    shortlist = np.argsort(-rough, kind="stable")[:SHORTLIST]
+    exact = np.full(unique.shape[1], -np.inf)
+    exact[shortlist] = predicted_scores(unique[0][shortlist], na, unique[1][shortlist], nb, plan)
+    scores: np.ndarray = exact[inverse.ravel()]
+    return scores
+
+
 @dataclass
 class DataDrivenEvents:
     """Model-free distinguisher for one-dimensional outputs of any family.
@@ -215,16 +249,21 @@ class DataDrivenEvents:
     bit_cells: bool = True
     classifier: bool = True
 
-    def _candidates(self, a: np.ndarray, b: np.ndarray, pooled: np.ndarray) -> list[Event]:
-        """Candidate events from the build half ``a``, ``b``; ``pooled`` is all training data."""
+    def _candidates(
+        self, a: np.ndarray, b: np.ndarray, pooled: np.ndarray, distinct: np.ndarray | None = None
+    ) -> list[Event]:
+        """Candidate events from the build half ``a``, ``b``; ``pooled`` is all training data
+        and ``distinct`` its distinct finite values (computed when not given)."""
         events: list[Event] = []
         if np.isnan(pooled).any():
             events.append(bottom_event())
         finite = pooled[np.isfinite(pooled)]
         if finite.size == 0:
             return events
-        if _is_discrete(pooled):
-            values = np.unique(finite)
+        if distinct is None:
+            distinct = np.unique(finite)
+        if _is_discrete(distinct, pooled.dtype):
+            values = distinct
             counts_a = np.array([np.count_nonzero(a == v) for v in values], dtype=float)
             counts_b = np.array([np.count_nonzero(b == v) for v in values], dtype=float)
             if len(values) <= MAX_DISCRETE_VALUES:
@@ -269,15 +308,16 @@ class DataDrivenEvents:
         ha, hb = len(a) // 2, len(b) // 2
         build_a, build_b, sel_a, sel_b = a[:ha], b[:hb], a[ha:], b[hb:]
         pooled = np.concatenate([a, b])
-        events = self._candidates(build_a, build_b, pooled)
+        distinct = np.unique(pooled[np.isfinite(pooled)])
+        events = self._candidates(build_a, build_b, pooled, distinct)
         ka, kb = selection_counts(events, sel_a), selection_counts(events, sel_b)
-        if self.classifier and not _few_values(pooled):
+        if self.classifier and not _few_values(distinct):
             more, more_a, more_b = classifier_events(build_a, build_b, sel_a, sel_b)
             events += more
             ka, kb = np.concatenate([ka, more_a]), np.concatenate([kb, more_b])
         if not events:
             return []
-        scores = predicted_scores(ka, len(sel_a), kb, len(sel_b), plan)
+        scores = ranking_scores(ka, len(sel_a), kb, len(sel_b), plan)
         chosen: list[Event] = []
         seen: set[str] = set()
         for i in np.argsort(-scores, kind="stable"):

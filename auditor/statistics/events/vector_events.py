@@ -54,7 +54,7 @@ from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.events.bit_events import cell_keys, cell_keys_code, describe_cell
 from auditor.statistics.events.classifier_events import WEIGHTED_SUM_SOURCE, weighted_sum
-from auditor.statistics.events.event_selection import approximate_scores, predicted_scores
+from auditor.statistics.events.event_selection import ranking_scores
 from auditor.statistics.events.tree_scores import tree_code, tree_table
 
 #: at most this many distinct rows for exact outcome candidates
@@ -67,8 +67,6 @@ MAX_DISCRETE_VALUES = 512
 MAX_COORDINATES = 8
 #: thresholds per projection (quantiles of the build half), plus the support edges
 N_THRESHOLDS = 128
-#: distinct candidates ranked exactly (the rest are shortlisted out by a normal approximation)
-SHORTLIST = 256
 #: training rows per side used to fit a classifier
 MAX_FIT = 10_000
 #: the boosted-tree classifier is fitted only for rows of at most this many columns
@@ -740,23 +738,13 @@ class VectorEvents:
             return []
         n_a, n_b = len(sel[0]), len(sel[1])
         sizes = [len(ka) for ka, _, _ in candidates]
-        counts = np.stack(
-            [
-                np.concatenate([ka for ka, _, _ in candidates]),
-                np.concatenate([kb for _, kb, _ in candidates]),
-            ]
+        flat = ranking_scores(
+            np.concatenate([ka for ka, _, _ in candidates]),
+            n_a,
+            np.concatenate([kb for _, kb, _ in candidates]),
+            n_b,
+            plan,
         )
-        # many candidates share their counts (thresholds between the same outputs): score each
-        # distinct pair of counts once
-        unique, inverse = np.unique(counts, axis=1, return_inverse=True)
-        # exact ranking (Clopper-Pearson limits) of a shortlist chosen by a cheap stand-in
-        rough = approximate_scores(unique[0], n_a, unique[1], n_b, plan)
-        shortlist = np.argsort(-rough, kind="stable")[:SHORTLIST]
-        exact = np.full(unique.shape[1], -np.inf)
-        exact[shortlist] = predicted_scores(
-            unique[0][shortlist], n_a, unique[1][shortlist], n_b, plan
-        )
-        flat = exact[inverse.ravel()]
         owner = np.repeat(np.arange(len(candidates)), sizes)
         offset = np.concatenate([[0], np.cumsum(sizes)])
         chosen: list[Event] = []

@@ -167,17 +167,24 @@ def test_classifier_events_write_standalone_source_that_decides_the_same():
 
 
 def test_selection_counts_are_the_counts_output_by_output():
-    """Histogram and float-cell unions are counted from one pass (bin and cell counts): the
-    same counts as deciding each output, NaN and infinities included."""
-    from auditor.statistics.events.event_selection import selection_counts
+    """Histogram and float-cell unions are counted from one pass (bin and cell counts), tails
+    by binary search: the same counts as deciding each output, NaN, infinities and ties at
+    the threshold included."""
+    from auditor.statistics.events.event_selection import selection_counts, threshold_event
 
     rng = np.random.default_rng(12)
     a, b = rng.laplace(0.0, 10.0, 20_000), rng.laplace(1.0, 10.0, 20_000)
     a[::97] = np.nan
     events = DataDrivenEvents()._candidates(a[:10_000], b[:10_000], np.concatenate([a, b]))
     kinds = {type(e.predicate).__name__ for e in events}
-    assert {"BinUnion", "CellUnion"} <= kinds
+    assert {"BinUnion", "CellUnion", "_Tail"} <= kinds
     y = np.concatenate([rng.laplace(0.0, 10.0, 30_000), [np.nan, np.inf, -np.inf, 0.0, -0.0]])
+    y = np.concatenate([y, np.round(y[:5000])])  # many outputs exactly at a threshold
+    events += [
+        threshold_event(t, above)
+        for t in (0.0, -0.0, 3.0, np.inf, -np.inf, float(y[7]))
+        for above in (True, False)
+    ]
     expected = [np.count_nonzero(e(y)) for e in events]
     np.testing.assert_array_equal(selection_counts(events, y), expected)
 
