@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from attacks.selection_common import outcome_counts
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
@@ -292,7 +293,9 @@ class BlackBoxAttack:
         if family is Family.SELECTION:
             d = DataDrivenEvents()
             assert spec.sensitivity is not None
-            s, k = spec.sensitivity, 4
+            s, (k,) = spec.sensitivity, outcome_counts(spec, (4,))
+            if k < 2:
+                return []  # one outcome: nothing to select
             zeros = np.zeros(k)
             apart = np.array([s] + [-s] * (k - 1))
             return [

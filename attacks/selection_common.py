@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from auditor.core.source import array_literal, event_code
+from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.events.event_selection import DataDrivenEvents
 
@@ -39,6 +40,14 @@ def within(values: np.ndarray, bounds: tuple[float, float] | None) -> bool:
     if bounds is None:
         return True
     return bool(np.all(values >= bounds[0]) and np.all(values <= bounds[1]))
+
+
+def outcome_counts(spec: AdapterSpec, preferred: tuple[int, ...]) -> tuple[int, ...]:
+    """How many outcomes (utilities) the selection trials give the mechanism: the adapter's
+    declared ``query_length`` when it has one (a mechanism over a fixed set of candidates
+    may refuse any other length), else the attack's ``preferred`` numbers."""
+    declared = spec.input.length
+    return preferred if declared is None else (declared,)
 
 
 def _exactly_within(a: float, b: float, limit: Fraction) -> bool:

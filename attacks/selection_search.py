@@ -30,6 +30,7 @@ import numpy as np
 from attacks.selection_common import (
     are_neighbours,
     bounds_note,
+    outcome_counts,
     pull_within,
     within,
 )
@@ -108,7 +109,8 @@ class SelectionSearchAttack:
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         assert spec.sensitivity is not None
         bounds = spec.utility_bounds
-        combos = [(k, shape, base) for k in K_CHOICES for shape in SHAPES for base in BASES]
+        counts = [k for k in outcome_counts(spec, K_CHOICES) if k >= 2]
+        combos = [(k, shape, base) for k in counts for shape in SHAPES for base in BASES]
         chosen = rng.choice(len(combos), size=min(N_TRIALS, len(combos)), replace=False)
         trials = []
         for index in chosen:

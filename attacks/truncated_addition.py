@@ -93,14 +93,19 @@ def gap_grid(c: float, sensitivity: float, points: int) -> np.ndarray:
 
 
 def candidate_pairs(
-    epsilon: float, sensitivity: float, convention: Convention, bounds: tuple[float, float] | None
+    epsilon: float,
+    sensitivity: float,
+    convention: Convention,
+    bounds: tuple[float, float] | None,
+    scan: tuple[tuple[int, int], ...] = SCAN,
 ) -> list[Pair]:
-    """Neighbouring pairs around the absorption threshold, for both weight scales, few-k first."""
+    """Neighbouring pairs around the absorption threshold, for both weight scales, few-k first
+    (``scan``: the (k, gaps per weight scale) tried)."""
     s = convention.sign
     # the big outcome sits at the best end of the declared range (or at 0)
     big = 0.0 if bounds is None else (bounds[1] if s > 0 else bounds[0])
     pairs = []
-    for k, points in SCAN:
+    for k, points in scan:
         for c in (epsilon / (2 * sensitivity), epsilon / sensitivity):
             for gap in gap_grid(c, sensitivity, points):
                 x = np.full(k, big - s * gap)
@@ -185,6 +190,17 @@ class ZeroedOutcomesCheck:
         return None
 
 
+def _scan(declared: int | None) -> tuple[tuple[int, int], ...]:
+    """``SCAN``, or for a mechanism over a declared number of candidates (which may refuse any
+    other) that number alone, with as many gaps as the nearest larger k of ``SCAN`` gets."""
+    if declared is None:
+        return SCAN
+    if declared < 2:
+        return ()  # one outcome: nothing to select
+    points = next((p for k, p in SCAN if k >= declared), SCAN[-1][1])
+    return ((declared, points),)
+
+
 class TruncatedAdditionAttack:
     """Ilvento's truncated-addition attack, decided exactly from the adapter's oracle."""
 
@@ -200,9 +216,10 @@ class TruncatedAdditionAttack:
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         assert spec.sensitivity is not None
         bounds = spec.utility_bounds
+        scan = _scan(spec.input.length)
         trials = []
         for convention in CONVENTIONS:
-            pairs = candidate_pairs(spec.claim.epsilon, spec.sensitivity, convention, bounds)
+            pairs = candidate_pairs(spec.claim.epsilon, spec.sensitivity, convention, bounds, scan)
             if not pairs:
                 continue
             shown = pairs[len(pairs) // 2]
@@ -216,7 +233,7 @@ class TruncatedAdditionAttack:
                         f"truncated addition, {convention.name} utilities: outcome 0 "
                         f"({better} utility, big weight, first) and k-1 small ones; "
                         f"{len(pairs)} (gap, k) pairs scanned around w/W = 2^-53, k in "
-                        f"{tuple(k for k, _ in SCAN)}; x' moves "
+                        f"{tuple(k for k, _ in scan)}; x' moves "
                         f"outcome 0 worse and the rest better by the sensitivity; white-box "
                         f"comparison of probabilities()" + bounds_note(bounds)
                     ),

@@ -40,6 +40,7 @@ from attacks.selection_common import (
     FixedAndLearnedEvents,
     bounds_note,
     index_set_event,
+    outcome_counts,
     pull_within,
     within,
 )
@@ -142,7 +143,10 @@ class ZeroRoundingAttack:
                 u = edge_utility(scale, convention, sensitivity)
                 if u is None:
                     continue
-                x, x_prime = zero_rounding_pair(u, convention, sensitivity, scale.k)
+                (k,) = outcome_counts(spec, (scale.k,))
+                if k < 2:
+                    continue  # one outcome: nothing to select
+                x, x_prime = zero_rounding_pair(u, convention, sensitivity, k)
                 if within(x, bounds) and within(x_prime, bounds):
                     trials.append(_trial(x, x_prime, u, scale, convention, bounds))
         return trials

@@ -1,0 +1,83 @@
+"""Selection attacks give a mechanism over a declared number of candidates (``query_length``)
+exactly that many utilities: such a mechanism may refuse any other length, and an attack that
+sends one turned a correct adapter into an ``error`` verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attacks import load_attacks
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.core.spec import check_adapter
+from auditor.engine.runner import run_audit
+
+SELECTION_ATTACKS = ["zero-rounding", "black-box", "selection-search", "truncated-addition"]
+
+
+class NoisyMaxOfFive:
+    """Report noisy max with Laplace(2/eps) over exactly five candidates (eps-DP)."""
+
+    name = "noisy-max-of-five"
+    input_kind = "vector"
+    norm, sensitivity = "linf", 1.0
+    output_kind = "index"
+    epsilon, delta = 1.0, 0.0
+
+    def __init__(self, declared: bool = True) -> None:
+        if declared:
+            self.query_length = 5
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        q = np.asarray(query, dtype=float)
+        if q.shape != (5,):
+            raise ValueError(f"expected 5 candidates, got shape {q.shape}")
+        return (q + self._rng.laplace(0.0, 2.0 / self.epsilon, size=(n, 5))).argmax(axis=1)
+
+    def probabilities(self, query):  # the truncated-addition oracle (never sampled here)
+        q = np.asarray(query, dtype=float)
+        w = np.exp(self.epsilon * (q - q.max()) / 2.0)
+        return w / w.sum()
+
+
+def _lengths(adapter: NoisyMaxOfFive) -> set[int]:
+    spec = check_adapter(adapter)
+    lengths: set[int] = set()
+    for attack in load_attacks(SELECTION_ATTACKS):
+        assert attack.applies_to(spec), attack.name
+        trials = attack.trials(spec, np.random.default_rng(0))
+        assert trials, attack.name
+        for trial in trials:
+            lengths |= {len(trial.x), len(trial.x_prime)}
+            for pair in getattr(trial.exact, "pairs", ()):
+                lengths |= {len(pair.x), len(pair.x_prime)}
+    return lengths
+
+
+def test_every_selection_trial_has_the_declared_number_of_candidates() -> None:
+    assert _lengths(NoisyMaxOfFive(declared=True)) == {5}
+    # without a declared length the attacks choose theirs (the test above can fail)
+    assert len(_lengths(NoisyMaxOfFive(declared=False)) - {5}) >= 3
+
+
+def test_one_declared_candidate_gets_no_selection_trial() -> None:
+    adapter = NoisyMaxOfFive()
+    adapter.query_length = 1
+    spec = check_adapter(adapter)
+    for attack in load_attacks(SELECTION_ATTACKS):
+        assert attack.trials(spec, np.random.default_rng(0)) == [], attack.name
+
+
+def test_a_correct_mechanism_over_five_candidates_is_audited_not_an_error() -> None:
+    report = run_audit(
+        [NoisyMaxOfFive()],
+        load_attacks(None),
+        AuditConfig(budget=20_000, seed=0),
+    )
+    (result,) = report.results
+    assert result.error is None
+    assert result.verdict is Verdict.NO_VIOLATION
