@@ -62,6 +62,7 @@ from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
 from auditor.engine.base_search import BASE_PROBE, middle_base
+from auditor.engine.proposals import ProposalJob, Proposer
 from auditor.engine.sampling import (
     Counts,
     InProcessSampler,
@@ -174,11 +175,14 @@ class Certifier:
         alpha_test: float,
         on_samples: Callable[[int], None],
         sampler: Sampler | None = None,
+        proposer: Proposer | None = None,
     ):
         self.spec, self.config, self.alpha_test = spec, config, alpha_test
         self.on_samples = on_samples
         # where draws run (auditor.engine.backends); every backend draws the same seeded chunks
         self.sampler = sampler if sampler is not None else InProcessSampler()
+        # where screening's many proposals run (auditor.engine.proposals): the same results
+        self.proposer = proposer if proposer is not None else Proposer()
         self.samples = 0
         #: (trial, planned certification outputs per side, main certification outputs per side
         #: drawn instead: 0 when its pilot stands alone) of each trial the futility check cut,
@@ -671,17 +675,17 @@ class _TrialStages:
                 drawn[u] = np.concatenate([drawn[u], new]) if u in drawn else new
             # each pair's events, proposed on the first half of its held outputs and counted on
             # the second half (and on streamed outputs, when the budget buys them)
-            proposed: dict[int, list[Event]] = {}
-            k: dict[int, list[np.ndarray]] = {}
-            m: dict[int, list[int]] = {}
+            jobs, m = [], {}
             for i in alive:
                 outs = [drawn[u] for u in ends[i]]
                 half = len(outs[0]) // 2
-                proposed[i] = list(
-                    trial.distinguisher.propose(outs[0][:half], outs[1][:half], plan)
-                )
-                k[i] = [count_events(proposed[i], out[half:]) for out in outs]
-                m[i] = [len(out) - half for out in outs]
+                build = (outs[0][:half], outs[1][:half])
+                scored = (outs[0][half:], outs[1][half:])
+                jobs.append(ProposalJob(trial.distinguisher, build, scored, plan))
+                m[i] = [len(out) for out in scored]
+            done = c.proposer.map(jobs)  # in worker processes when there are several
+            proposed = {i: events for i, (events, _) in zip(alive, done, strict=True)}
+            k = {i: counts for i, (_, counts) in zip(alive, done, strict=True)}
             if more:
                 size = per_input(more, len(alive), len(used))
                 self._count_streamed(round_no, size, queries, ends, proposed, k, m)

@@ -54,6 +54,7 @@ from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
 from auditor.core.trials import Trial
 from auditor.engine.backends import open_sampler
 from auditor.engine.certify import Certifier
+from auditor.engine.proposals import Proposer
 from auditor.engine.sampling import Sampler
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -143,6 +144,11 @@ def run_audit(
 
     lock = threading.Lock()
     sampler = open_sampler(engine, lock)
+    # screening's proposals use the local workers' cores while they would idle: when one
+    # adapter is audited (with several, the others' chunks keep the workers busy and more
+    # processes would only compete for the cores); never a cluster's
+    alone = sum(1 for p in planned if p.spec is not None and not p.error) == 1
+    proposer = Proposer(engine.n_workers if engine.backend == "local" and alone else 1)
     try:
         for p in planned:
             if p.spec is not None and not p.error:
@@ -150,7 +156,7 @@ def run_audit(
 
         def audit(p: _PlannedAdapter) -> AdapterResult:
             with lock:
-                result = _audit_adapter(p, config, alpha_test, sampler, on_samples)
+                result = _audit_adapter(p, config, alpha_test, sampler, proposer, on_samples)
                 result = dataclasses.replace(result, target=targets.get(p.name))
                 if on_result is not None:
                     on_result(result)
@@ -217,6 +223,7 @@ def _audit_adapter(
     config: AuditConfig,
     alpha_test: float,
     sampler: Sampler,
+    proposer: Proposer,
     on_samples: Callable[[int, str], None],
 ) -> AdapterResult:
     t_start = time.perf_counter()
@@ -227,7 +234,7 @@ def _audit_adapter(
     def counted(n: int) -> None:
         on_samples(n, name)
 
-    certifier = Certifier(p.spec, config, alpha_test, counted, sampler)
+    certifier = Certifier(p.spec, config, alpha_test, counted, sampler, proposer)
     findings: list[Finding] = []
     errors: list[str] = []
     for index, (attack, trial) in enumerate(p.trials):
