@@ -4,6 +4,7 @@ dp-audit and prints the report's counts and bound, exiting 1 when the violation 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -217,8 +218,11 @@ def test_a_white_box_sensitivity_finding_gets_a_script_that_calls_the_probe(
     assert "difference 8 (report: 8); declared sensitivity 4" in done.stdout
     assert "VIOLATION REPRODUCED" in done.stdout
 
-    # the maintainer's fix (clamp to [-4, 4]) makes the same script pass
+    # the maintainer's fix (clamp to [-4, 4]) makes the same script pass; the edit keeps the
+    # file's size and may fall in the same second as the first run, whose cached bytecode
+    # Python would then still trust: drop it, as any later edit would
     module.write_text(SENSITIVITY_MODULE.replace("LOW = -8", "LOW = -4"))
+    shutil.rmtree(tmp_path / "__pycache__", ignore_errors=True)
     done = run_isolated(script)
     assert done.returncode == 0 and "not reproduced" in done.stdout, done.stdout + done.stderr
 
