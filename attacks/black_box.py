@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from attacks.selection_common import outcome_counts
+from attacks.selection_common import largest_move, outcome_counts
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
@@ -104,8 +104,7 @@ def _shifted(a: float, step: float) -> float:
 
 
 def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
-    assert spec.sensitivity is not None
-    step = math.floor(spec.sensitivity) if spec.integer_queries else spec.sensitivity
+    step = largest_move(spec)
     if step <= 0:
         return []
     trials = []
@@ -293,9 +292,9 @@ class BlackBoxAttack:
         if family is Family.SELECTION:
             d = DataDrivenEvents()
             assert spec.sensitivity is not None
-            s, (k,) = spec.sensitivity, outcome_counts(spec, (4,))
-            if k < 2:
-                return []  # one outcome: nothing to select
+            s, (k,) = largest_move(spec), outcome_counts(spec, (4,))
+            if k < 2 or s <= 0:
+                return []  # one outcome (nothing to select), or no integer move
             zeros = np.zeros(k)
             apart = np.array([s] + [-s] * (k - 1))
             return [

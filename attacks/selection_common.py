@@ -9,6 +9,7 @@ Ilvento's code).  Attacks try both; ``sign`` below is +1 or -1 accordingly.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -48,6 +49,14 @@ def outcome_counts(spec: AdapterSpec, preferred: tuple[int, ...]) -> tuple[int, 
     may refuse any other length), else the attack's ``preferred`` numbers."""
     declared = spec.input.length
     return preferred if declared is None else (declared,)
+
+
+def largest_move(spec: AdapterSpec) -> float:
+    """The largest move of one query entry (a utility, a count) that keeps two inputs
+    neighbours: the sensitivity, or its whole part for integer queries (``integer_queries``:
+    a mechanism over counts may refuse any other value); 0 when no such move exists."""
+    assert spec.sensitivity is not None
+    return float(math.floor(spec.sensitivity)) if spec.integer_queries else spec.sensitivity
 
 
 def _exactly_within(a: float, b: float, limit: Fraction) -> bool:

@@ -25,6 +25,8 @@ References:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from attacks.selection_common import (
@@ -75,8 +77,10 @@ def search_pair(
     sensitivity: float,
     bounds: tuple[float, float] | None,
     rng: np.random.Generator,
+    integer: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """x (the base) and x' = x + step * signs, with |step| <= sensitivity and inside bounds.
+    """x (the base) and x' = x + step * signs, with |step| <= sensitivity and inside bounds;
+    whole numbers throughout when ``integer``.
 
     Returns (x, x_prime, step).
     """
@@ -86,7 +90,12 @@ def search_pair(
         centre, room = (bounds[0] + bounds[1]) / 2.0, (bounds[1] - bounds[0]) / 2.0
     step = min(sensitivity, room)
     spread = min(sensitivity, room - step) if base == "spread" else 0.0
-    x = centre + (rng.uniform(-spread, spread, size=k) if spread > 0 else np.zeros(k))
+    if integer:
+        centre, step, spread = math.floor(centre), math.floor(step), math.floor(spread)
+        offsets = rng.integers(-spread, spread + 1, size=k) if spread > 0 else np.zeros(k)
+    else:
+        offsets = rng.uniform(-spread, spread, size=k) if spread > 0 else np.zeros(k)
+    x = centre + offsets.astype(float)
     x_prime = pull_within(x, x + step * signs_for(shape, k, rng), step)
     if bounds is not None:
         x_prime = np.clip(x_prime, bounds[0], bounds[1])  # clipping only moves towards x
@@ -115,8 +124,10 @@ class SelectionSearchAttack:
         trials = []
         for index in chosen:
             k, shape, base = combos[int(index)]
-            x, x_prime, step = search_pair(k, shape, base, spec.sensitivity, bounds, rng)
-            if not (
+            x, x_prime, step = search_pair(
+                k, shape, base, spec.sensitivity, bounds, rng, spec.integer_queries
+            )
+            if step <= 0 or not (
                 within(x, bounds)
                 and within(x_prime, bounds)
                 and are_neighbours(x, x_prime, spec.sensitivity)

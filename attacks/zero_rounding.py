@@ -40,6 +40,7 @@ from attacks.selection_common import (
     FixedAndLearnedEvents,
     bounds_note,
     index_set_event,
+    largest_move,
     outcome_counts,
     pull_within,
     within,
@@ -91,8 +92,11 @@ def weight_scales(epsilon: float, sensitivity: float) -> list[WeightScale]:
     return scales
 
 
-def edge_utility(scale: WeightScale, convention: Convention, sensitivity: float) -> float | None:
-    """Utility u with ``exp(sign*c*u) > 0`` and ``exp(sign*c*(u - sign*sensitivity)) == 0``.
+def edge_utility(
+    scale: WeightScale, convention: Convention, sensitivity: float, integer: bool = False
+) -> float | None:
+    """Utility u with ``exp(sign*c*u) > 0`` and ``exp(sign*c*(u - sign*sensitivity)) == 0``
+    (a whole number when ``integer``: the window is ``sensitivity >= 1`` wide, so it holds one).
 
     u sits in the middle of the window (in exponent space the window has width
     ``c * sensitivity``).  Returns None when float64 rounding leaves no such u.
@@ -102,9 +106,10 @@ def edge_utility(scale: WeightScale, convention: Convention, sensitivity: float)
     u = s * z / c
     if not math.isfinite(u):
         return None
-    worse = _worse(u, convention, sensitivity)
-    if np.exp(s * c * u) > 0.0 and np.exp(s * c * worse) == 0.0:
-        return u
+    for candidate in (float(round(u)), math.floor(u), math.ceil(u)) if integer else (u,):
+        worse = _worse(candidate, convention, sensitivity)
+        if np.exp(s * c * candidate) > 0.0 and np.exp(s * c * worse) == 0.0:
+            return float(candidate)
     return None
 
 
@@ -136,17 +141,20 @@ class ZeroRoundingAttack:
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         assert spec.sensitivity is not None
-        sensitivity, bounds = spec.sensitivity, spec.utility_bounds
+        step, bounds = largest_move(spec), spec.utility_bounds
+        if step <= 0:
+            return []  # no integer move within the sensitivity
         trials = []
         for convention in CONVENTIONS:
-            for scale in weight_scales(spec.claim.epsilon, sensitivity):
-                u = edge_utility(scale, convention, sensitivity)
+            # the weights' scale is the declared sensitivity's; the move may be smaller
+            for scale in weight_scales(spec.claim.epsilon, spec.sensitivity):
+                u = edge_utility(scale, convention, step, spec.integer_queries)
                 if u is None:
                     continue
                 (k,) = outcome_counts(spec, (scale.k,))
                 if k < 2:
                     continue  # one outcome: nothing to select
-                x, x_prime = zero_rounding_pair(u, convention, sensitivity, k)
+                x, x_prime = zero_rounding_pair(u, convention, step, k)
                 if within(x, bounds) and within(x_prime, bounds):
                     trials.append(_trial(x, x_prime, u, scale, convention, bounds))
         return trials

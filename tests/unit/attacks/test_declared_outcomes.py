@@ -1,6 +1,7 @@
 """Selection attacks give a mechanism over a declared number of candidates (``query_length``)
-exactly that many utilities: such a mechanism may refuse any other length, and an attack that
-sends one turned a correct adapter into an ``error`` verdict."""
+exactly that many utilities, and whole numbers to one over counts (``integer_queries``): such
+a mechanism may refuse anything else, and an attack that sent it turned a correct adapter into
+an ``error`` verdict."""
 
 from __future__ import annotations
 
@@ -81,3 +82,52 @@ def test_a_correct_mechanism_over_five_candidates_is_audited_not_an_error() -> N
     (result,) = report.results
     assert result.error is None
     assert result.verdict is Verdict.NO_VIOLATION
+
+
+class ExponentialOverCounts:
+    """The exponential mechanism over five integer counts (refuses anything else); ``naive``
+    exponentiates the raw utilities (Ilvento's zero rounding), else they are shifted by their
+    maximum first."""
+
+    input_kind = "vector"
+    norm, sensitivity = "linf", 1.0
+    query_length = 5
+    integer_queries = True
+    output_kind = "index"
+    epsilon, delta = 1.0, 0.0
+
+    def __init__(self, naive: bool) -> None:
+        self.naive = naive
+        self.name = f"exponential-over-counts(naive={naive})"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        q = np.asarray(query, dtype=float)
+        if q.shape != (5,) or not np.array_equal(q, np.round(q)):
+            raise ValueError(f"expected 5 integer counts, got {q}")
+        u = q if self.naive else q - q.max()
+        w = np.exp(self.epsilon * u / (2 * self.sensitivity))
+        return self._rng.choice(5, size=n, p=w / w.sum())
+
+
+def test_integer_utilities_stay_integers_and_zero_rounding_still_finds_the_naive_one() -> None:
+    spec = check_adapter(ExponentialOverCounts(naive=True))
+    for attack in load_attacks(["zero-rounding", "black-box", "selection-search"]):
+        trials = attack.trials(spec, np.random.default_rng(0))
+        assert trials, attack.name
+        for trial in trials:
+            for x in (trial.x, trial.x_prime):
+                assert len(x) == 5 and np.array_equal(x, np.round(x)), (attack.name, x)
+    config = AuditConfig(budget=20_000, seed=0)
+    naive, shifted = run_audit(
+        [ExponentialOverCounts(naive=True), ExponentialOverCounts(naive=False)],
+        load_attacks(["zero-rounding"]),
+        config,
+    ).results
+    assert (
+        naive.verdict is Verdict.VIOLATION and naive.epsilon_lower_bound > 2 * naive.claim.epsilon
+    )
+    assert shifted.error is None and shifted.verdict is Verdict.NO_VIOLATION
