@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from attacks.selection_common import largest_move, outcome_counts
+from attacks.selection_common import bounds_note, largest_move, outcome_counts, within
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
@@ -146,6 +146,42 @@ def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]
             )
         )
     return trials
+
+
+# --- selection -----------------------------------------------------------------------------
+
+
+def _selection_trials(spec: AdapterSpec) -> list[Trial]:
+    """Equal utilities against the first moved up (and the rest down) by the largest move, in
+    the middle of declared bounds: a mechanism may refuse utilities outside them."""
+    (k,) = outcome_counts(spec, (4,))
+    bounds = spec.utility_bounds
+    centre, room = (0.0, math.inf) if bounds is None else _middle(bounds)
+    s = min(largest_move(spec), room)
+    if spec.integer_queries:
+        centre, s = float(math.floor(centre)), float(math.floor(s))
+    if k < 2 or s <= 0:
+        return []  # one outcome (nothing to select), or no move that fits
+    base = np.full(k, centre)
+    moves = [
+        (np.array([s] + [-s] * (k - 1)), "the first up and the rest down"),
+        (np.array([s] + [0.0] * (k - 1)), "the first up"),
+    ]
+    return [
+        Trial(
+            base,
+            base + move,
+            DataDrivenEvents(),
+            f"{k} equal utilities vs {text} by the sensitivity" + bounds_note(bounds),
+        )
+        for move, text in moves
+        if within(base + move, bounds)
+    ]
+
+
+def _middle(bounds: tuple[float, float]) -> tuple[float, float]:
+    """The middle of ``bounds`` and how far either end is from it."""
+    return (bounds[0] + bounds[1]) / 2.0, (bounds[1] - bounds[0]) / 2.0
 
 
 # --- dataset -------------------------------------------------------------------------------
@@ -290,25 +326,5 @@ class BlackBoxAttack:
         if family is Family.BINARY:
             return [Trial(0, 1, DataDrivenEvents(), "bits 0 and 1")]
         if family is Family.SELECTION:
-            d = DataDrivenEvents()
-            assert spec.sensitivity is not None
-            s, (k,) = largest_move(spec), outcome_counts(spec, (4,))
-            if k < 2 or s <= 0:
-                return []  # one outcome (nothing to select), or no integer move
-            zeros = np.zeros(k)
-            apart = np.array([s] + [-s] * (k - 1))
-            return [
-                Trial(
-                    zeros,
-                    apart,
-                    d,
-                    f"{k} equal utilities vs the first up and the rest down by the sensitivity",
-                ),
-                Trial(
-                    zeros,
-                    np.array([s] + [0.0] * (k - 1)),
-                    d,
-                    f"{k} equal utilities vs the first up by the sensitivity",
-                ),
-            ]
+            return _selection_trials(spec)
         return _dataset_trials(spec, rng)

@@ -98,7 +98,7 @@ def vector_pairs(spec: AdapterSpec, base_value: float | None = None) -> list[Pai
     assert spec.sensitivity is not None and spec.input.norm is not None
     m = spec.input.length or DEFAULT_QUERIES
     delta, norm = spec.sensitivity, spec.input.norm
-    lo, hi = spec.query_bounds or (-math.inf, math.inf)
+    lo, hi = spec.input_bounds or (-math.inf, math.inf)
     if base_value is None:
         # the base sits where a full move either way stays inside declared bounds, if it can
         base_value = min(max(0.0, lo + delta), hi - delta) if math.isfinite(lo + hi) else 0.0

@@ -58,7 +58,7 @@ class PairSearchAttack:
         if not pairs:
             return []
         # vector queries in no declared bounds: the base may move (see Trial.rebase)
-        movable = spec.input.kind is InputKind.VECTOR and spec.query_bounds is None
+        movable = spec.input.kind is InputKind.VECTOR and spec.input_bounds is None
         return [_trial(spec, pairs, partial(_rebased, spec) if movable else None)]
 
 

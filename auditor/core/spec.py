@@ -90,6 +90,12 @@ class AdapterSpec:
             return self.family.value
         return f"{self.input.label} → {self.output.label}"
 
+    @property
+    def input_bounds(self) -> tuple[float, float] | None:
+        """The declared range of a query's entries: ``query_bounds``, or a selection
+        mechanism's ``utility_bounds`` (which ``query_bounds`` also sets there)."""
+        return self.query_bounds or self.utility_bounds
+
     def query_length(self, query: Any) -> int | None:
         """How many entries ``query`` has when the input is a vector (None otherwise)."""
         if self.input.kind is not InputKind.VECTOR:

@@ -131,3 +131,34 @@ def test_integer_utilities_stay_integers_and_zero_rounding_still_finds_the_naive
         naive.verdict is Verdict.VIOLATION and naive.epsilon_lower_bound > 2 * naive.claim.epsilon
     )
     assert shifted.error is None and shifted.verdict is Verdict.NO_VIOLATION
+
+
+class NoisyMaxOfScores(NoisyMaxOfFive):
+    """Report noisy max over five scores in [0, 100] (refuses any score outside)."""
+
+    name = "noisy-max-of-scores"
+    query_bounds = (0.0, 100.0)
+
+    def sample(self, query, n):
+        q = np.asarray(query, dtype=float)
+        if q.shape != (5,) or q.min() < 0 or q.max() > 100:
+            raise ValueError(f"expected 5 scores in [0, 100], got {q}")
+        return (q + self._rng.laplace(0.0, 2.0 / self.epsilon, size=(n, 5))).argmax(axis=1)
+
+
+def test_declared_bounds_hold_for_every_pair_of_every_attack() -> None:
+    spec = check_adapter(NoisyMaxOfScores())
+    tried = 0
+    for attack in load_attacks(None):
+        if not attack.applies_to(spec):
+            continue
+        for trial in attack.trials(spec, np.random.default_rng(0)):
+            pairs = [(trial.x, trial.x_prime), *[c[:2] for c in trial.candidates]]
+            for x in (v for pair in pairs for v in pair):
+                tried += 1
+                assert np.min(x) >= 0 and np.max(x) <= 100, (attack.name, trial.description, x)
+    assert tried > 40  # the pair search's candidates included
+    (result,) = run_audit(
+        [NoisyMaxOfScores()], load_attacks(None), AuditConfig(budget=20_000)
+    ).results
+    assert result.error is None and result.verdict is Verdict.NO_VIOLATION
