@@ -109,16 +109,22 @@ def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]
         return []
     trials = []
     standard = int(step) if spec.integer_queries else float(step)
-    trials.append(
-        Trial(0, standard, DataDrivenEvents(), f"inputs 0 and {standard!r} (one sensitivity apart)")
-    )
+    bounds = spec.query_bounds
+    if bounds is None or bounds[0] <= 0 <= standard <= bounds[1]:  # else refused, maybe
+        trials.append(
+            Trial(
+                0,
+                standard,
+                DataDrivenEvents(),
+                f"inputs 0 and {standard!r} (one sensitivity apart)",
+            )
+        )
     moderate = float(rng.integers(-100, 101)) * step
     # ulp(2**k) = 2**(k - 52) must stay below the step, or x + step rounds back to x
     k_max = 50 if spec.integer_queries else min(50, math.floor(math.log2(step)) + 50)
     k = int(rng.integers(min(20, k_max), k_max + 1))
     large = float(rng.choice([-1.0, 1.0])) * 2.0**k
     offsets = [(moderate, "a moderate offset"), (large, f"a large magnitude (±2**{k})")]
-    bounds = spec.query_bounds
     if bounds is not None:  # keep both inputs inside the range the mechanism accepts
         lo, hi = bounds
         offsets = [(a, t) for a, t in offsets if lo <= a and a + step <= hi]

@@ -28,6 +28,13 @@ def per_coordinate_outputs(spec: AdapterSpec) -> bool:
     )
 
 
+def from_zero_allowed(spec: AdapterSpec, step: float) -> bool:
+    """Whether inputs 0 and ``step`` (entries, for vector queries) are inside the declared
+    bounds: the float attacks' models start at 0, and a mechanism may refuse anything else."""
+    bounds = spec.input_bounds
+    return bounds is None or (bounds[0] <= 0.0 <= bounds[1] and bounds[0] <= step <= bounds[1])
+
+
 def vector_pair(spec: AdapterSpec, step: float) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """x = 0 and x' moving by ``step`` (<= the sensitivity) every entry the norm allows: all
     of them under L∞, the first alone under L1 and L2; and the moved entries."""

@@ -35,6 +35,7 @@ from attacks.float_pair import (
     FloatPairDistinguisher,
     PerCoordinate,
     float_training,
+    from_zero_allowed,
     per_coordinate_outputs,
     vector_pair,
 )
@@ -139,6 +140,8 @@ class LSBLaplaceAttack:
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         assert spec.sensitivity is not None
+        if not from_zero_allowed(spec, float(spec.sensitivity)):
+            return []  # the sampler models start at input 0, which the bounds exclude
         if spec.family is not Family.ADDITIVE:
             return [self._vector_trial(spec)]
         x, x_prime = 0.0, float(spec.sensitivity)

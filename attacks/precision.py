@@ -45,6 +45,7 @@ from attacks.float_pair import (
     FloatPairDistinguisher,
     PerCoordinate,
     float_training,
+    from_zero_allowed,
     per_coordinate_outputs,
     vector_pair,
 )
@@ -222,6 +223,8 @@ class PrecisionAttack:
         j = neighbour_power_of_two(float(spec.sensitivity))
         assert j is not None
         x, x_prime = 0.0, math.ldexp(1.0, j)
+        if not from_zero_allowed(spec, x_prime):
+            return []  # the grid tests start at input 0, which the bounds exclude
         tests = [GridTest(math.ldexp(1.0, j - 53))]
         tests += rescaled_tests(x_prime, spec.sensitivity, spec.claim.epsilon)
         if spec.family is not Family.ADDITIVE:

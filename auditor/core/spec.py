@@ -428,13 +428,18 @@ def _kinds(
 
 
 def typical_query(spec: AdapterSpec) -> Any:
-    """A query every adapter of its kind must accept."""
+    """A query every adapter of its kind must accept: entries 0, or inside declared bounds
+    the value nearest 0."""
     kind = spec.input.kind
-    if kind is InputKind.SCALAR:
-        return 0 if spec.integer_queries else 0.0
-    if kind is InputKind.VECTOR:
+    if kind in (InputKind.SCALAR, InputKind.VECTOR):
+        lo, hi = spec.input_bounds or (0.0, 0.0)
+        value = min(max(0.0, lo), hi)
+        if spec.integer_queries:
+            value = float(math.ceil(value)) if math.ceil(value) <= hi else float(math.floor(value))
+        if kind is InputKind.SCALAR:
+            return int(value) if spec.integer_queries else value
         length = spec.input.length or 4
-        return np.zeros(length, dtype=np.int64 if spec.integer_queries else float)
+        return np.full(length, value, dtype=np.int64 if spec.integer_queries else float)
     if kind is InputKind.LOCAL:
         assert spec.exact_domain is not None
         return 1 if spec.family is Family.BINARY else spec.exact_domain[0]

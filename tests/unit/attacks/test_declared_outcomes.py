@@ -6,6 +6,7 @@ an ``error`` verdict."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from attacks import load_attacks
 from auditor.core.configs import AuditConfig
@@ -161,4 +162,52 @@ def test_declared_bounds_hold_for_every_pair_of_every_attack() -> None:
     (result,) = run_audit(
         [NoisyMaxOfScores()], load_attacks(None), AuditConfig(budget=20_000)
     ).results
+    assert result.error is None and result.verdict is Verdict.NO_VIOLATION
+
+
+class LaplaceInTenToTwenty:
+    """Laplace on an answer in [10, 20] (refuses any other), rounded to 2^-20 (no float leak)."""
+
+    name = "laplace-in-10-20"
+    family = "additive"
+    sensitivity = 1.0
+    query_bounds = (10.0, 20.0)
+    epsilon, delta = 1.0, 0.0
+
+    def __init__(self) -> None:
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        q = np.asarray(query, dtype=float)
+        if q.min() < 10 or q.max() > 20:
+            raise ValueError(f"expected answers in [10, 20], got {q}")
+        noisy = q + self._rng.laplace(0.0, 1.0 / self.epsilon, size=(n, *q.shape))
+        return np.round(noisy * 2.0**20) / 2.0**20
+
+
+class VectorLaplaceInTenToTwenty(LaplaceInTenToTwenty):
+    name = "vector-laplace-in-10-20"
+    family = None
+    input_kind, norm, query_length = "vector", "l1", 4
+    output_kind, output_length = "real", "query"
+
+
+@pytest.mark.parametrize("adapter", [LaplaceInTenToTwenty, VectorLaplaceInTenToTwenty])
+def test_bounds_that_exclude_zero_hold_for_every_attack(adapter: type) -> None:
+    from auditor.core.spec import typical_query
+
+    spec = check_adapter(adapter())
+    assert np.all(np.asarray(typical_query(spec)) == 10.0)
+    for attack in load_attacks(None):
+        if not attack.applies_to(spec):
+            continue
+        for trial in attack.trials(spec, np.random.default_rng(0)):
+            pairs = [(trial.x, trial.x_prime), *[c[:2] for c in trial.candidates]]
+            for x in (np.asarray(v, dtype=float) for pair in pairs for v in pair):
+                assert x.min() >= 10 and x.max() <= 20, (attack.name, trial.description, x)
+    report = run_audit([adapter()], load_attacks(None), AuditConfig(budget=20_000))
+    (result,) = report.results
     assert result.error is None and result.verdict is Verdict.NO_VIOLATION
