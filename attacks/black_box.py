@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from attacks.selection_common import bounds_note, largest_move, outcome_counts, within
+from attacks.selection_common import bounds_note, largest_move, middle, outcome_counts, within
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
@@ -162,7 +162,7 @@ def _selection_trials(spec: AdapterSpec) -> list[Trial]:
     the middle of declared bounds: a mechanism may refuse utilities outside them."""
     (k,) = outcome_counts(spec, (4,))
     bounds = spec.utility_bounds
-    centre, room = (0.0, math.inf) if bounds is None else _middle(bounds)
+    centre, room = middle(bounds)
     s = min(largest_move(spec), room)
     if spec.integer_queries:
         centre, s = float(math.floor(centre)), float(math.floor(s))
@@ -183,11 +183,6 @@ def _selection_trials(spec: AdapterSpec) -> list[Trial]:
         for move, text in moves
         if within(base + move, bounds)
     ]
-
-
-def _middle(bounds: tuple[float, float]) -> tuple[float, float]:
-    """The middle of ``bounds`` and how far either end is from it."""
-    return (bounds[0] + bounds[1]) / 2.0, (bounds[1] - bounds[0]) / 2.0
 
 
 # --- dataset -------------------------------------------------------------------------------

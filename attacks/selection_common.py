@@ -51,6 +51,14 @@ def outcome_counts(spec: AdapterSpec, preferred: tuple[int, ...]) -> tuple[int, 
     return preferred if declared is None else (declared,)
 
 
+def middle(bounds: tuple[float, float] | None) -> tuple[float, float]:
+    """Where the selection trials put their base utilities and how far they may move from it:
+    the middle of declared bounds and its distance to either end (0 and no limit without)."""
+    if bounds is None:
+        return 0.0, math.inf
+    return (bounds[0] + bounds[1]) / 2.0, (bounds[1] - bounds[0]) / 2.0
+
+
 def largest_move(spec: AdapterSpec) -> float:
     """The largest move of one query entry (a utility, a count) that keeps two inputs
     neighbours: the sensitivity, or its whole part for integer queries (``integer_queries``:

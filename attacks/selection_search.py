@@ -32,6 +32,7 @@ import numpy as np
 from attacks.selection_common import (
     are_neighbours,
     bounds_note,
+    middle,
     outcome_counts,
     pull_within,
     within,
@@ -84,10 +85,7 @@ def search_pair(
 
     Returns (x, x_prime, step).
     """
-    if bounds is None:
-        centre, room = 0.0, np.inf
-    else:
-        centre, room = (bounds[0] + bounds[1]) / 2.0, (bounds[1] - bounds[0]) / 2.0
+    centre, room = middle(bounds)
     step = min(sensitivity, room)
     spread = min(sensitivity, room - step) if base == "spread" else 0.0
     if integer:
