@@ -11,7 +11,7 @@ import numpy as np
 
 from auditor.core.kinds import QUERY_LENGTH, InputKind, Norm, OutputKind
 from auditor.core.source import enclosed, event_code
-from auditor.core.spec import AdapterSpec
+from auditor.core.spec import AdapterSpec, typical_query
 from auditor.core.trials import CertificationPlan, Event
 
 #: query length of the per-coordinate trials when the adapter does not fix one
@@ -28,21 +28,29 @@ def per_coordinate_outputs(spec: AdapterSpec) -> bool:
     )
 
 
-def from_zero_allowed(spec: AdapterSpec, step: float) -> bool:
-    """Whether inputs 0 and ``step`` (entries, for vector queries) are inside the declared
-    bounds: the float attacks' models start at 0, and a mechanism may refuse anything else."""
-    bounds = spec.input_bounds
-    return bounds is None or (bounds[0] <= 0.0 <= bounds[1] and bounds[0] <= step <= bounds[1])
+def float_inputs(spec: AdapterSpec, step: float) -> tuple[float, float] | None:
+    """The float attacks' pair of scalar inputs: ``x``, the value nearest 0 inside the declared
+    bounds (0 without bounds), and ``x + step`` or, when that leaves the bounds, ``x - step``;
+    None when neither fits."""
+    x = float(np.asarray(typical_query(spec)).flat[0])
+    lo, hi = spec.input_bounds or (-np.inf, np.inf)
+    for x_prime in (x + step, x - step):
+        if lo <= x_prime <= hi:
+            return x, x_prime
+    return None
 
 
-def vector_pair(spec: AdapterSpec, step: float) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """x = 0 and x' moving by ``step`` (<= the sensitivity) every entry the norm allows: all
-    of them under L∞, the first alone under L1 and L2; and the moved entries."""
+def vector_pair(
+    spec: AdapterSpec, x: float, x_prime: float
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Every entry at ``x``, and the entries the norm allows to move (all of them under L∞, the
+    first alone under L1 and L2) at ``x_prime`` instead; and the moved entries."""
     m = spec.input.length or VECTOR_QUERIES
     moved = list(range(m)) if spec.input.norm is Norm.LINF else [0]
-    x_prime = np.zeros(m)
-    x_prime[moved] = step
-    return np.zeros(m), x_prime, moved
+    vx = np.full(m, x)
+    vx_prime = vx.copy()
+    vx_prime[moved] = x_prime
+    return vx, vx_prime, moved
 
 
 @dataclass

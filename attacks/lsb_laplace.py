@@ -34,8 +34,8 @@ from attacks import laplace_models
 from attacks.float_pair import (
     FloatPairDistinguisher,
     PerCoordinate,
+    float_inputs,
     float_training,
-    from_zero_allowed,
     per_coordinate_outputs,
     vector_pair,
 )
@@ -140,11 +140,13 @@ class LSBLaplaceAttack:
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         assert spec.sensitivity is not None
-        if not from_zero_allowed(spec, float(spec.sensitivity)):
-            return []  # the sampler models start at input 0, which the bounds exclude
+        step = float(spec.sensitivity)
+        pair = float_inputs(spec, step)
+        if pair is None:
+            return []  # the bounds are narrower than one sensitivity
+        x, x_prime = pair
         if spec.family is not Family.ADDITIVE:
-            return [self._vector_trial(spec)]
-        x, x_prime = 0.0, float(spec.sensitivity)
+            return [self._vector_trial(spec, x, x_prime)]
         models = candidate_models(spec.sensitivity, spec.claim.epsilon)
         return [
             Trial(
@@ -158,22 +160,21 @@ class LSBLaplaceAttack:
             )
         ]
 
-    def _vector_trial(self, spec: AdapterSpec) -> Trial:
+    def _vector_trial(self, spec: AdapterSpec, x: float, x_prime: float) -> Trial:
         """Every moved coordinate attacked alone; noise calibrated to the move or, under L∞,
         to the L1 sensitivity of moving all m entries."""
-        assert spec.sensitivity is not None
-        step = float(spec.sensitivity)
-        x, x_prime, moved = vector_pair(spec, step)
+        step = abs(x_prime - x)
+        vx, vx_prime, moved = vector_pair(spec, x, x_prime)
         models = candidate_models(step, spec.claim.epsilon)
         if len(moved) > 1:
             models += candidate_models(step * len(moved), spec.claim.epsilon)
-        parts = {j: LSBDistinguisher(0.0, step, models) for j in moved}
+        parts = {j: LSBDistinguisher(x, x_prime, models) for j in moved}
         return Trial(
-            x=x,
-            x_prime=x_prime,
+            x=vx,
+            x_prime=vx_prime,
             distinguisher=PerCoordinate(parts),
             description=(
-                f"{len(x)} queries at 0, {len(moved)} moved by {step!r}; {len(models)} float "
-                "Laplace sampler models per coordinate, validated on training outputs"
+                f"{len(vx)} queries at {x!r}, {len(moved)} moved to {x_prime!r}; {len(models)} "
+                "float Laplace sampler models per coordinate, validated on training outputs"
             ),
         )

@@ -44,8 +44,8 @@ import numpy as np
 from attacks.float_pair import (
     FloatPairDistinguisher,
     PerCoordinate,
+    float_inputs,
     float_training,
-    from_zero_allowed,
     per_coordinate_outputs,
     vector_pair,
 )
@@ -222,13 +222,15 @@ class PrecisionAttack:
         assert spec.sensitivity is not None
         j = neighbour_power_of_two(float(spec.sensitivity))
         assert j is not None
-        x, x_prime = 0.0, math.ldexp(1.0, j)
-        if not from_zero_allowed(spec, x_prime):
-            return []  # the grid tests start at input 0, which the bounds exclude
+        pair = float_inputs(spec, math.ldexp(1.0, j))
+        if pair is None or pair[0] != 0.0:
+            return []  # the grid tests need input 0 (noise alone), which the bounds exclude
+        x, x_prime = pair
+        move = f"{'-' if x_prime < 0 else ''}2^{j}"
         tests = [GridTest(math.ldexp(1.0, j - 53))]
         tests += rescaled_tests(x_prime, spec.sensitivity, spec.claim.epsilon)
         if spec.family is not Family.ADDITIVE:
-            vx, vx_prime, moved = vector_pair(spec, x_prime)
+            vx, vx_prime, moved = vector_pair(spec, x, x_prime)
             parts = {c: PrecisionDistinguisher(x, x_prime, tests) for c in moved}
             return [
                 Trial(
@@ -236,7 +238,7 @@ class PrecisionAttack:
                     x_prime=vx_prime,
                     distinguisher=PerCoordinate(parts),
                     description=(
-                        f"{len(vx)} queries at 0, {len(moved)} moved by 2^{j}; output-grid "
+                        f"{len(vx)} queries at 0, {len(moved)} moved to {move}; output-grid "
                         "tests per coordinate, learned on training outputs"
                     ),
                 )
@@ -247,7 +249,7 @@ class PrecisionAttack:
                 x_prime=x_prime,
                 distinguisher=PrecisionDistinguisher(x, x_prime, tests),
                 description=(
-                    f"inputs {x!r} and {x_prime!r} = 2^{j} (within the sensitivity); "
+                    f"inputs {x!r} and {x_prime!r} = {move} (within the sensitivity); "
                     "output-grid tests learned on training outputs"
                 ),
             )

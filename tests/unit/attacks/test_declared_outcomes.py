@@ -211,3 +211,34 @@ def test_bounds_that_exclude_zero_hold_for_every_attack(adapter: type) -> None:
     report = run_audit([adapter()], load_attacks(None), AuditConfig(budget=20_000))
     (result,) = report.results
     assert result.error is None and result.verdict is Verdict.NO_VIOLATION
+
+
+class FloatLaplaceInTenToTwenty(LaplaceInTenToTwenty):
+    """The same Laplace in plain doubles: Mironov's holes, at inputs 10 and 11 (about 11 % of
+    the outputs at 10 are doubles numpy's sampler cannot produce at 11; 82 % at 0 and 1)."""
+
+    name = "float-laplace-in-10-20"
+
+    def sample(self, query, n):
+        q = np.asarray(query, dtype=float)
+        if q.min() < 10 or q.max() > 20:
+            raise ValueError(f"expected answers in [10, 20], got {q}")
+        return q + self._rng.laplace(0.0, 1.0 / self.epsilon, size=(n, *q.shape))
+
+
+class VectorFloatLaplaceInTenToTwenty(FloatLaplaceInTenToTwenty):
+    name = "vector-float-laplace-in-10-20"
+    family = None
+    input_kind, norm, query_length = "vector", "l1", 4
+    output_kind, output_length = "real", "query"
+
+
+@pytest.mark.parametrize("adapter", [FloatLaplaceInTenToTwenty, VectorFloatLaplaceInTenToTwenty])
+def test_the_lsb_attack_starts_inside_bounds_that_exclude_zero(adapter: type) -> None:
+    attacks = [a for a in load_attacks(None) if a.name == "lsb-laplace"]
+    spec = check_adapter(adapter())
+    (trial,) = attacks[0].trials(spec, np.random.default_rng(0))
+    assert {float(np.min(trial.x)), float(np.max(trial.x_prime))} == {10.0, 11.0}
+    report = run_audit([adapter()], attacks, AuditConfig(budget=20_000))
+    (result,) = report.results
+    assert result.error is None and result.verdict is Verdict.VIOLATION
