@@ -35,14 +35,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attacks import load_attacks  # noqa: E402
-from auditor.adapters.benchmarks import (  # noqa: E402
-    PUBLISHED_FIGURES,
-    PUBLISHED_SECONDS,
-    builtin_adapters,
-)  # noqa: E402
-from auditor.core.configs import AuditConfig, EngineConfig  # noqa: E402
-from auditor.engine.runner import run_audit  # noqa: E402
+# dp-audit itself is imported in main(): the audit's worker processes re-run this script's top
+# level (as any multiprocessing child does), and would otherwise each import the whole tool
+# again, a second or two that a `dp-audit run`, whose script is two lines, never pays.
 
 GRID = 2.0**-6
 
@@ -73,6 +68,8 @@ class OnGrid:
 
 
 def published(name: str) -> tuple[str, str, float | None]:
+    from auditor.adapters.benchmarks import PUBLISHED_FIGURES
+
     figures = PUBLISHED_FIGURES.get(name)
     if figures is None:
         return "–", "–", None
@@ -83,6 +80,11 @@ def published(name: str) -> tuple[str, str, float | None]:
 
 
 def main() -> None:
+    from attacks import load_attacks
+    from auditor.adapters.benchmarks import PUBLISHED_SECONDS, builtin_adapters
+    from auditor.core.configs import AuditConfig, EngineConfig
+    from auditor.engine.runner import run_audit
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=200_000, help="outputs per side per trial")
     parser.add_argument("--grid", action="store_true", help="round real outputs to 2^-6")

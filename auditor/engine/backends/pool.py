@@ -45,13 +45,25 @@ import numpy as np
 from auditor.core.errors import TRACEBACK_CHARS, AdapterCrashed, AdapterTimeout, cap_text
 from auditor.engine.backends.worker import Task, error_from, worker_main
 
+#: modules every worker needs: the worker itself and those events' predicates are pickled from
+FORKSERVER_PRELOAD = (
+    "auditor.engine.backends.worker",
+    "auditor.statistics.events.bit_events",
+    "auditor.statistics.events.classifier_events",
+    "auditor.statistics.events.event_selection",
+    "auditor.statistics.events.histogram_events",
+    "auditor.statistics.events.vector_events",
+)
+
 
 def _context(start_method: str | None) -> Any:
     """``forkserver`` where available, else ``spawn``: never plain ``fork`` (threads are running).
 
-    The fork server imports the worker module once; each worker is then forked from it in
-    milliseconds instead of re-importing numpy and scipy, and the user's ``__main__`` is never
-    re-imported.
+    The fork server imports the worker module and the event modules (every certification
+    unpickles its events in the workers) once; each worker is then forked from it in
+    milliseconds instead of importing them again.  Python still re-runs the top level of the
+    user's main script in each worker (3.11's fork server never receives its path), so a
+    script that drives audits keeps heavy imports out of its top level.
     """
     if start_method is None:
         start_method = (
@@ -59,7 +71,7 @@ def _context(start_method: str | None) -> Any:
         )
     ctx = multiprocessing.get_context(start_method)
     if start_method == "forkserver":
-        ctx.set_forkserver_preload(["auditor.engine.backends.worker"])
+        ctx.set_forkserver_preload(list(FORKSERVER_PRELOAD))
     return ctx
 
 

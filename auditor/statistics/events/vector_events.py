@@ -48,12 +48,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.events.bit_events import cell_keys, cell_keys_code, describe_cell
-from auditor.statistics.events.classifier_events import WEIGHTED_SUM_SOURCE, weighted_sum
+from auditor.statistics.events.classifier_events import (
+    WEIGHTED_SUM_SOURCE,
+    one_thread,
+    weighted_sum,
+)
 from auditor.statistics.events.event_selection import ranking_scores
 from auditor.statistics.events.tree_scores import tree_code, tree_table
 
@@ -281,13 +284,16 @@ class Score:
         nan_columns: np.ndarray,
         text: str,
     ) -> None:
-        self.model, self.mean, self.scale, self.text = model, mean, scale, text
+        self.mean, self.scale, self.text = mean, scale, text
         self.nan_columns = nan_columns
         coef, intercept = getattr(model, "coef_", None), getattr(model, "intercept_", 0.0)
         #: a linear model's weights and intercept, summed here row by row (see weighted_sum)
         self.linear = (
             None if coef is None else (np.ravel(coef).astype(float), float(np.ravel(intercept)[0]))
         )
+        #: kept only when it scores (a tree model): a linear score pickled to the workers then
+        #: carries no scikit-learn object, and they need not import scikit-learn (a second each)
+        self.model = model if self.linear is None else None
         #: a tree model's nodes, for the standalone source (scoring here stays scikit-learn's
         #: compiled walk, three times faster than numpy's; tree_sum adds up the same way)
         self.trees = None if self.linear is not None else tree_table(model)
@@ -892,7 +898,7 @@ class VectorEvents:
         for model, what in models:
             try:
                 # one thread: several fits run side by side in worker processes
-                with warnings.catch_warnings(), threadpool_limits(limits=1):
+                with warnings.catch_warnings(), one_thread():
                     warnings.simplefilter("ignore")
                     model.fit(z, label)  # type: ignore[attr-defined]
             except Exception:  # noqa: BLE001 - a degenerate fit proposes nothing

@@ -224,6 +224,30 @@ def test_a_linear_score_is_the_same_for_every_copy_of_an_output_wherever_it_fall
             assert len(np.unique(score(copies))) == 1
 
 
+def test_a_linear_score_reaches_the_workers_without_scikit_learn(tmp_path):
+    """Its weights are all it scores with: the pickle the workers load carries no fitted
+    scikit-learn model, so unpickling it does not import scikit-learn (a second per worker)."""
+    import pickle
+    import subprocess
+    import sys
+
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(200, 3))
+    model = LogisticRegression().fit(z, (z[:, 0] > 0).astype(int))
+    score = Score(model, np.zeros(3), np.ones(3), np.zeros(3, dtype=bool), "test")
+    (tmp_path / "score.pickle").write_bytes(pickle.dumps(score))
+    check = (
+        "import pickle, sys, numpy as np\n"
+        f"score = pickle.loads(open({str(tmp_path / 'score.pickle')!r}, 'rb').read())\n"
+        "print(score(np.eye(3)).round(6).tolist(), 'sklearn' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True)
+    assert out.stdout.split("]")[-1].strip() == "False"
+    assert out.stdout.split("]")[0] + "]" == str(score(np.eye(3)).round(6).tolist())
+
+
 def biased_bits(rng: np.random.Generator, n: int, favour: bool) -> np.ndarray:
     """24 fair bits but for 6 (a RAPPOR report of a value whose Bloom bits sit there): 3 are
     1 with probability 0.55 and 3 with 0.45 under x, the reverse under x'."""
