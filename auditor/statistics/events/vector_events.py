@@ -446,9 +446,10 @@ class _Rows:
             return
         weights = _weights(rows.shape[1])
         # rows that are mostly distinct (a wide bit vector) show it in their first few
-        # thousand: do not key them all for nothing
+        # thousand: do not key them all for nothing.  Only mostly: 10 answers of a sparse
+        # vector show 885 of their 1,024 patterns in 4,096 rows, and repeat in 10^6
         probe = rows[:4096]
-        if len(np.unique(row_keys(probe, weights))) > len(probe) // 8:
+        if len(np.unique(row_keys(probe, weights))) > len(probe) // 2:
             return
         _, first, inverse = np.unique(
             row_keys(rows, weights), return_index=True, return_inverse=True
