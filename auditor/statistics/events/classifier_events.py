@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import sys
 import warnings
 from typing import Any, cast
 
@@ -109,21 +110,25 @@ class LogitScore:
         )
 
 
-#: threadpoolctl's ``ThreadpoolController`` (threadpoolctl has no type annotations)
-_CONTROLLER: list[Any] = []
+#: threadpoolctl's ``ThreadpoolController`` (threadpoolctl has no type annotations), and the
+#: number of imported modules when it was made
+_CONTROLLER: dict[int, Any] = {}
 
 
 def one_thread() -> contextlib.AbstractContextManager[object]:
     """Limit BLAS and OpenMP to one thread during a fit: the design is tiny (~15 columns) and on a
-    loaded machine multi-threaded BLAS made each fit 20x slower.  The controller (which scans
-    the loaded libraries, ~30 ms) is created once."""
+    loaded machine multi-threaded BLAS made each fit 20x slower.  The controller scans the
+    loaded libraries (~30 ms), so it is made again only after an import, which may have loaded
+    one (scikit-learn's OpenMP, scipy's BLAS): one made before them would not limit them."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - threadpoolctl is a declared dependency
         return contextlib.nullcontext()
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return cast(contextlib.AbstractContextManager[object], _CONTROLLER[0].limit(limits=1))
+    imported = len(sys.modules)
+    if imported not in _CONTROLLER:
+        _CONTROLLER.clear()
+        _CONTROLLER[imported] = ThreadpoolController()
+    return cast(contextlib.AbstractContextManager[object], _CONTROLLER[imported].limit(limits=1))
 
 
 def fit_score(a: np.ndarray, b: np.ndarray) -> LogitScore | None:

@@ -248,6 +248,25 @@ def test_a_linear_score_reaches_the_workers_without_scikit_learn(tmp_path):
     assert out.stdout.split("]")[0] + "]" == str(score(np.eye(3)).round(6).tolist())
 
 
+def test_one_thread_also_limits_libraries_loaded_after_its_first_use():
+    """The boosted trees' OpenMP is loaded by importing scikit-learn, often after a first fit
+    (a scalar classifier) made the controller: unlimited, their fits competed with the
+    sampling workers for the cores."""
+    import subprocess
+    import sys
+
+    check = (
+        "from auditor.statistics.events.classifier_events import one_thread\n"
+        "from threadpoolctl import threadpool_info\n"
+        "with one_thread(): pass\n"
+        "from sklearn.ensemble import HistGradientBoostingClassifier\n"
+        "with one_thread():\n"
+        "    print(sorted({(i['user_api'], i['num_threads']) for i in threadpool_info()}))"
+    )
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[('blas', 1), ('openmp', 1)]"
+
+
 def biased_bits(rng: np.random.Generator, n: int, favour: bool) -> np.ndarray:
     """24 fair bits but for 6 (a RAPPOR report of a value whose Bloom bits sit there): 3 are
     1 with probability 0.55 and 3 with 0.45 under x, the reverse under x'."""
