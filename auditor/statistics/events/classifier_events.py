@@ -133,7 +133,8 @@ def one_thread() -> contextlib.AbstractContextManager[object]:
 
 def fit_score(a: np.ndarray, b: np.ndarray) -> LogitScore | None:
     """Fit a logistic regression of "came from x" on the features; None if it cannot be fitted."""
-    import statsmodels.api as sm  # heavy import, only when a classifier is asked for
+    # heavy import, only when a classifier is asked for (Logit alone: not statsmodels.api)
+    from statsmodels.discrete.discrete_model import Logit
 
     fa, fb = float_features(a), float_features(b)
     f = np.vstack([fa, fb])
@@ -150,7 +151,7 @@ def fit_score(a: np.ndarray, b: np.ndarray) -> LogitScore | None:
         warnings.simplefilter("ignore")
         for method in ("newton", "lbfgs"):
             try:
-                beta = sm.Logit(label, design).fit(disp=0, method=method, maxiter=50).params
+                beta = Logit(label, design).fit(disp=0, method=method, maxiter=50).params
                 break
             except Exception:  # noqa: BLE001 - singular designs etc.: try the next, else no event
                 continue
