@@ -362,6 +362,27 @@ def _fields(
     return tuple(fields)
 
 
+def _input_shape(
+    kind: InputKind,
+    norm: Norm | None,
+    read: Callable[..., Any],
+    fail: Callable[[str, str], AdapterContractError],
+) -> InputKindSpec:
+    """The input kind with its declared shape: a vector's ``query_length``, a dataset's
+    ``columns``."""
+    query_length = None
+    columns = 1
+    if kind is InputKind.VECTOR:
+        query_length = read("query_length")
+        if query_length is not None and not _whole(query_length):
+            raise fail("query_length", f"={query_length!r} must be a whole number >= 1")
+    if kind is InputKind.DATASET:
+        columns = read("columns", 1)
+        if not _whole(columns):
+            raise fail("columns", f"={columns!r} must be a whole number >= 1")
+    return InputKindSpec(kind, norm, query_length, int(columns))
+
+
 def _kinds(
     read: Callable[..., Any], fail: Callable[[str, str], AdapterContractError]
 ) -> tuple[Family | None, InputKindSpec, OutputKindSpec]:
@@ -380,23 +401,14 @@ def _kinds(
                 "is missing (declare a family, or input_kind and output_kind)",
             )
         inputs, output = FAMILY_KINDS[family]
-        return family, inputs, output
+        # the shape attributes of the family's input kind hold here too
+        return family, _input_shape(inputs.kind, inputs.norm, read, fail), output
     if input_raw is None or output_raw is None:
         missing = "input_kind" if input_raw is None else "output_kind"
         raise fail(f"attribute {missing!r}", "is missing (input_kind and output_kind go together)")
     input_kind = _choice(input_raw, InputKind, "input_kind", fail)
-    norm = query_length = None
-    columns = 1
-    if input_kind is InputKind.VECTOR:
-        norm = _choice(read("norm"), Norm, "norm", fail)
-        query_length = read("query_length")
-        if query_length is not None and not _whole(query_length):
-            raise fail("query_length", f"={query_length!r} must be a whole number >= 1")
-    if input_kind is InputKind.DATASET:
-        columns = read("columns", 1)
-        if not _whole(columns):
-            raise fail("columns", f"={columns!r} must be a whole number >= 1")
-    inputs = InputKindSpec(input_kind, norm, query_length, int(columns))
+    norm = _choice(read("norm"), Norm, "norm", fail) if input_kind is InputKind.VECTOR else None
+    inputs = _input_shape(input_kind, norm, read, fail)
 
     output_kind = _choice(output_raw, OutputKind, "output_kind", fail)
     length = read("output_length", 1)
