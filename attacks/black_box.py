@@ -188,10 +188,21 @@ def _selection_trials(spec: AdapterSpec) -> list[Trial]:
 # --- dataset -------------------------------------------------------------------------------
 
 
-def _dataset_pairs(spec: AdapterSpec) -> list[tuple[np.ndarray, np.ndarray, str]]:
-    assert spec.domain is not None
+def _records(spec: AdapterSpec) -> tuple[Any, Any, Any, type[np.int64] | type[np.float64]]:
+    """The domain's bounds and midpoint as records, and their dtype: integers (the midpoint
+    rounded down) for an integer domain a mechanism may refuse fractions in, else floats."""
+    assert spec.domain is not None and spec.exact_domain is not None
+    if spec.integer_domain:
+        lo_v, hi_v = int(spec.exact_domain[0]), int(spec.exact_domain[1])
+        if lo_v >= -(2**62) and hi_v <= 2**62:  # int64, and its sums, hold them exactly
+            return lo_v, (lo_v + hi_v) // 2, hi_v, np.int64
     lo, hi = spec.domain
-    base = np.full(10, (lo + hi) / 2.0)
+    return lo, (lo + hi) / 2.0, hi, np.float64
+
+
+def _dataset_pairs(spec: AdapterSpec) -> list[tuple[np.ndarray, np.ndarray, str]]:
+    lo, mid, hi, dtype = _records(spec)
+    base = np.full(10, mid, dtype=dtype)
     if spec.neighbours == "replace":
         changed = base.copy()
         changed[0] = hi
@@ -204,12 +215,12 @@ def _dataset_pairs(spec: AdapterSpec) -> list[tuple[np.ndarray, np.ndarray, str]
     return [
         (
             base,
-            np.append(base, hi),
+            np.append(base, np.array([hi], dtype=dtype)),
             "10 records at the domain midpoint, plus one at the upper bound",
         ),
         (
-            np.full(10, lo),
-            np.append(np.full(10, lo), hi),
+            np.full(10, lo, dtype=dtype),
+            np.append(np.full(10, lo, dtype=dtype), np.array([hi], dtype=dtype)),
             "10 records at the lower bound, plus one at the upper bound",
         ),
     ]
@@ -258,21 +269,12 @@ def _stability_chain(spec: AdapterSpec) -> list[Trial]:
     implementation compares its distance with, some pair in the chain straddles it: a PTR whose
     test is not noisy answers ⊥ on one and not the other.
     """
-    assert spec.domain is not None
     length = _chain_length(spec)
     if length == 0:
         return []
-    lo, hi = spec.domain
-    dtype: type[np.int64] | type[np.float64]
-    if spec.integer_domain:
-        assert spec.exact_domain is not None
-        lo_v, hi_v = int(spec.exact_domain[0]), int(spec.exact_domain[1])
-        if hi_v - lo_v < 2 or lo_v < -(2**62) or hi_v > 2**62:
-            return []
-        mid: Any = (lo_v + hi_v) // 2
-        lo, hi, dtype = lo_v, hi_v, np.int64
-    else:
-        mid, dtype = (lo + hi) / 2.0, np.float64
+    lo, mid, hi, dtype = _records(spec)
+    if spec.integer_domain and (dtype is not np.int64 or hi - lo < 2):
+        return []  # no integer strictly between the bounds (or none int64 holds)
     side = length // 2 + 2
     total = 2 * side + length  # replace: every dataset in the chain has this size
     trials = []

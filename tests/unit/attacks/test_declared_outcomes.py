@@ -1,7 +1,8 @@
-"""Selection attacks give a mechanism over a declared number of candidates (``query_length``)
-exactly that many utilities, and whole numbers to one over counts (``integer_queries``): such
-a mechanism may refuse anything else, and an attack that sent it turned a correct adapter into
-an ``error`` verdict."""
+"""Attacks send a mechanism only inputs it declared: a mechanism over a declared number of
+candidates (``query_length``) exactly that many utilities, whole numbers to one over counts
+(``integer_queries``), answers inside declared bounds, integer records to a dataset mechanism
+over an integer domain.  Such a mechanism may refuse anything else, and an attack that sent it
+turned a correct adapter into an ``error`` verdict."""
 
 from __future__ import annotations
 
@@ -64,6 +65,18 @@ def test_every_selection_trial_has_the_declared_number_of_candidates() -> None:
     assert _lengths(NoisyMaxOfFive(declared=True)) == {5}
     # without a declared length the attacks choose theirs (the test above can fail)
     assert len(_lengths(NoisyMaxOfFive(declared=False)) - {5}) >= 3
+
+
+class NoisyMaxOfFiveAsFamily(NoisyMaxOfFive):
+    """The same, declared by the first release's ``family = "selection"``."""
+
+    input_kind = output_kind = None  # type: ignore[assignment]
+    family = "selection"
+
+
+def test_the_selection_family_keeps_its_declared_number_of_candidates() -> None:
+    assert check_adapter(NoisyMaxOfFiveAsFamily()).input.length == 5
+    assert _lengths(NoisyMaxOfFiveAsFamily()) == {5}
 
 
 def test_one_declared_candidate_gets_no_selection_trial() -> None:
@@ -242,3 +255,46 @@ def test_the_lsb_attack_starts_inside_bounds_that_exclude_zero(adapter: type) ->
     report = run_audit([adapter()], attacks, AuditConfig(budget=20_000))
     (result,) = report.results
     assert result.error is None and result.verdict is Verdict.VIOLATION
+
+
+class CountOfSmallValues:
+    """A noisy count of the records below 5 over the integer domain 0..9 (refuses fractions)."""
+
+    name = "count-of-small-values"
+    family = "dataset"
+    domain = (0, 9)
+    epsilon, delta = 1.0, 0.0
+
+    def __init__(self, neighbours: str) -> None:
+        self.neighbours = neighbours
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, records, n):
+        r = np.asarray(records)
+        if r.size and not np.array_equal(r, np.round(r)):
+            raise ValueError(f"records must be whole numbers, got {r}")
+        count = np.count_nonzero(r < 5)
+        return np.round((count + self._rng.laplace(0.0, 1.0 / self.epsilon, n)) * 2.0**20) / 2.0**20
+
+
+@pytest.mark.parametrize("neighbours", ["add_remove", "replace"])
+def test_records_over_an_integer_domain_are_whole_numbers(neighbours: str) -> None:
+    spec = check_adapter(CountOfSmallValues(neighbours))
+    tried = 0
+    for attack in load_attacks(None):
+        if not attack.applies_to(spec):
+            continue
+        for trial in attack.trials(spec, np.random.default_rng(0)):
+            pairs = [(trial.x, trial.x_prime), *[c[:2] for c in trial.candidates]]
+            for x in (np.asarray(v) for pair in pairs for v in pair):
+                tried += 1
+                assert np.array_equal(x, np.round(x)), (attack.name, trial.description, x)
+    assert tried >= 6
+    report = run_audit(
+        [CountOfSmallValues(neighbours)], load_attacks(None), AuditConfig(budget=20_000)
+    )
+    (result,) = report.results
+    assert result.error is None and result.verdict is Verdict.NO_VIOLATION
