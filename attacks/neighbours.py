@@ -24,7 +24,9 @@ the certifier screens them all on outputs of their own before certifying the mos
   (a mechanism that reads its categories from the data); every value of a small integer
   domain; all records at one bound (large and small sums), a large dataset; two clusters at
   the bounds (a quantile that jumps); each changed by a record at a bound, at the midpoint, at
-  just above the lower bound — added, removed or replaced as the relation allows.
+  just above the lower bound — added, removed or replaced as the relation allows.  Under
+  add/remove, the certifier may add the pair at the size where the outputs change
+  (``size_pair``, ``Trial.resize``): a minimum count is met by no fixed size.
 """
 
 from __future__ import annotations
@@ -221,6 +223,21 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
                         (x, records(changed), f"{text}; replace its first record by one at {where}")
                     )
     return pairs
+
+
+def size_pair(spec: AdapterSpec, size: int) -> Pair:
+    """``size`` records at the domain's midpoint, and the same plus one more there (add/remove:
+    the pair that exposes a minimum count between the two sizes)."""
+    assert spec.domain is not None
+    columns = spec.column_domains or (spec.domain,)
+    lows = np.array([c[0] for c in columns], dtype=float)
+    highs = np.array([c[1] for c in columns], dtype=float)
+    integer = spec.integer_domain
+    mid = np.floor((lows + highs) / 2) if integer else (lows + highs) / 2
+    rows = np.repeat(mid[None, :], size + 1, axis=0)
+    records = rows if spec.column_domains is not None else rows[:, 0]
+    records = records.astype(np.int64) if integer else records
+    return records[:size], records, f"{size} records at the midpoint; add one more there"
 
 
 def search_pairs(spec: AdapterSpec) -> list[Pair]:

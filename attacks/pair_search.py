@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from attacks.neighbours import search_pairs, vector_pairs
+from attacks.neighbours import dataset_pairs, search_pairs, size_pair, vector_pairs
 from auditor.core.claims import Family
 from auditor.core.kinds import InputKind, OutputKind
 from auditor.core.spec import AdapterSpec
@@ -59,10 +59,19 @@ class PairSearchAttack:
             return []
         # vector queries in no declared bounds: the base may move (see Trial.rebase)
         movable = spec.input.kind is InputKind.VECTOR and spec.input_bounds is None
-        return [_trial(spec, pairs, partial(_rebased, spec) if movable else None)]
+        # datasets whose size is private: a size may join the pairs (see Trial.resize)
+        sized = spec.input.kind is InputKind.DATASET and spec.neighbours == "add_remove"
+        return [
+            _trial(
+                spec,
+                pairs,
+                partial(_rebased, spec) if movable else None,
+                partial(_resized, spec) if sized else None,
+            )
+        ]
 
 
-def _trial(spec: AdapterSpec, pairs: list[Any], rebase: Any = None) -> Trial:
+def _trial(spec: AdapterSpec, pairs: list[Any], rebase: Any = None, resize: Any = None) -> Trial:
     x, x_prime, text = pairs[0]
     length = spec.query_length(x) or 1
     return Trial(
@@ -72,9 +81,15 @@ def _trial(spec: AdapterSpec, pairs: list[Any], rebase: Any = None) -> Trial:
         text,
         candidates=tuple(pairs[1:]),
         rebase=rebase,
+        resize=resize,
     )
 
 
 def _rebased(spec: AdapterSpec, base_value: float) -> Trial:
     """The vector patterns around base entries ``base_value`` (the first pair's x)."""
     return _trial(spec, vector_pairs(spec, base_value))
+
+
+def _resized(spec: AdapterSpec, size: int) -> Trial:
+    """The dataset pairs with ``size`` and ``size + 1`` midpoint records screened first."""
+    return _trial(spec, [size_pair(spec, size), *dataset_pairs(spec)])

@@ -88,6 +88,12 @@ class Trial:
     #: response to the base (an SVT whose threshold is far from 0 answers ⊥ to most queries
     #: there; see ``auditor.engine.base_search``); None: the base is fixed.
     rebase: Callable[[float], Trial] | None = field(default=None, repr=False, compare=False)
+    #: the same search with one more pair: ``resize(k)`` is this trial with the pair of k and
+    #: k + 1 records at the domain's midpoint screened first (its ``x`` the k records).  The
+    #: certifier asks for it when a dataset mechanism's usual output at one record is lost
+    #: at some size (a minimum count, which add/remove neighbours expose; see
+    #: ``auditor.engine.size_search``); None: the relation fixes the size.
+    resize: Callable[[int], Trial] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)

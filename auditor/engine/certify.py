@@ -72,6 +72,7 @@ from auditor.engine.sampling import (
     count_events,
     request_chunks,
 )
+from auditor.engine.size_search import SIZE_PROBE, threshold_size
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
 from auditor.statistics.clopper_pearson import (
     best_predicted_lower_bounds,
@@ -534,6 +535,8 @@ class _TrialStages:
             return exact
         if self.trial.rebase is not None:
             self.trial = self.find_base()
+        if self.trial.resize is not None:
+            self.trial = self.find_size()
         if self.schedule.screened > 1:
             self.trial = self.choose_pair()
         train = self.pilot() if self.schedule.pilot else self.training()
@@ -618,6 +621,22 @@ class _TrialStages:
 
         base = middle_base(probe, step=self.certifier.spec.sensitivity or 1.0)
         return trial if base is None else rebase(base)
+
+    def find_size(self) -> Trial:
+        """The trial with the pair at the dataset size where its outputs change screened
+        first, if they do (``auditor.engine.size_search``; the probes spend no alpha)."""
+        trial, resize = self.trial, self.trial.resize
+        assert resize is not None
+
+        def probe(size: int) -> np.ndarray | None:
+            x = resize(size).x
+            try:
+                return np.asarray(self.certifier._draw(x, SIZE_PROBE, *self.label, "size", size))
+            except DPAuditError:
+                return None  # the adapter fails there: probing stops
+
+        size = threshold_size(probe)
+        return trial if size is None else resize(size - 1)
 
     def choose_pair(self) -> Trial:
         """The candidate pair whose screening outputs promise the largest bound.

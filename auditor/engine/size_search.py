@@ -1,0 +1,80 @@
+"""Where a dataset mechanism changes what it releases as the dataset grows: the size to test.
+
+Under add/remove neighbours the size of the dataset is private too, and a mechanism that
+answers only datasets of at least k records ("too few records: None", a count below a
+minimum reported as 0) releases it exactly: the datasets of k - 1 and k records give "None"
+with probability 1 and 0, an unbounded privacy loss.  The pair search's fixed datasets (1,
+20, 1,000 records, plus one) meet such a k only by luck, and k is the mechanism's business.
+So before the pairs are screened, the outputs are probed at datasets of 1, 2, 4, 8, ...
+records (all at the domain's midpoint).  If the single record's output is (almost) always
+the same one -- its *usual* output -- the first size where that output's share drops to 1/2
+or below is bracketed by the doubling and found by bisection; the pair of that size and one
+record less is screened with the others.  A noisy threshold (propose-test-release done right)
+moves the usual output's share smoothly, and the pair found sits where it moves most.
+
+The probes choose a pair as screening outputs do: nothing drawn here certifies anything, and
+no alpha is spent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from auditor.statistics.events.vector_events import RowKey
+
+#: outputs drawn at each size probed
+SIZE_PROBE = 256
+#: the largest dataset probed, in records
+MAX_SIZE = 2**14
+#: the single record's output must be its usual one at least this often (else it varies on
+#: its own, and there is no "usual output" to lose)
+USUAL = 0.9
+
+#: draws ``SIZE_PROBE`` outputs on a dataset of that many records, or None if the adapter
+#: failed there (probing stops)
+Probe = Callable[[int], np.ndarray | None]
+
+
+def threshold_size(probe: Probe, largest: int = MAX_SIZE) -> int | None:
+    """The smallest size (> 1, at most ``largest``) at which the single record's usual output
+    is given at most half of the time, or None when its output varies or no size up to
+    ``largest`` loses it."""
+    keys = _keys(probe(1))
+    if keys is None:
+        return None
+    values, counts = np.unique(keys, return_counts=True)
+    if counts.max() < USUAL * len(keys):
+        return None
+    usual = values[int(counts.argmax())]
+
+    def lost(size: int) -> bool | None:
+        """Whether the usual output is given at most half of the time (None: failed)."""
+        at = _keys(probe(size))
+        return None if at is None else bool(np.count_nonzero(at == usual) <= len(at) / 2)
+
+    kept, size = 1, 2
+    while True:
+        if size > largest:
+            return None
+        found = lost(size)
+        if found is None:
+            return None
+        if found:
+            break
+        kept, size = size, 2 * size
+    while size - kept > 1:  # the usual output is kept at `kept` records, lost at `size`
+        mid = (kept + size) // 2
+        found = lost(mid)
+        if found is None:
+            break
+        kept, size = (kept, mid) if found else (mid, size)
+    return size
+
+
+def _keys(out: np.ndarray | None) -> np.ndarray | None:
+    """One key per output (NaN and -0.0 folded, so a "None" output has one key), or None."""
+    if out is None or not len(out):
+        return None
+    return np.asarray(RowKey()(out))
