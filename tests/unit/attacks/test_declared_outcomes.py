@@ -61,6 +61,18 @@ def _lengths(adapter: NoisyMaxOfFive) -> set[int]:
     return lengths
 
 
+def every_input(spec):
+    """``(attack name, trial description, input)`` for both inputs of every pair every
+    applicable attack would try, the pair search's candidates included."""
+    for attack in load_attacks(None):
+        if not attack.applies_to(spec):
+            continue
+        for trial in attack.trials(spec, np.random.default_rng(0)):
+            pairs = [(trial.x, trial.x_prime), *[c[:2] for c in trial.candidates]]
+            for x in (v for pair in pairs for v in pair):
+                yield attack.name, trial.description, np.asarray(x)
+
+
 def test_every_selection_trial_has_the_declared_number_of_candidates() -> None:
     assert _lengths(NoisyMaxOfFive(declared=True)) == {5}
     # without a declared length the attacks choose theirs (the test above can fail)
@@ -163,14 +175,9 @@ class NoisyMaxOfScores(NoisyMaxOfFive):
 def test_declared_bounds_hold_for_every_pair_of_every_attack() -> None:
     spec = check_adapter(NoisyMaxOfScores())
     tried = 0
-    for attack in load_attacks(None):
-        if not attack.applies_to(spec):
-            continue
-        for trial in attack.trials(spec, np.random.default_rng(0)):
-            pairs = [(trial.x, trial.x_prime), *[c[:2] for c in trial.candidates]]
-            for x in (v for pair in pairs for v in pair):
-                tried += 1
-                assert np.min(x) >= 0 and np.max(x) <= 100, (attack.name, trial.description, x)
+    for name, trial, x in every_input(spec):
+        tried += 1
+        assert np.min(x) >= 0 and np.max(x) <= 100, (name, trial, x)
     assert tried > 40  # the pair search's candidates included
     (result,) = run_audit(
         [NoisyMaxOfScores()], load_attacks(None), AuditConfig(budget=20_000)
@@ -214,13 +221,8 @@ def test_bounds_that_exclude_zero_hold_for_every_attack(adapter: type) -> None:
 
     spec = check_adapter(adapter())
     assert np.all(np.asarray(typical_query(spec)) == 10.0)
-    for attack in load_attacks(None):
-        if not attack.applies_to(spec):
-            continue
-        for trial in attack.trials(spec, np.random.default_rng(0)):
-            pairs = [(trial.x, trial.x_prime), *[c[:2] for c in trial.candidates]]
-            for x in (np.asarray(v, dtype=float) for pair in pairs for v in pair):
-                assert x.min() >= 10 and x.max() <= 20, (attack.name, trial.description, x)
+    for name, trial, x in every_input(spec):
+        assert x.min() >= 10 and x.max() <= 20, (name, trial, x)
     report = run_audit([adapter()], load_attacks(None), AuditConfig(budget=20_000))
     (result,) = report.results
     assert result.error is None and result.verdict is Verdict.NO_VIOLATION
@@ -284,14 +286,9 @@ class CountOfSmallValues:
 def test_records_over_an_integer_domain_are_whole_numbers(neighbours: str) -> None:
     spec = check_adapter(CountOfSmallValues(neighbours))
     tried = 0
-    for attack in load_attacks(None):
-        if not attack.applies_to(spec):
-            continue
-        for trial in attack.trials(spec, np.random.default_rng(0)):
-            pairs = [(trial.x, trial.x_prime), *[c[:2] for c in trial.candidates]]
-            for x in (np.asarray(v) for pair in pairs for v in pair):
-                tried += 1
-                assert np.array_equal(x, np.round(x)), (attack.name, trial.description, x)
+    for name, trial, x in every_input(spec):
+        tried += 1
+        assert np.array_equal(x, np.round(x)), (name, trial, x)
     assert tried >= 6
     report = run_audit(
         [CountOfSmallValues(neighbours)], load_attacks(None), AuditConfig(budget=20_000)
