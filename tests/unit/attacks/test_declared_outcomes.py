@@ -193,6 +193,7 @@ class LaplaceInTenToTwenty:
     sensitivity = 1.0
     query_bounds = (10.0, 20.0)
     epsilon, delta = 1.0, 0.0
+    rounded = True  # to 2^-20: no float leak to find
 
     def __init__(self) -> None:
         self._rng = np.random.default_rng(0)
@@ -206,8 +207,6 @@ class LaplaceInTenToTwenty:
             raise ValueError(f"expected answers in [10, 20], got {q}")
         noisy = q + self._rng.laplace(0.0, 1.0 / self.epsilon, size=(n, *q.shape))
         return np.round(noisy * 2.0**20) / 2.0**20 if self.rounded else noisy
-
-    rounded = True
 
 
 class FloatLaplaceInTenToTwenty(LaplaceInTenToTwenty):
