@@ -18,7 +18,8 @@ the certifier screens them all on outputs of their own before certifying the mos
   the rest unchanged, every other entry up, all up, all down.  With ``integer_queries``,
   moves are rounded toward 0 (a pattern that rounds to nothing is dropped).
 * **local** inputs: pairs of values at both ends and in the middle of the domain (any two
-  values are neighbours).
+  values are neighbours), and in a domain of at most ``SMALL_DOMAIN`` values every value
+  with the next.
 * **datasets** (never empty: many mechanisms refuse an empty dataset): one record at the
   midpoint; many records at the midpoint; many distinct values
   (a mechanism that reads its categories from the data); every value of a small integer
@@ -143,15 +144,18 @@ def vector_pairs(spec: AdapterSpec, base_value: float | None = None) -> list[Pai
 
 
 def local_pairs(spec: AdapterSpec) -> list[Pair]:
-    """Pairs of values of a local domain: both ends, the middle, neighbours of each."""
+    """Pairs of values of a local domain: both ends, the middle, neighbours of each; in a
+    small domain every value next to the next, so that a mechanism that mishandles one value
+    (reports it as is, collides it with another) meets that value in some pair."""
     assert spec.exact_domain is not None
     lo, hi = (int(v) for v in spec.exact_domain)
+    values = list(range(lo, hi + 1)) if hi - lo + 1 <= SMALL_DOMAIN else []
     if hi - lo + 1 <= 4:
-        values = list(range(lo, hi + 1))
         chosen = [(a, b) for i, a in enumerate(values) for b in values[i + 1 :]]
     else:
         mid = (lo + hi) // 2
         chosen = [(lo, hi), (lo, lo + 1), (hi - 1, hi), (mid, mid + 1), (lo, mid), (mid, hi)]
+        chosen += list(zip(values, values[1:], strict=False))
     return [(a, b, f"values {a} and {b}") for a, b in dict.fromkeys(chosen)]
 
 

@@ -91,6 +91,16 @@ def test_local_pairs_cover_the_ends_and_stay_in_the_domain():
     assert all(are_neighbours(spec, a, b) and a != b for a, b, _ in pairs)
 
 
+def test_every_value_of_a_small_local_domain_is_in_a_pair():
+    """A mechanism that mishandles one value (reports it as is) shows it only in a pair with
+    that value: randomized response over 0..9 that always reports 6 was certified at 0.685
+    (claim 1) on the ends and middles alone, and at 5.29 with every value next to the next."""
+    spec = check_adapter(Declared(input_kind="local", domain=(0, 9), output_kind="integer"))
+    pairs = [(a, b) for a, b, _ in search_pairs(spec)]
+    assert {v for pair in pairs for v in pair} == set(range(10))
+    assert len(pairs) == len(set(pairs)) <= 15
+
+
 @pytest.mark.parametrize("neighbours", ["add_remove", "replace"])
 @pytest.mark.parametrize(
     "domain",
@@ -130,3 +140,35 @@ def test_are_neighbours_rejects_pairs_beyond_the_relation():
     assert not are_neighbours(ds, np.array([1, 2]), np.array([1, 2, 3, 4]))
     assert not are_neighbours(ds, np.array([1, 2]), np.array([3, 4, 5]))
     assert are_neighbours(ds, np.array([1, 2]), np.array([2, 1, 9]))
+
+
+class ResponseReportingOneValueAsIs:
+    """Randomized response over 0..9 (eps = 1), except that value ``as_is`` is always reported
+    as it is: outputs other than 6 never occur at 6 (true eps infinite)."""
+
+    input_kind, output_kind, domain = "local", "integer", (0, 9)
+    epsilon, delta = 1.0, 0.0
+
+    def __init__(self, as_is: int | None) -> None:
+        self.as_is, self.name = as_is, f"rr-reports-{as_is}-as-is"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, value, n):
+        keep = self._rng.random(n) < np.e / (np.e + 9) if value != self.as_is else np.ones(n, bool)
+        other = self._rng.integers(0, 9, n)
+        return np.where(keep, value, np.where(other >= value, other + 1, other))
+
+
+def test_a_mishandled_value_in_the_middle_of_a_local_domain_is_found():
+    from attacks.pair_search import PairSearchAttack
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import Verdict
+    from auditor.engine.runner import run_audit
+
+    adapters = [ResponseReportingOneValueAsIs(6), ResponseReportingOneValueAsIs(None)]
+    broken, correct = run_audit(adapters, [PairSearchAttack()], AuditConfig(budget=20_000)).results
+    assert broken.verdict is Verdict.VIOLATION and "6" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION
