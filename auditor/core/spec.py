@@ -82,6 +82,8 @@ class AdapterSpec:
     description: str = ""
     vectorised: bool = True
     column_domains: tuple[tuple[float, float], ...] | None = None
+    #: the fewest records a dataset mechanism accepts (``min_records``; a variance needs 2)
+    min_records: int = 1
 
     @property
     def kind_label(self) -> str:
@@ -95,6 +97,11 @@ class AdapterSpec:
         """The declared range of a query's entries: ``query_bounds``, or a selection
         mechanism's ``utility_bounds`` (which ``query_bounds`` also sets there)."""
         return self.query_bounds or self.utility_bounds
+
+    def accepts_size(self, query: Any) -> bool:
+        """Whether ``query`` has as many records as the mechanism accepts (``min_records``;
+        True for any other input kind)."""
+        return self.input.kind is not InputKind.DATASET or len(query) >= self.min_records
 
     def query_length(self, query: Any) -> int | None:
         """How many entries ``query`` has when the input is a vector (None otherwise)."""
@@ -204,6 +211,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
 
     sensitivity = domain = exact_domain = neighbours = dataset_sensitivity = None
     column_domains = None
+    min_records = 1
     if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
         sensitivity = read("sensitivity")
         if sensitivity is None:
@@ -227,6 +235,9 @@ def check_adapter(adapter: Any) -> AdapterSpec:
             if not _positive_finite(declared):
                 raise fail("sensitivity", f"={declared!r} must be a finite number > 0")
             dataset_sensitivity = Fraction(declared)
+        min_records = read("min_records", 1)
+        if not _whole(min_records):
+            raise fail("min_records", f"={min_records!r} must be a whole number >= 1")
     if inputs.kind is InputKind.LOCAL:
         # the binary family's inputs are the bits 0 and 1, whatever else it calls a domain
         raw_domain = (0, 1) if family is Family.BINARY else read("domain")
@@ -272,6 +283,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         description=str(read("description", "") or ""),
         vectorised=bool(read("vectorised", True)),
         column_domains=column_domains,
+        min_records=int(min_records),
     )
 
 
@@ -455,10 +467,11 @@ def typical_query(spec: AdapterSpec) -> Any:
     if kind is InputKind.LOCAL:
         assert spec.exact_domain is not None
         return 1 if spec.family is Family.BINARY else spec.exact_domain[0]
+    size = max(11, spec.min_records)
     if spec.column_domains is not None:
-        return np.column_stack([np.linspace(lo, hi, 11) for lo, hi in spec.column_domains])
+        return np.column_stack([np.linspace(lo, hi, size) for lo, hi in spec.column_domains])
     assert spec.domain is not None
     lo, hi = spec.domain
-    records = np.linspace(lo, hi, 11)
+    records = np.linspace(lo, hi, size)
     # an integer domain (categories, counts) takes integer records
     return records.round().astype(np.int64) if spec.integer_domain else records

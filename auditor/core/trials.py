@@ -4,7 +4,7 @@ distinguisher is told about."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -94,6 +94,18 @@ class Trial:
     #: at some size (a minimum count, which add/remove neighbours expose; see
     #: ``auditor.engine.size_search``); None: the relation fixes the size.
     resize: Callable[[int], Trial] | None = field(default=None, repr=False, compare=False)
+
+    def accepted_by(self, spec: AdapterSpec) -> Trial | None:
+        """This trial with only the pairs whose inputs the adapter accepts (a dataset
+        mechanism's ``min_records``), its first such pair its own; None if none is left."""
+        pairs = [(self.x, self.x_prime, self.description), *self.candidates]
+        kept = [p for p in pairs if spec.accepts_size(p[0]) and spec.accepts_size(p[1])]
+        if len(kept) == len(pairs):
+            return self
+        if not kept:
+            return None
+        (x, x_prime, description), *rest = kept
+        return replace(self, x=x, x_prime=x_prime, description=description, candidates=tuple(rest))
 
 
 @dataclass(frozen=True)

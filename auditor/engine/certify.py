@@ -635,8 +635,10 @@ class _TrialStages:
             except DPAuditError:
                 return None  # the adapter fails there: probing stops
 
-        size = threshold_size(probe)
-        return trial if size is None else resize(size - 1)
+        spec = self.certifier.spec
+        size = threshold_size(probe, smallest=spec.min_records)
+        resized = None if size is None else resize(size - 1).accepted_by(spec)
+        return trial if resized is None else resized
 
     def choose_pair(self) -> Trial:
         """The candidate pair whose screening outputs promise the largest bound.

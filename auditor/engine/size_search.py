@@ -6,9 +6,10 @@ minimum reported as 0) releases it exactly: the datasets of k - 1 and k records 
 with probability 1 and 0, an unbounded privacy loss.  The pair search's fixed datasets (1,
 20, 1,000 records, plus one) meet such a k only by luck, and k is the mechanism's business.
 So before the pairs are screened, the outputs are probed at datasets of 1, 2, 4, 8, ...
-records (all at the domain's midpoint).  If the single record's output is (almost) always
-the same one -- its *usual* output -- the first size where that output's share drops to 1/2
-or below is bracketed by the doubling and found by bisection; the pair of that size and one
+records (all at the domain's midpoint; from ``min_records`` up, when declared).  If the
+smallest dataset's output is (almost) always the same one -- its *usual* output -- the first
+size where that output's share drops to 1/2 or below is bracketed by the doubling and found
+by bisection; the pair of that size and one
 record less is screened with the others.  A noisy threshold (propose-test-release done right)
 moves the usual output's share smoothly, and the pair found sits where it moves most.
 
@@ -37,11 +38,11 @@ USUAL = 0.9
 Probe = Callable[[int], np.ndarray | None]
 
 
-def threshold_size(probe: Probe, largest: int = MAX_SIZE) -> int | None:
-    """The smallest size (> 1, at most ``largest``) at which the single record's usual output
-    is given at most half of the time, or None when its output varies or no size up to
-    ``largest`` loses it."""
-    keys = _keys(probe(1))
+def threshold_size(probe: Probe, smallest: int = 1, largest: int = MAX_SIZE) -> int | None:
+    """The first size (above ``smallest``, the fewest records the mechanism accepts, and at
+    most ``largest``) at which the usual output at ``smallest`` records is given at most half
+    of the time, or None when that output varies or no size up to ``largest`` loses it."""
+    keys = _keys(probe(smallest))
     if keys is None:
         return None
     values, counts = np.unique(keys, return_counts=True)
@@ -54,7 +55,7 @@ def threshold_size(probe: Probe, largest: int = MAX_SIZE) -> int | None:
         at = _keys(probe(size))
         return None if at is None else bool(np.count_nonzero(at == usual) <= len(at) / 2)
 
-    kept, size = 1, 2
+    kept, size = smallest, 2 * smallest
     while True:
         if size > largest:
             return None

@@ -96,3 +96,9 @@ def test_a_minimum_count_by_the_exact_size_is_certified_and_a_noisy_one_is_not()
         assert result.error is None and result.verdict is Verdict.VIOLATION
         assert result.best.trial.startswith(f"{size} records at the midpoint; add one more")
     assert correct.error is None and correct.verdict is Verdict.NO_VIOLATION
+
+
+def test_the_search_starts_at_the_fewest_records_the_mechanism_accepts():
+    probe, asked = prober(none_below(37))
+    assert threshold_size(probe, smallest=5) == 37
+    assert min(asked) == 5
