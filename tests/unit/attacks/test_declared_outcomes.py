@@ -290,45 +290,67 @@ def test_records_over_an_integer_domain_are_whole_numbers(neighbours: str) -> No
     assert result.error is None and result.verdict is Verdict.NO_VIOLATION
 
 
-class SumOfAtLeastTwo:
-    """A noisy sum over [0, 1] that refuses datasets of fewer than 2 records, as a variance
-    would; ``min_records`` declares it."""
+class SumOfAtLeast:
+    """A noisy sum over [0, 1] that refuses datasets of fewer than ``fewest`` records, as a
+    variance would for 2; ``min_records`` declares it (unless ``declared`` is False)."""
 
-    name = "sum-of-at-least-two"
+    name = "sum-of-at-least"
     family = "dataset"
     domain = (0.0, 1.0)
     epsilon, delta = 1.0, 0.0
 
-    def __init__(self, neighbours: str, min_records: int | None = 2) -> None:
-        self.neighbours = neighbours
-        if min_records is not None:
-            self.min_records = min_records
+    def __init__(self, neighbours: str, fewest: int = 2, declared: bool = True) -> None:
+        self.neighbours, self.fewest = neighbours, fewest
+        if declared:
+            self.min_records = fewest
         self._rng = np.random.default_rng(0)
 
     def seed(self, entropy: int) -> None:
         self._rng = np.random.default_rng(entropy)
 
-    def sample(self, records, n):
+    def _records(self, records):
         r = np.asarray(records, dtype=float)
-        if len(r) < 2:
-            raise ValueError(f"expected at least 2 records, got {len(r)}")
-        return np.round((r.sum() + self._rng.laplace(0.0, 1.0, n)) * 2.0**20) / 2.0**20
+        if len(r) < self.fewest:
+            raise ValueError(f"expected at least {self.fewest} records, got {len(r)}")
+        return r
+
+    def sample(self, records, n):
+        total = self._records(records).sum()
+        return np.round((total + self._rng.laplace(0.0, 1.0, n)) * 2.0**20) / 2.0**20
 
 
 @pytest.mark.parametrize("neighbours", ["add_remove", "replace"])
 def test_a_declared_minimum_number_of_records_holds_for_every_attack(neighbours: str) -> None:
-    spec = check_adapter(SumOfAtLeastTwo(neighbours))
+    spec = check_adapter(SumOfAtLeast(neighbours))
     assert spec.min_records == 2
     config = AuditConfig(budget=20_000)
-    (result,) = run_audit([SumOfAtLeastTwo(neighbours)], load_attacks(None), config).results
+    (result,) = run_audit([SumOfAtLeast(neighbours)], load_attacks(None), config).results
     assert result.error is None and result.verdict is Verdict.NO_VIOLATION
     # undeclared, the attacks send one record (the test above can fail)
-    (result,) = run_audit([SumOfAtLeastTwo(neighbours, None)], load_attacks(None), config).results
+    undeclared = SumOfAtLeast(neighbours, declared=False)
+    (result,) = run_audit([undeclared], load_attacks(None), config).results
     assert result.error is not None and "at least 2 records" in result.error
+
+
+class SumOfAtLeastWithProbe(SumOfAtLeast):
+    """The same with its noiseless answer for the white-box sensitivity check (which refuses
+    small datasets too)."""
+
+    def release_without_noise(self, records):
+        return float(self._records(records).sum())
+
+
+@pytest.mark.parametrize("neighbours", ["add_remove", "replace"])
+def test_the_white_box_sensitivity_check_respects_min_records(neighbours: str) -> None:
+    adapter = SumOfAtLeastWithProbe(neighbours, fewest=100)  # its pairs hold 64 records and up
+    config = AuditConfig(budget=20_000)
+    (result,) = run_audit([adapter], load_attacks(["sensitivity"]), config).results
+    assert result.error is None and result.verdict is Verdict.NO_VIOLATION
+    assert not result.notes  # checked, on its pairs of 100 records and more
 
 
 def test_min_records_must_be_a_whole_number() -> None:
     from auditor.core.errors import AdapterContractError
 
     with pytest.raises(AdapterContractError, match="min_records"):
-        check_adapter(SumOfAtLeastTwo("replace", min_records=0))
+        check_adapter(SumOfAtLeast("replace", fewest=0))
