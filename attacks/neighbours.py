@@ -25,7 +25,8 @@ the certifier screens them all on outputs of their own before certifying the mos
   (a mechanism that reads its categories from the data); every value of a small integer
   domain; all records at one bound (large and small sums), a large dataset; two clusters at
   the bounds (a quantile that jumps); each changed by a record at a bound, at the midpoint, at
-  just above the lower bound — added, removed or replaced as the relation allows.  Under
+  just above the lower bound — added, removed or replaced as the relation allows; every value
+  of a small integer domain also changed by a record of each value.  Under
   add/remove, the certifier may add the pair at the size where the outputs change
   (``size_pair``, ``Trial.resize``): a minimum count is met by no fixed size.
 """
@@ -194,10 +195,6 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         ),
         (np.repeat(highs[None, :], LARGE, axis=0), f"{LARGE} records at the upper bound"),
     ]
-    if integer and all(h - lo_ + 1 <= SMALL_DOMAIN for lo_, h in zip(lows, highs, strict=True)):
-        size = int(max(highs - lows)) + 1
-        every = np.minimum(lows + np.arange(size)[:, None], highs)
-        bases.append((every, "every value of the domain once"))
     changes = [
         (lows, "the lower bound"),
         (highs, "the upper bound"),
@@ -205,27 +202,39 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         (near_low, "just above the lower bound"),
     ]
     pairs: list[Pair] = []
-    for rows, text in bases:
+
+    def neighbours_of(rows: np.ndarray, text: str, moves: list[tuple[np.ndarray, str]]) -> None:
+        """``rows`` with each of ``moves`` added, or put in place of its first record."""
         x = records(rows)
         if spec.neighbours == "add_remove":
-            for value, where in changes:
-                pairs.append(
-                    (
-                        x,
-                        records(np.vstack([rows, value[None, :]])),
-                        f"{text}; add a record at {where}",
-                    )
-                )
-            if len(rows) > 1:  # never the empty dataset: many mechanisms refuse it
-                pairs.append((x, records(rows[1:]), f"{text}; remove its first record"))
-        elif len(rows):
-            for value, where in changes:
+            for value, where in moves:
+                added = records(np.vstack([rows, value[None, :]]))
+                pairs.append((x, added, f"{text}; add a record at {where}"))
+        else:
+            for value, where in moves:
                 changed = rows.copy()
                 changed[0] = value
                 if not np.array_equal(changed, rows):
                     pairs.append(
                         (x, records(changed), f"{text}; replace its first record by one at {where}")
                     )
+
+    values: list[tuple[np.ndarray, str]] = []
+    if integer and all(h - lo_ + 1 <= SMALL_DOMAIN for lo_, h in zip(lows, highs, strict=True)):
+        size = int(max(highs - lows)) + 1
+        every = np.minimum(lows + np.arange(size)[:, None], highs)
+        bases.append((every, "every value of the domain once"))
+        # a mechanism may mishandle one value (count it twice, drop it): with every value in
+        # the dataset, each one is also the record that changes
+        known = {tuple(value) for value, _ in changes}
+        rest = [row for row in dict.fromkeys(map(tuple, every)) if row not in known]
+        values = [(np.array(row), "value " + ", ".join(f"{v:g}" for v in row)) for row in rest]
+    for rows, text in bases:
+        neighbours_of(rows, text, changes)
+        if spec.neighbours == "add_remove" and len(rows) > 1:  # never the empty dataset
+            pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
+    if values:
+        neighbours_of(*bases[-1], values)
     return pairs
 
 

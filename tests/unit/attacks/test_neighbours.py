@@ -172,3 +172,62 @@ def test_a_mishandled_value_in_the_middle_of_a_local_domain_is_found():
     broken, correct = run_audit(adapters, [PairSearchAttack()], AuditConfig(budget=20_000)).results
     assert broken.verdict is Verdict.VIOLATION and "6" in broken.best.trial
     assert correct.verdict is Verdict.NO_VIOLATION
+
+
+@pytest.mark.parametrize("neighbours", ["add_remove", "replace"])
+def test_every_value_of_a_small_integer_domain_is_a_record_that_changes(neighbours):
+    """A dataset mechanism may mishandle one value (a histogram that counts category 6
+    twice): with every value in the dataset, each is also added, or put in place of the
+    first record."""
+    spec = check_adapter(
+        Declared(
+            input_kind="dataset",
+            domain=(0, 9),
+            neighbours=neighbours,
+            output_kind="real",
+            output_length=10,
+        )
+    )
+    pairs = search_pairs(spec)
+    if neighbours == "add_remove":
+        changed = {int(b[-1]) for a, b, _ in pairs if len(b) == len(a) + 1}
+    else:
+        changed = {int(b[0]) for a, b, _ in pairs if len(b) == len(a) and len(a) == 10}
+    assert changed >= set(range(1, 10))
+    assert all(are_neighbours(spec, a, b) for a, b, _ in pairs)
+
+
+class CountsCategoryTwice:
+    """A Laplace histogram of categories 0..9 (L1 sensitivity 1 under add/remove) that counts
+    the records of category ``twice`` twice (true eps 2 for a claimed 1), or none."""
+
+    input_kind, output_kind, output_length = "dataset", "real", 10
+    domain, neighbours = (0, 9), "add_remove"
+    epsilon, delta = 1.0, 0.0
+
+    def __init__(self, twice: int | None) -> None:
+        self.twice, self.name = twice, f"histogram-counting-{twice}-twice"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, records, n):
+        counts = np.bincount(np.asarray(records, dtype=int), minlength=10).astype(float)
+        if self.twice is not None:
+            counts[self.twice] *= 2
+        noisy = counts + self._rng.laplace(0.0, 1.0 / self.epsilon, (n, 10))
+        return np.round(noisy * 2.0**20) / 2.0**20
+
+
+def test_a_category_counted_twice_is_found():
+    from attacks.pair_search import PairSearchAttack
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import Verdict
+    from auditor.engine.runner import run_audit
+
+    adapters = [CountsCategoryTwice(6), CountsCategoryTwice(None)]
+    config = AuditConfig(budget=100_000)
+    broken, correct = run_audit(adapters, [PairSearchAttack()], config).results
+    assert broken.verdict is Verdict.VIOLATION and "value 6" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION
