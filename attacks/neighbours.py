@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -160,8 +161,11 @@ def local_pairs(spec: AdapterSpec) -> list[Pair]:
     return [(a, b, f"values {a} and {b}") for a, b in dict.fromkeys(chosen)]
 
 
-def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
-    """Datasets and neighbours of each, following the declared relation."""
+def _domain_rows(
+    spec: AdapterSpec,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """The domain's lower bounds, upper bounds and midpoints (rounded down in an integer
+    domain) as rows of one entry per column, and how rows become the adapter's records."""
     assert spec.domain is not None
     columns = spec.column_domains or (spec.domain,)
     lows = np.array([c[0] for c in columns])
@@ -173,6 +177,14 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         rows = np.asarray(rows, dtype=float).reshape(-1, len(columns))
         out = rows if spec.column_domains is not None else rows[:, 0]
         return out.astype(np.int64) if integer else out
+
+    return lows, highs, mids, records
+
+
+def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
+    """Datasets and neighbours of each, following the declared relation."""
+    lows, highs, mids, records = _domain_rows(spec)
+    integer = spec.integer_domain
 
     def spread(k: int) -> np.ndarray:
         t = np.linspace(0, 1, k)[:, None]
@@ -222,35 +234,31 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
     values: list[tuple[np.ndarray, str]] = []
     if integer and all(h - lo_ + 1 <= SMALL_DOMAIN for lo_, h in zip(lows, highs, strict=True)):
         size = int(max(highs - lows)) + 1
-        every = np.minimum(lows + np.arange(size)[:, None], highs)
-        bases.append((every, "every value of the domain once"))
+        every = (
+            np.minimum(lows + np.arange(size)[:, None], highs),
+            "every value of the domain once",
+        )
+        bases.append(every)
         # a mechanism may mishandle one value (count it twice, drop it): with every value in
         # the dataset, each one is also the record that changes
         known = {tuple(value) for value, _ in changes}
-        rest = [row for row in dict.fromkeys(map(tuple, every)) if row not in known]
+        rest = [row for row in dict.fromkeys(map(tuple, every[0])) if row not in known]
         values = [(np.array(row), "value " + ", ".join(f"{v:g}" for v in row)) for row in rest]
     for rows, text in bases:
         neighbours_of(rows, text, changes)
         if spec.neighbours == "add_remove" and len(rows) > 1:  # never the empty dataset
             pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
     if values:
-        neighbours_of(*bases[-1], values)
+        neighbours_of(*every, values)
     return pairs
 
 
 def size_pair(spec: AdapterSpec, size: int) -> Pair:
     """``size`` records at the domain's midpoint, and the same plus one more there (add/remove:
     the pair that exposes a minimum count between the two sizes)."""
-    assert spec.domain is not None
-    columns = spec.column_domains or (spec.domain,)
-    lows = np.array([c[0] for c in columns], dtype=float)
-    highs = np.array([c[1] for c in columns], dtype=float)
-    integer = spec.integer_domain
-    mid = np.floor((lows + highs) / 2) if integer else (lows + highs) / 2
-    rows = np.repeat(mid[None, :], size + 1, axis=0)
-    records = rows if spec.column_domains is not None else rows[:, 0]
-    records = records.astype(np.int64) if integer else records
-    return records[:size], records, f"{size} records at the midpoint; add one more there"
+    _, _, mids, records = _domain_rows(spec)
+    both = records(np.repeat(mids[None, :], size + 1, axis=0))
+    return both[:size], both, f"{size} records at the midpoint; add one more there"
 
 
 def search_pairs(spec: AdapterSpec) -> list[Pair]:

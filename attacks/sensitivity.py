@@ -430,8 +430,11 @@ class SensitivityAttack:
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         # the white-box check calls the adapter on its pairs too: only sizes it accepts
-        sized = (c for c in candidates(spec, rng) if spec.accepts_size(c.x))
-        cands = [c for c in sized if spec.accepts_size(c.x_prime)]
+        cands = [
+            c
+            for c in candidates(spec, rng)
+            if spec.accepts_size(c.x) and spec.accepts_size(c.x_prime)
+        ]
         if not cands:
             return []
         delta = declared_sensitivity(spec)

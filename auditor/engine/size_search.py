@@ -9,8 +9,7 @@ So before the pairs are screened, the outputs are probed at datasets of 1, 2, 4,
 records (all at the domain's midpoint; from ``min_records`` up, when declared).  If the
 smallest dataset's output is (almost) always the same one -- its *usual* output -- the first
 size where that output's share drops to 1/2 or below is bracketed by the doubling and found
-by bisection; the pair of that size and one
-record less is screened with the others.  A noisy threshold (propose-test-release done right)
+by bisection; the pair of that size and one record less is screened with the others.  A noisy threshold (propose-test-release done right)
 moves the usual output's share smoothly, and the pair found sits where it moves most.
 
 The probes choose a pair as screening outputs do: nothing drawn here certifies anything, and
@@ -56,15 +55,15 @@ def threshold_size(probe: Probe, smallest: int = 1, largest: int = MAX_SIZE) -> 
         return None if at is None else bool(np.count_nonzero(at == usual) <= len(at) / 2)
 
     kept, size = smallest, 2 * smallest
-    while True:
-        if size > largest:
-            return None
+    while size <= largest:
         found = lost(size)
         if found is None:
             return None
         if found:
             break
         kept, size = size, 2 * size
+    else:
+        return None  # kept up to the largest size probed
     while size - kept > 1:  # the usual output is kept at `kept` records, lost at `size`
         mid = (kept + size) // 2
         found = lost(mid)
