@@ -15,7 +15,8 @@ each is predicted to certify at the planned certification size (``predicted_scor
 * **projections** — each of the most different coordinates (or record fields), the sum, the
   largest and smallest entry, the position of the largest, the number of entries above their
   column's median (the sign test: under Laplace noise it follows the likelihood ratio, the sum
-  does not), the number of unanswered entries,
+  does not) and the same count on the row's increments (prefix sums unmixed), the number of
+  unanswered entries,
   membership of each index (index sets), and the difference direction of the two sides'
   means; each projection is searched like a scalar output (thresholds, outcomes);
 * **a learned classifier** — a scikit-learn logistic regression (and, outside quick
@@ -186,21 +187,41 @@ _REDUCE_ROWS_SOURCE = inspect.getsource(reduce_rows)
 class AboveMedian:
     """How many entries of a row are above their column's pooled median: the sign test's
     statistic, which under heavy-tailed noise (Laplace) follows the likelihood ratio where the
-    sum does not (one far-out entry moves a sum, not a count)."""
+    sum does not (one far-out entry moves a sum, not a count).
 
-    text = "number of entries above their column's median"
+    With ``increments``, the entries are the row's first differences (each entry minus the one
+    before it; the first as it is): a cumulative release (prefix sums, a running count) adds
+    up independent noise, and its increments take it apart again.
+    """
 
-    def __init__(self, medians: np.ndarray) -> None:
-        self.medians = medians
+    def __init__(self, medians: np.ndarray, increments: bool = False) -> None:
+        self.medians, self.increments = medians, increments
+        what = "increments (each entry minus the one before)" if increments else "entries"
+        self.text = f"number of the output's {what} above their column's median"
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
-        return np.asarray((as_matrix(y) > self.medians).sum(axis=1), dtype=float)
+        m = as_matrix(y)
+        if self.increments:
+            m = row_increments(m)
+        return np.asarray((m > self.medians).sum(axis=1), dtype=float)
 
     def code_prelude(self) -> str:
+        part = "row_increments(as_matrix(y))" if self.increments else "as_matrix(y)"
+        constants = f"MEDIANS = {array_literal(self.medians, 'float64')}\n"
+        if self.increments:
+            constants += "\n\n" + _ROW_INCREMENTS_SOURCE
         return _projection_code(
-            "np.asarray((as_matrix(y) > MEDIANS).sum(axis=1), dtype=float)",
-            constants=f"MEDIANS = {array_literal(self.medians, 'float64')}\n",
+            f"np.asarray(({part} > MEDIANS).sum(axis=1), dtype=float)", constants=constants
         )
+
+
+def row_increments(m: np.ndarray) -> np.ndarray:
+    """Each row's first differences, its first entry kept as it is."""
+    return np.diff(m, axis=1, prepend=0.0)
+
+
+#: its source, read when this module is loaded (the file on disk may change later)
+_ROW_INCREMENTS_SOURCE = inspect.getsource(row_increments)
 
 
 class FloatCell:
@@ -857,8 +878,11 @@ class VectorEvents:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
                 medians = np.nanmedian(pooled, axis=0)
+                steps = np.nanmedian(row_increments(pooled), axis=0)
             if np.isfinite(medians).all():
                 projections.append(AboveMedian(medians))
+            if np.isfinite(steps).all():
+                projections.append(AboveMedian(steps, increments=True))
             if np.isnan(pooled).any():
                 projections.append(Reduce("none"))
             scale = np.where(columns.spread > 0, columns.spread, 1.0)

@@ -119,7 +119,8 @@ def test_a_float_cell_event_writes_standalone_source_that_counts_the_same() -> N
 def _kind(event: Event) -> str:
     inner = getattr(event.predicate, "projection", getattr(event.predicate, "key", None))
     inner = getattr(inner, "projection", inner)  # a projection's outcome key
-    return f"{type(event.predicate).__name__} on {type(inner).__name__}"
+    steps = " of increments" if getattr(inner, "increments", False) else ""
+    return f"{type(event.predicate).__name__} on {type(inner).__name__}{steps}"
 
 
 def test_every_vector_event_writes_standalone_source_that_counts_the_same():
@@ -170,6 +171,8 @@ def test_every_vector_event_writes_standalone_source_that_counts_the_same():
         "Threshold on Membership",
         "Threshold on AboveMedian",
         "KeyIn on AboveMedian",
+        "Threshold on AboveMedian of increments",
+        "KeyIn on AboveMedian of increments",
         "KeyIn on Column",
         "KeyIn on Reduce",
         "KeyIn on FloatCell",
@@ -350,6 +353,33 @@ def test_laplace_noise_on_many_coordinates_is_told_apart_by_a_sign_count_not_a_s
     bound, description = max(bounds)
     assert "above their column's median" in description
     assert 0.3 < bound < 1.0
+
+
+def test_prefix_sums_are_told_apart_by_a_sign_count_of_their_increments():
+    """Prefix sums of ten answers each under Laplace noise of scale 10, every answer up by 1
+    (the testers' PrefixSum at 0.1 per answer, on a grid): the true loss is 1.0, spread over
+    the increments, which the released sums mix.  Each increment's sign relative to its
+    middle follows the likelihood ratio; no coordinate, sum or count of raw entries does.
+    Measured on seeds 1-4: 0.56-0.64 with the increments' count, 0.32-0.40 without it."""
+    rng = np.random.default_rng(4)
+
+    def rows(n: int, shift: float) -> np.ndarray:
+        return np.round(np.cumsum(rng.laplace(shift, 10.0, (n, 10)), axis=1) * 64) / 64
+
+    plan = CertificationPlan(n=100_000, alpha=0.05 / 16, epsilon=0.1, delta=0.0)
+    events = VectorEvents(classifier=False).propose(rows(20_000, 0.0), rows(20_000, 1.0), plan)
+    fresh = rows(plan.n, 0.0), rows(plan.n, 1.0)
+    bounds = []
+    for event in events:
+        k, k_prime = (int(np.count_nonzero(event(y))) for y in fresh)
+        bound = max(
+            epsilon_lower_bound(k, plan.n, k_prime, plan.n, plan.alpha),
+            epsilon_lower_bound(k_prime, plan.n, k, plan.n, plan.alpha),
+        )
+        bounds.append((bound, event.description))
+    bound, description = max(bounds)
+    assert "increments" in description
+    assert 0.5 < bound < 1.0
 
 
 def test_float_cells_both_inputs_reach_are_not_events():
