@@ -96,10 +96,13 @@ def _norm(v: np.ndarray, norm: Norm) -> float:
     return float(np.abs(v).max())
 
 
-def vector_pairs(spec: AdapterSpec, base_value: float | None = None) -> list[Pair]:
+def vector_pairs(
+    spec: AdapterSpec, base_value: float | None = None, uniform: bool = False
+) -> list[Pair]:
     """x (base) and x + move for every sign pattern, the move scaled to the sensitivity; the
     base's entries are all ``base_value`` (default: 0, or with declared bounds the value
-    nearest 0 that leaves room for a full move either way)."""
+    nearest 0 that leaves room for a full move either way).  ``uniform``: only the patterns
+    that move every entry alike (all up, all down)."""
     assert spec.sensitivity is not None and spec.input.norm is not None
     m = spec.input.length or DEFAULT_QUERIES
     delta, norm = spec.sensitivity, spec.input.norm
@@ -125,6 +128,8 @@ def vector_pairs(spec: AdapterSpec, base_value: float | None = None) -> list[Pai
         return v.astype(np.int64) if integer else v
 
     for signs, text in sign_patterns(m):
+        if uniform and not (signs == signs[0]).all():
+            continue
         move = delta * signs / _norm(signs, norm)
         if integer:
             move = np.trunc(move)

@@ -85,9 +85,10 @@ def _trial(spec: AdapterSpec, pairs: list[Any], rebase: Any = None, resize: Any 
     )
 
 
-def _rebased(spec: AdapterSpec, base_value: float) -> Trial:
-    """The vector patterns around base entries ``base_value`` (the first pair's x)."""
-    return _trial(spec, vector_pairs(spec, base_value))
+def _rebased(spec: AdapterSpec, base_value: float, uniform: bool = False) -> Trial:
+    """The vector patterns around base entries ``base_value`` (the first pair's x); with
+    ``uniform``, only those that move every entry alike."""
+    return _trial(spec, vector_pairs(spec, base_value, uniform))
 
 
 def _resized(spec: AdapterSpec, size: int) -> Trial:

@@ -3,7 +3,7 @@ distinguisher is told about."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -83,11 +83,13 @@ class Trial:
     exact: ExactCheck | None = field(default=None, repr=False, compare=False)
     candidates: tuple[tuple[Any, Any, str], ...] = field(default=(), repr=False, compare=False)
     #: the same search around another base value: ``rebase(b)`` is this trial with every pair
-    #: moved to base entries ``b`` (its ``x`` the base itself; the trial's own base is 0).
-    #: The certifier asks for it when the outputs at 0 sit far off the middle of their
+    #: moved to base entries ``b`` (its ``x`` the base itself; the trial's own base is 0), and
+    #: ``rebase(b, uniform=True)`` the same with only the pairs that move every entry alike.
+    #: The certifier asks for the first when the outputs at 0 sit far off the middle of their
     #: response to the base (an SVT whose threshold is far from 0 answers ⊥ to most queries
-    #: there; see ``auditor.engine.base_search``); None: the base is fixed.
-    rebase: Callable[[float], Trial] | None = field(default=None, repr=False, compare=False)
+    #: there), for the second towards the ends of that response (see
+    #: ``auditor.engine.base_search``); None: the base is fixed.
+    rebase: Callable[..., Trial] | None = field(default=None, repr=False, compare=False)
     #: the same search with one more pair: ``resize(k)`` is this trial with the pair of k and
     #: k + 1 records at the domain's midpoint screened first (its ``x`` the k records).  The
     #: certifier asks for it when a dataset mechanism's usual output at one record is lost
@@ -95,10 +97,19 @@ class Trial:
     #: ``auditor.engine.size_search``); None: the relation fixes the size.
     resize: Callable[[int], Trial] | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def pairs(self) -> list[tuple[Any, Any, str]]:
+        """Its own pair, then its candidates."""
+        return [(self.x, self.x_prime, self.description), *self.candidates]
+
+    def with_candidates(self, more: Sequence[tuple[Any, Any, str]]) -> Trial:
+        """This trial with ``more`` pairs to choose from, after its own candidates."""
+        return replace(self, candidates=(*self.candidates, *more)) if more else self
+
     def accepted_by(self, spec: AdapterSpec) -> Trial | None:
         """This trial with only the pairs whose inputs the adapter accepts (a dataset
         mechanism's ``min_records``), its first such pair its own; None if none is left."""
-        pairs = [(self.x, self.x_prime, self.description), *self.candidates]
+        pairs = self.pairs
         kept = [p for p in pairs if spec.accepts_size(p[0]) and spec.accepts_size(p[1])]
         if len(kept) == len(pairs):
             return self

@@ -61,7 +61,7 @@ from auditor.core.results import (
 from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
-from auditor.engine.base_search import BASE_PROBE, middle_base
+from auditor.engine.base_search import BASE_PROBE, response_bases
 from auditor.engine.proposals import ProposalJob, Proposer
 from auditor.engine.sampling import (
     Counts,
@@ -388,7 +388,8 @@ class Certifier:
         return float(np.max(bounds, initial=0.0))
 
     def _schedule(self, trial: Trial) -> Schedule:
-        """Sizes and alpha shares of the trial's stages, from the configuration alone."""
+        """Sizes and alpha shares of the trial's stages, from the configuration and the number
+        of the trial's pairs alone."""
         config, d = self.config, trial.distinguisher
         budget = config.budget_for(self.spec)
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
@@ -408,13 +409,6 @@ class Certifier:
         # it cuts keeps its pilot's bound, or without a pilot takes the first look alone
         futile = bool(config.futility and n_train and len(looks) > 1)
         short = () if pilot else ((looks[0][0], 1.0),)
-        # screening candidate pairs spends up to one more budget per side (at most what a
-        # training split may hold), in successive halving rounds of equal cost
-        pairs = 1 + len(trial.candidates)
-        screened = min(pairs, max(1, budget // (2 * MIN_SCREEN))) if pairs > 1 else 1
-        rounds = screening_rounds(screened, min(budget, held)) if screened > 1 else ()
-        streamed = max(0, int(budget * SCREEN_SHARE) - min(budget, held)) // max(1, len(rounds))
-        per_pair = tuple(streamed // k for k, _ in rounds) if streamed >= MIN_SCREEN else ()
         return Schedule(
             n_train,
             n_cert,
@@ -422,12 +416,23 @@ class Certifier:
             main_share,
             tuple(looks),
             final_alpha,
-            screened,
-            rounds,
-            per_pair,
+            *self._screening(1 + len(trial.candidates), budget, held),
             futile,
             short,
         )
+
+    @staticmethod
+    def _screening(
+        pairs: int, budget: int, held: int
+    ) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
+        """Screening ``pairs`` candidate pairs (``Schedule.screened``, ``screen_rounds``,
+        ``screen_streamed``): up to one more budget per side (at most what a training split
+        may hold), in successive halving rounds of equal cost."""
+        screened = min(pairs, max(1, budget // (2 * MIN_SCREEN))) if pairs > 1 else 1
+        rounds = screening_rounds(screened, min(budget, held)) if screened > 1 else ()
+        streamed = max(0, int(budget * SCREEN_SHARE) - min(budget, held)) // max(1, len(rounds))
+        per_pair = tuple(streamed // k for k, _ in rounds) if streamed >= MIN_SCREEN else ()
+        return screened, rounds, per_pair
 
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
         """The trial's best finding (a violation as soon as one is certified), or None."""
@@ -521,7 +526,7 @@ class _TrialStages:
         self.certifier, self.attack, self.trial = certifier, attack, trial
         self.label = (attack.name, index)
         self.claim = certifier.spec.claim
-        self.schedule = certifier._schedule(trial)
+        self.schedule, self.planned_candidates = certifier._schedule(trial), len(trial.candidates)
         #: the certification looks taken: the planned ones, or the cut ones (futility)
         self.looks = self.schedule.looks
         self.best: Finding | None = None
@@ -537,6 +542,9 @@ class _TrialStages:
             self.trial = self.find_base()
         if self.trial.resize is not None:
             self.trial = self.find_size()
+        if len(self.trial.candidates) != self.planned_candidates:
+            # the probes added pairs: screening is planned for all of them (alpha is not)
+            self.schedule = self.certifier._schedule(self.trial)
         if self.schedule.screened > 1:
             self.trial = self.choose_pair()
         train = self.pilot() if self.schedule.pilot else self.training()
@@ -607,7 +615,8 @@ class _TrialStages:
 
     def find_base(self) -> Trial:
         """The trial moved to the middle of where its outputs respond to the base, if its own
-        base is far off it (``auditor.engine.base_search``; the probes spend no alpha)."""
+        base is far off it, with the uniform moves towards the ends of that response as
+        further candidates (``auditor.engine.base_search``; the probes spend no alpha)."""
         trial, rebase = self.trial, self.trial.rebase
         assert rebase is not None
 
@@ -619,8 +628,13 @@ class _TrialStages:
             except DPAuditError:
                 return None  # the adapter fails there: probing stops in that direction
 
-        base = middle_base(probe, step=self.certifier.spec.sensitivity or 1.0)
-        return trial if base is None else rebase(base)
+        response = response_bases(probe, step=self.certifier.spec.sensitivity or 1.0)
+        if response.middle is None:
+            return trial
+        # a start off the response makes the base the search's guess: the ends are as good a
+        # one for a loss that adds up over the queries (see END_LEVELS)
+        ends = [p for b in response.ends for p in rebase(b, True).pairs]
+        return rebase(response.middle).with_candidates(ends)
 
     def find_size(self) -> Trial:
         """The trial with the pair at the dataset size where its outputs change screened
@@ -656,7 +670,7 @@ class _TrialStages:
         c, schedule, trial = self.certifier, self.schedule, self.trial
         if is_timed(trial.distinguisher):
             return trial  # timed rows are drawn per pair, interleaved: not screened
-        pairs = [(trial.x, trial.x_prime, trial.description), *trial.candidates]
+        pairs = trial.pairs
         # an evenly spaced subset when the budget cannot screen every pair; the first always
         picks = np.unique(np.linspace(0, len(pairs) - 1, schedule.screened).round().astype(int))
         plan = CertificationPlan.for_claim(

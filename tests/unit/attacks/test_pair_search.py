@@ -426,3 +426,30 @@ def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms
     monkeypatch.setattr(certify, "SCREEN_SHARE", 0.0)
     (held_only,) = run_audit([correct], [PairSearchAttack()], config).results
     assert clean.samples > held_only.samples + 2 * 0.05 * 400_000
+
+
+def first_above(threshold_noise):
+    """AboveThreshold over 8 queries: the index of the first above a threshold of 10, or -1 ("none")."""
+
+    def draw(rng, q, n):
+        rho = rng.laplace(0, 2.0, size=(n, 1)) if threshold_noise else 0.0
+        above = q + rng.laplace(0, 4.0, size=(n, len(q))) >= 10.0 + rho
+        return np.where(above.any(axis=1), np.argmax(above, axis=1), -1)
+
+    return draw
+
+
+def test_a_loss_at_the_end_of_the_response_is_found_by_a_uniform_move_there():
+    # without threshold noise "none" loses 1/4 per query when all 8 move up by 1 above the
+    # threshold (true epsilon 2 for a claimed 1); in the middle of the response (base 6) the
+    # best pair loses about 0.5.  The index's mean also led the base to -4 (it is -1 far
+    # below, 0 far above, up to 7 in between)
+    attrs = {"norm": "linf", "sensitivity": 1.0, "query_length": 8}
+    attrs |= {"output_kind": "index", "nullable": True}
+    broken = Vector("above_threshold.no_threshold_noise", 1.0, first_above(False), **attrs)
+    correct = Vector("above_threshold.correct", 1.0, first_above(True), **attrs)
+    report = run_audit([broken, correct], [PairSearchAttack()], CONFIG)
+    found, clean = report.results
+    assert found.error is None and found.verdict is Verdict.VIOLATION, found.epsilon_lower_bound
+    assert "all up" in found.best.trial or "all down" in found.best.trial
+    assert clean.error is None and clean.verdict is Verdict.NO_VIOLATION

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from auditor.engine.base_search import BASE_DOUBLINGS, BASE_PROBE, middle_base
+from auditor.engine.base_search import BASE_DOUBLINGS, BASE_PROBE, Response, response_bases
 
 
 def prober(draw, seed=0, fail=lambda base: False):
@@ -42,7 +42,7 @@ def svt(threshold, halting):
 @pytest.mark.parametrize("threshold", [50.0, -300.0, 5000.0])
 def test_a_far_threshold_is_found_within_a_few_moves(threshold, halting):
     probe, asked = prober(svt(threshold, halting))
-    base = middle_base(probe, step=1.0)
+    base = response_bases(probe, step=1.0).middle
     assert base is not None
     # the first answer is 1 with probability 1/2 at the threshold; 256 outputs per probe
     # place it to within a few of the noise's scales (20 and 40)
@@ -53,7 +53,7 @@ def test_a_far_threshold_is_found_within_a_few_moves(threshold, halting):
 @pytest.mark.parametrize("threshold", [0.5, -3.0])
 def test_a_start_near_the_threshold_stays(threshold):
     probe, _ = prober(svt(threshold, halting=True))
-    assert middle_base(probe, step=1.0) is None
+    assert response_bases(probe, step=1.0).middle is None
 
 
 def test_a_threshold_without_query_noise_is_found_when_every_start_output_is_one():
@@ -62,7 +62,7 @@ def test_a_threshold_without_query_noise_is_found_when_every_start_output_is_one
         return (base >= 500.0 + rng.laplace(0, 20.0, size=(n, 1))).repeat(10, axis=1)
 
     probe, _ = prober(draw)
-    base = middle_base(probe, step=1.0)
+    base = response_bases(probe, step=1.0).middle
     assert base is not None and abs(base - 500.0) < 15, base
 
 
@@ -72,13 +72,13 @@ def test_a_response_that_does_not_move_with_the_base_keeps_the_start():
         return (base + rng.laplace(0, 20.0, size=(n, 5))).argmax(axis=1)
 
     probe, asked = prober(draw)
-    assert middle_base(probe, step=1.0) is None
+    assert response_bases(probe, step=1.0).middle is None
     assert len(asked) == 2 * BASE_DOUBLINGS + 1  # every scale probed, both ways
 
 
 def test_outputs_that_vary_on_their_own_are_not_probed():
     probe, asked = prober(lambda rng, base, n: base + rng.laplace(0, 1.0, size=(n, 3)))
-    assert middle_base(probe, step=1.0) is None
+    assert response_bases(probe, step=1.0).middle is None
     assert asked == [None]
 
 
@@ -89,11 +89,43 @@ def test_a_response_that_never_saturates_keeps_the_start():
         lambda rng, base, n: np.round(base + rng.laplace(0, 0.3, size=(n, 1))),
         fail=lambda base: base < 0,
     )
-    assert middle_base(probe, step=1.0) is None
+    assert response_bases(probe, step=1.0).middle is None
 
 
 def test_an_adapter_failing_far_out_stops_the_probes_there():
     probe, asked = prober(svt(80.0, halting=False), fail=lambda base: abs(base) > 1000)
-    base = middle_base(probe, step=1.0)
+    base = response_bases(probe, step=1.0).middle
     assert base is not None and abs(base - 80.0) < 25, base
     assert sum(1 for b in asked if b is not None and abs(b) > 1000) <= 2  # one per side
+
+
+def test_an_index_that_is_none_below_a_threshold_is_probed_at_the_threshold():
+    """The first of 8 queries above a threshold of 10 without threshold noise, -1 if none is:
+    -1 far below, 0 far above, and up to 7 in between, so the index's mean is no level (it
+    rises past its high end near the threshold and led the search 14 below the start)."""
+
+    def draw(rng, base, n):
+        above = base + rng.laplace(0, 4.0, size=(n, 8)) >= 10.0
+        return np.where(above.any(axis=1), np.argmax(above, axis=1), -1)
+
+    probe, _ = prober(draw)
+    base = response_bases(probe, step=1.0).middle
+    # the middle: "none" (all 8 below) as often as "the first one" (above), at 6.09
+    assert base is not None and 4.0 < base < 8.5, base
+
+
+def test_the_ends_of_the_response_are_found_besides_its_middle():
+    # one answer, 1 when base + Lap(4) >= 100: level 1/4, 1/2 and 3/4 at 100 -/+ 4 ln 2
+    def draw(rng, base, n):
+        return (base + rng.laplace(0, 4.0, size=(n, 1)) >= 100.0).astype(np.int8)
+
+    probe, _ = prober(draw)
+    response = response_bases(probe, step=0.5)
+    assert response.middle is not None and abs(response.middle - 100) < 2
+    low, high = sorted(response.ends)
+    assert abs(low - (100 - 4 * np.log(2))) < 2 and abs(high - (100 + 4 * np.log(2))) < 2
+
+
+def test_outputs_that_never_change_give_no_middle_and_no_ends():
+    probe, _ = prober(lambda rng, base, n: np.zeros((n, 3), dtype=np.int8))
+    assert response_bases(probe, step=1.0) == Response(None, ())
