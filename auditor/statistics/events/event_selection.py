@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.special import ndtri
 
 from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import CertificationPlan, Event
@@ -38,6 +39,13 @@ MAX_DISCRETE_VALUES = 512
 #: discrete outputs with at most this many values get every prefix of their likelihood-ratio
 #: order as an event, both ways (so no classifier: its threshold sets cannot do better)
 MAX_PREFIXES = 64
+
+#: continuous outputs: the values seen most often (at least ``MIN_ATOM`` times in the build
+#: half), up to this many, are single outcomes too.  A value the mechanism emits as such (a
+#: clamp bound, a sentinel, a fallback answer) may carry a loss that no threshold isolates,
+#: far out in a tail or amid the noise
+MAX_ATOMS = 8
+MIN_ATOM = 5
 
 
 def _fmt(value: float) -> str:
@@ -193,21 +201,23 @@ def pessimistic_log_ratios(ka: np.ndarray, na: int, kb: np.ndarray, nb: int) -> 
 def approximate_scores(
     ka: np.ndarray, na: int, kb: np.ndarray, nb: int, plan: CertificationPlan
 ) -> np.ndarray:
-    """A cheap stand-in for :func:`predicted_scores` (normal approximations of the limits)
-    to shortlist thousands of candidates before the exact ranking; never used to certify."""
-    ka, kb = np.asarray(ka, dtype=float), np.asarray(kb, dtype=float)
-    pa, pb = (ka + 0.5) / (na + 1.0), (kb + 0.5) / (nb + 1.0)
-    z = float(np.sqrt(2 * np.log(2 / plan.alpha)))  # a Chernoff-style width, conservative
+    """A cheap stand-in for :func:`predicted_scores` to shortlist thousands of candidates
+    before the exact ranking; never used to certify.  The same pessimistic estimates, with
+    Wilson's score limits at the planned size in place of Clopper-Pearson's: close to them
+    for rare events as for common ones, so a rare event is not shortlisted out behind many
+    common ones that certify less."""
+    lo_a, hi_a = _pessimistic(ka, na)
+    lo_b, hi_b = _pessimistic(kb, nb)
+    z = float(ndtri(1.0 - plan.alpha / 2))  # the exact ranking splits alpha evenly
 
-    def width(p: np.ndarray, n: float) -> np.ndarray:
-        # the training estimate's pessimism plus a certification limit's width at plan.n
-        training = PESSIMISM * np.sqrt(p * (1 - p) / n)
-        return np.asarray(training + z * np.sqrt(p / plan.n) + z * z / plan.n)
+    def wilson(p: np.ndarray, sign: float) -> np.ndarray:
+        k, n = p * plan.n, float(plan.n)
+        root = np.sqrt(np.clip(k * (1 - p), 0, None) + z * z / 4)
+        return np.asarray(np.clip((k + z * z / 2 + sign * z * root) / (n + z * z), 0, 1))
 
-    sa, sb = width(pa, na + 1.0), width(pb, nb + 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.log(np.clip(pa - sa - plan.delta, 0, None) / (pb + sb))
-        down = np.log(np.clip(pb - sb - plan.delta, 0, None) / (pa + sa))
+        up = np.log(np.clip(wilson(lo_a, -1) - plan.delta, 0, None) / wilson(hi_b, 1))
+        down = np.log(np.clip(wilson(lo_b, -1) - plan.delta, 0, None) / wilson(hi_a, 1))
     return np.asarray(np.nan_to_num(np.maximum(up, down), nan=-np.inf, neginf=-np.inf))
 
 
@@ -233,8 +243,9 @@ class DataDrivenEvents:
     """Model-free distinguisher for one-dimensional outputs of any family.
 
     The training split is halved.  The first half *builds* candidates: thresholds, single
-    outcomes and top-ratio outcome unions (discrete outputs), unions of top-ratio histogram
-    bins and of top-ratio (sign, binade, last mantissa bits) cells (continuous outputs),
+    outcomes and top-ratio outcome unions (discrete outputs), the most repeated values
+    (``MAX_ATOMS``), unions of top-ratio histogram bins and of top-ratio (sign, binade, last
+    mantissa bits) cells (continuous outputs),
     thresholds on a logistic-regression score of the value and its float bits.  The second half *scores* them by the bound each is predicted to certify at the
     planned certification ``n`` and ``alpha`` (:func:`predicted_scores`); the best
     ``max_events`` are proposed.
@@ -285,6 +296,10 @@ class DataDrivenEvents:
             build = build[np.isfinite(build)]
             qs = np.linspace(0, 1, self.n_thresholds + 2)[1:-1]
             cut_points = np.unique(np.quantile(build if build.size else finite, qs))
+            values, counts = np.unique(build, return_counts=True)
+            atoms = values[np.argsort(-counts, kind="stable")[:MAX_ATOMS]]
+            atoms = atoms[np.isin(atoms, values[counts >= MIN_ATOM])]
+            events += [outcome_set_event(np.array([v])) for v in np.sort(atoms)]
             if self.bins:
                 events += histogram_events(a, b)
             if self.bit_cells:

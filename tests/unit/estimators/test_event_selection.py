@@ -12,7 +12,11 @@ from auditor.statistics.events.classifier_events import (
     fit_score,
     float_features,
 )
-from auditor.statistics.events.event_selection import DataDrivenEvents, predicted_scores
+from auditor.statistics.events.event_selection import (
+    DataDrivenEvents,
+    approximate_scores,
+    predicted_scores,
+)
 from auditor.statistics.events.histogram_events import BinUnion, histogram_events
 
 PLAN = CertificationPlan(n=40_000, alpha=0.05 / 16, epsilon=1.0, delta=0.0)
@@ -201,3 +205,35 @@ def test_a_classifier_is_fitted_only_where_the_outcome_prefixes_do_not_cover_eve
     events = DataDrivenEvents(max_events=10_000).propose(a, b, PLAN)
     scored = any("logistic score" in e.description for e in events)
     assert scored is classifier
+
+
+def test_a_value_the_mechanism_emits_as_such_is_an_event_of_its_own() -> None:
+    """Laplace noise (on a grid) whose value 50 comes out at 0.3 % of outputs under x' and
+    0.03 % under x: far out in a tail, so every threshold that holds it holds the noise's tail
+    too, and its loss (ln 10) is its own.  It is proposed first, and certifies above 1."""
+    rng = np.random.default_rng(0)
+
+    def outputs(q: float, n: int, p: float) -> np.ndarray:
+        y = np.round((q + rng.laplace(0, 1, n)) * 1024) / 1024
+        return np.where(rng.random(n) < p, 50.0, y)
+
+    plan = CertificationPlan(n=160_000, alpha=0.05 / 16, epsilon=1.0, delta=0.0)
+    (event,) = DataDrivenEvents(max_events=1).propose(
+        outputs(0, 40_000, 3e-4), outputs(1, 40_000, 3e-3), plan
+    )
+    assert event.description == "output == 50"
+    k, k_prime = (np.count_nonzero(event(outputs(q, plan.n, p))) for q, p in ((0, 3e-4), (1, 3e-3)))
+    assert epsilon_lower_bound(k_prime, plan.n, k, plan.n, plan.alpha) > 1.5
+
+
+def test_the_shortlist_scores_rank_rare_and_common_events_as_the_exact_scores_do() -> None:
+    """The shortlist's stand-in for the exact scores ranks rare events (counts of 2 to 51)
+    among common ones (thousands) where the exact ranking does, and is close to it."""
+    plan = CertificationPlan(n=80_000, alpha=0.05 / 16, epsilon=1.0, delta=0.0)
+    ka = np.array([7, 1404, 5239, 120, 30, 9505, 2])
+    kb = np.array([51, 3913, 1911, 400, 5, 3469, 40])
+    exact = predicted_scores(ka, 20_000, kb, 20_000, plan)
+    rough = approximate_scores(ka, 20_000, kb, 20_000, plan)
+    assert np.array_equal(np.argsort(-exact), np.argsort(-rough))
+    assert np.max(np.abs(exact - rough)) < 0.05
+    assert np.max(np.abs(exact - rough)[np.minimum(ka, kb) >= 5]) < 0.015
