@@ -481,10 +481,11 @@ def loss_region(r: dict[str, Any]) -> dict[str, Any] | None:
     else:
         top = int(np.argmax(loss))
         head = (
-            f"No single output region's empirical log ratio exceeds {eps_text} in the "
-            f"{s.source} sample (the largest, {_g(float(loss[top]))}, is in "
+            f"None of the {k} bins of the {s.source} sample has an empirical log ratio above "
+            f"{eps_text} (the largest, {_g(float(loss[top]))}, is in "
             f"{_region_text(float(lo[top]), float(hi[top]), top == 0, top == k - 1)}): the "
-            "excess shows only in the event as a whole."
+            "excess shows only in the event itself, which is narrower than a bin (a single "
+            "value) or spread over several."
         )
     if reverse_regions:
         head += (

@@ -185,3 +185,24 @@ def test_vector_outputs_are_skipped(statistical_report: dict[str, Any]) -> None:
     sample["x_prime"] = [[v, v] for v in sample["x_prime"]]
     assert float_root_cause(r) is None and loss_region(r) is None and root_cause(r) is None
     assert privacy_loss_png(r) is None
+
+
+class RareValue(SnappedLaplace):
+    """Snapped Laplace well within its claim, except that the value 50 comes out 10 times as often at
+    inputs whose integer part is even (0.3 % of outputs) as at odd ones: a loss of ln 10 on
+    one value, which no quantile bin of the sample isolates."""
+
+    def sample(self, query: Any, n: int) -> np.ndarray:
+        y = super().sample(query, n)
+        rare = self._rng.random(n) < (0.003 if np.floor(float(query)) % 2 == 0 else 0.0003)
+        return np.where(rare, 50.0, y)
+
+
+def test_an_excess_narrower_than_any_bin_is_said_to_be_in_the_event_itself() -> None:
+    report = _report([RareValue(0.2, "rare.value")], None, 100_000)
+    r = _result(report, "rare.value")
+    assert r["verdict"] == "violation"
+    found = loss_region(r)
+    assert found is not None and not found["regions"]
+    assert "None of the" in found["sentence"]
+    assert "narrower than a bin" in found["sentence"] and "as a whole" not in found["sentence"]
