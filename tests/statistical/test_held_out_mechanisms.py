@@ -1,5 +1,5 @@
-"""Held-out mechanisms (bench/held_out_mechanisms.py and held_out_mechanisms_2.py, each written
-by a session without sight of our test mechanisms): the correct ones are never called broken at
+"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py and _3.py, each
+written by a session without sight of our test mechanisms): the correct ones are never called broken at
 the default budget, and the broken ones the first run found stay found."""
 
 from __future__ import annotations
@@ -47,6 +47,16 @@ def test_the_second_held_out_set_passes_its_correct_mechanisms_and_finds_every_b
     module, verdicts = audited("held_out_mechanisms_2.py")
     broken = [name for name in verdicts if name.endswith(".broken")]
     assert len(broken) == 8 and len(verdicts) == 19
+    for name, verdict in verdicts.items():
+        expected = Verdict.VIOLATION if name in broken else Verdict.NO_VIOLATION
+        assert verdict is expected, (name, verdict)
+
+
+@pytest.mark.slow
+def test_the_third_held_out_set_passes_its_correct_mechanisms_and_finds_every_broken_one():
+    module, verdicts = audited("held_out_mechanisms_3.py")
+    broken = [name for name in verdicts if ".broken(" in name]
+    assert len(broken) == 12 and len(verdicts) == 24
     for name, verdict in verdicts.items():
         expected = Verdict.VIOLATION if name in broken else Verdict.NO_VIOLATION
         assert verdict is expected, (name, verdict)
