@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
 
 from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import CertificationPlan, Event
@@ -41,9 +40,10 @@ MAX_DISCRETE_VALUES = 512
 MAX_PREFIXES = 64
 
 #: continuous outputs: the values seen most often (at least ``MIN_ATOM`` times in the build
-#: half), up to this many, are single outcomes too.  A value the mechanism emits as such (a
-#: clamp bound, a sentinel, a fallback answer) may carry a loss that no threshold isolates,
-#: far out in a tail or amid the noise
+#: half), up to this many, are single outcomes too, always scored exactly (the shortlist's
+#: stand-in ranks rare events low).  A value the mechanism emits as such (a clamp bound, a
+#: sentinel, a fallback answer) may carry a loss that no threshold isolates, far out in a
+#: tail or amid the noise
 MAX_ATOMS = 8
 MIN_ATOM = 5
 
@@ -201,41 +201,57 @@ def pessimistic_log_ratios(ka: np.ndarray, na: int, kb: np.ndarray, nb: int) -> 
 def approximate_scores(
     ka: np.ndarray, na: int, kb: np.ndarray, nb: int, plan: CertificationPlan
 ) -> np.ndarray:
-    """A cheap stand-in for :func:`predicted_scores` to shortlist thousands of candidates
-    before the exact ranking; never used to certify.  The same pessimistic estimates, with
-    Wilson's score limits at the planned size in place of Clopper-Pearson's: close to them
-    for rare events as for common ones, so a rare event is not shortlisted out behind many
-    common ones that certify less."""
-    lo_a, hi_a = _pessimistic(ka, na)
-    lo_b, hi_b = _pessimistic(kb, nb)
-    z = float(ndtri(1.0 - plan.alpha / 2))  # the exact ranking splits alpha evenly
+    """A cheap stand-in for :func:`predicted_scores` (normal approximations of the limits)
+    to shortlist thousands of candidates before the exact ranking; never used to certify."""
+    ka, kb = np.asarray(ka, dtype=float), np.asarray(kb, dtype=float)
+    pa, pb = (ka + 0.5) / (na + 1.0), (kb + 0.5) / (nb + 1.0)
+    z = float(np.sqrt(2 * np.log(2 / plan.alpha)))  # a Chernoff-style width, conservative
 
-    def wilson(p: np.ndarray, sign: float) -> np.ndarray:
-        k, n = p * plan.n, float(plan.n)
-        root = np.sqrt(np.clip(k * (1 - p), 0, None) + z * z / 4)
-        return np.asarray(np.clip((k + z * z / 2 + sign * z * root) / (n + z * z), 0, 1))
+    def width(p: np.ndarray, n: float) -> np.ndarray:
+        # the training estimate's pessimism plus a certification limit's width at plan.n
+        training = PESSIMISM * np.sqrt(p * (1 - p) / n)
+        return np.asarray(training + z * np.sqrt(p / plan.n) + z * z / plan.n)
 
+    sa, sb = width(pa, na + 1.0), width(pb, nb + 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.log(np.clip(wilson(lo_a, -1) - plan.delta, 0, None) / wilson(hi_b, 1))
-        down = np.log(np.clip(wilson(lo_b, -1) - plan.delta, 0, None) / wilson(hi_a, 1))
+        up = np.log(np.clip(pa - sa - plan.delta, 0, None) / (pb + sb))
+        down = np.log(np.clip(pb - sb - plan.delta, 0, None) / (pa + sa))
     return np.asarray(np.nan_to_num(np.maximum(up, down), nan=-np.inf, neginf=-np.inf))
 
 
 def ranking_scores(
-    ka: np.ndarray, na: int, kb: np.ndarray, nb: int, plan: CertificationPlan
+    ka: np.ndarray,
+    na: int,
+    kb: np.ndarray,
+    nb: int,
+    plan: CertificationPlan,
+    always: np.ndarray | None = None,
 ) -> np.ndarray:
     """:func:`predicted_scores` of the candidates seen ``ka``/``na`` and ``kb``/``nb`` times,
     computed once per distinct pair of counts (thresholds between the same outputs share
-    theirs) and only for the ``SHORTLIST`` best by :func:`approximate_scores`; -inf for the
-    rest.  The exact limits are what a ranking of many candidates spends its time on."""
+    theirs) and only for the ``SHORTLIST`` best by :func:`approximate_scores` and the
+    candidates ``always`` (indices: a few that the stand-in would rank too low); -inf for
+    the rest.  The exact limits are what a ranking of many candidates spends its time on."""
     counts = np.stack([np.asarray(ka, dtype=np.int64), np.asarray(kb, dtype=np.int64)])
     unique, inverse = np.unique(counts, axis=1, return_inverse=True)
+    inverse = inverse.ravel()
     rough = approximate_scores(unique[0], na, unique[1], nb, plan)
     shortlist = np.argsort(-rough, kind="stable")[:SHORTLIST]
+    if always is not None and len(always):
+        shortlist = np.union1d(shortlist, inverse[always])
     exact = np.full(unique.shape[1], -np.inf)
     exact[shortlist] = predicted_scores(unique[0][shortlist], na, unique[1][shortlist], nb, plan)
-    scores: np.ndarray = exact[inverse.ravel()]
+    scores: np.ndarray = exact[inverse]
     return scores
+
+
+def _atoms(a: np.ndarray, b: np.ndarray) -> list[Event]:
+    """Single outcomes for the ``MAX_ATOMS`` values the build half repeats most (each at
+    least ``MIN_ATOM`` times)."""
+    build = np.concatenate([a, b])
+    values, counts = np.unique(build[np.isfinite(build)], return_counts=True)
+    top = np.argsort(-counts, kind="stable")[:MAX_ATOMS]
+    return [outcome_set_event(values[i : i + 1]) for i in np.sort(top[counts[top] >= MIN_ATOM])]
 
 
 @dataclass
@@ -296,10 +312,6 @@ class DataDrivenEvents:
             build = build[np.isfinite(build)]
             qs = np.linspace(0, 1, self.n_thresholds + 2)[1:-1]
             cut_points = np.unique(np.quantile(build if build.size else finite, qs))
-            values, counts = np.unique(build, return_counts=True)
-            atoms = values[np.argsort(-counts, kind="stable")[:MAX_ATOMS]]
-            atoms = atoms[np.isin(atoms, values[counts >= MIN_ATOM])]
-            events += [outcome_set_event(np.array([v])) for v in np.sort(atoms)]
             if self.bins:
                 events += histogram_events(a, b)
             if self.bit_cells:
@@ -325,6 +337,10 @@ class DataDrivenEvents:
         pooled = np.concatenate([a, b])
         distinct = np.unique(pooled[np.isfinite(pooled)])
         events = self._candidates(build_a, build_b, pooled, distinct)
+        # atoms last, and scored exactly whatever the stand-in says (see MAX_ATOMS)
+        atoms = [] if _is_discrete(distinct, pooled.dtype) else _atoms(build_a, build_b)
+        always = np.arange(len(events), len(events) + len(atoms))
+        events += atoms
         ka, kb = selection_counts(events, sel_a), selection_counts(events, sel_b)
         if self.classifier and not _few_values(distinct):
             more, more_a, more_b = classifier_events(build_a, build_b, sel_a, sel_b)
@@ -332,7 +348,7 @@ class DataDrivenEvents:
             ka, kb = np.concatenate([ka, more_a]), np.concatenate([kb, more_b])
         if not events:
             return []
-        scores = ranking_scores(ka, len(sel_a), kb, len(sel_b), plan)
+        scores = ranking_scores(ka, len(sel_a), kb, len(sel_b), plan, always)
         chosen: list[Event] = []
         seen: set[str] = set()
         for i in np.argsort(-scores, kind="stable"):
