@@ -526,7 +526,7 @@ class _TrialStages:
         self.certifier, self.attack, self.trial = certifier, attack, trial
         self.label = (attack.name, index)
         self.claim = certifier.spec.claim
-        self.schedule, self.planned_candidates = certifier._schedule(trial), len(trial.candidates)
+        self.schedule = certifier._schedule(trial)
         #: the certification looks taken: the planned ones, or the cut ones (futility)
         self.looks = self.schedule.looks
         self.best: Finding | None = None
@@ -542,9 +542,8 @@ class _TrialStages:
             self.trial = self.find_base()
         if self.trial.resize is not None:
             self.trial = self.find_size()
-        if len(self.trial.candidates) != self.planned_candidates:
-            # the probes added pairs: screening is planned for all of them (alpha is not)
-            self.schedule = self.certifier._schedule(self.trial)
+        # the probes may have added pairs: screening is planned for all (alpha is not)
+        self.schedule = self.certifier._schedule(self.trial)
         if self.schedule.screened > 1:
             self.trial = self.choose_pair()
         train = self.pilot() if self.schedule.pilot else self.training()
@@ -633,7 +632,7 @@ class _TrialStages:
             return trial
         # a start off the response makes the base the search's guess: the ends are as good a
         # one for a loss that adds up over the queries (see END_LEVELS)
-        ends = [p for b in response.ends for p in rebase(b, True).pairs]
+        ends = [p for b in response.ends for p in rebase(b, uniform=True).pairs]
         return rebase(response.middle).with_candidates(ends)
 
     def find_size(self) -> Trial:

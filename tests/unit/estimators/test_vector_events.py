@@ -329,6 +329,22 @@ def test_row_keys_tell_every_answer_pattern_and_bit_vector_apart():
     assert keys[0] == keys[1] and keys[2] == keys[3] and keys[0] != keys[2]
 
 
+def strongest(
+    events: list[Event], fresh: tuple[np.ndarray, np.ndarray], plan: CertificationPlan
+) -> tuple[float, str]:
+    """The largest bound any of ``events`` certifies on ``fresh`` outputs of x and x' (either
+    direction, at the plan's n and alpha), and that event's description."""
+    bounds = []
+    for event in events:
+        k, k_prime = (int(np.count_nonzero(event(y))) for y in fresh)
+        bound = max(
+            epsilon_lower_bound(k, plan.n, k_prime, plan.n, plan.alpha),
+            epsilon_lower_bound(k_prime, plan.n, k, plan.n, plan.alpha),
+        )
+        bounds.append((bound, event.description))
+    return max(bounds)
+
+
 def test_laplace_noise_on_many_coordinates_is_told_apart_by_a_sign_count_not_a_sum():
     """20 coordinates, each shifted by 1 under Laplace noise of scale 20 (a correct 1-DP vector
     release, on a grid: no float effects).  The likelihood ratio is about a count of entries
@@ -341,16 +357,7 @@ def test_laplace_noise_on_many_coordinates_is_told_apart_by_a_sign_count_not_a_s
 
     plan = CertificationPlan(n=60_000, alpha=0.05 / 16, epsilon=1.0, delta=0.0)
     events = VectorEvents(classifier=False).propose(rows(20_000, 0.0), rows(20_000, 1.0), plan)
-    fresh = rows(plan.n, 0.0), rows(plan.n, 1.0)
-    bounds = []
-    for event in events:
-        k, k_prime = (int(np.count_nonzero(event(y))) for y in fresh)
-        bound = max(
-            epsilon_lower_bound(k, plan.n, k_prime, plan.n, plan.alpha),
-            epsilon_lower_bound(k_prime, plan.n, k, plan.n, plan.alpha),
-        )
-        bounds.append((bound, event.description))
-    bound, description = max(bounds)
+    bound, description = strongest(events, (rows(plan.n, 0.0), rows(plan.n, 1.0)), plan)
     assert "above their column's median" in description
     assert 0.3 < bound < 1.0
 
@@ -368,16 +375,7 @@ def test_prefix_sums_are_told_apart_by_a_sign_count_of_their_increments():
 
     plan = CertificationPlan(n=100_000, alpha=0.05 / 16, epsilon=0.1, delta=0.0)
     events = VectorEvents(classifier=False).propose(rows(20_000, 0.0), rows(20_000, 1.0), plan)
-    fresh = rows(plan.n, 0.0), rows(plan.n, 1.0)
-    bounds = []
-    for event in events:
-        k, k_prime = (int(np.count_nonzero(event(y))) for y in fresh)
-        bound = max(
-            epsilon_lower_bound(k, plan.n, k_prime, plan.n, plan.alpha),
-            epsilon_lower_bound(k_prime, plan.n, k, plan.n, plan.alpha),
-        )
-        bounds.append((bound, event.description))
-    bound, description = max(bounds)
+    bound, description = strongest(events, (rows(plan.n, 0.0), rows(plan.n, 1.0)), plan)
     assert "increments" in description
     assert 0.5 < bound < 1.0
 
