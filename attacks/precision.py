@@ -7,7 +7,8 @@ are multiples of ``2**(j-53)``.  At input 0 the output is the noise itself, whos
 finer than that whenever ``|n| < 2**(j-1)``.  So with neighbours 0 and ``2**j <= sensitivity``
 the event "output is not a multiple of ``2**(j-53)``" has probability exactly 0 at ``2**j`` and
 about ``P[|n| < 2**(j-1)] / 2`` or more at 0, whatever the noise distribution (Laplace,
-Gaussian, ...), as long as it is a double added in floating point.
+Gaussian, ...), as long as it is a double added in floating point.  Bounds that exclude 0 use
+``2**e`` inside them and an input up to one sensitivity nearer 0 (``grid_pair``).
 
 Generalisation to noise added in a rescaled space, ``y = fl(fl(a/s ⊕ n) * s)`` (OpenDP <= 0.4):
 with ``c = fl(a/s)``, ``c ⊕ n`` is a multiple of ``ulp(c)/2`` by the same argument, so ``a`` is
@@ -193,6 +194,47 @@ class PrecisionDistinguisher(FloatPairDistinguisher):
         return [] if best is None else [best.event()]
 
 
+def grid_pair(spec: AdapterSpec) -> tuple[float, float, int] | None:
+    """The inputs ``(x, x_prime)`` and the ``e`` with ``x_prime = +-2**e``, within the
+    sensitivity and the declared bounds, or None when none fit.
+
+    ``x_prime ⊕ n`` is a multiple of ``2**(e-53)`` whatever the noise; the test has power when
+    outputs at ``x`` fall below ``2**(e-1)`` in magnitude, where doubles are finer.  With 0 in
+    the bounds that is ``x = 0`` (the noise alone) and ``2**e <= sensitivity``.  Bounds that
+    exclude 0 take ``x = x_prime - sensitivity`` (toward 0, kept in the bounds) and the
+    ``2**e`` inside them nearest to where ``x + n`` falls below ``2**(e-1)`` most often: for
+    Laplace or Gaussian noise of scale ``s`` that is ``2**(e-1)`` near ``0.55 s``, here in
+    ``(s/2, s]``, with ``s`` the least noise the claim allows (``sensitivity / epsilon``), the
+    sampler being unknown.
+    """
+    assert spec.sensitivity is not None
+    sensitivity = float(spec.sensitivity)
+    j = neighbour_power_of_two(sensitivity)
+    if j is None:
+        return None
+    pair = float_inputs(spec, math.ldexp(1.0, j))
+    if pair is not None and pair[0] == 0.0:
+        return pair[0], pair[1], j
+    lo, hi = spec.input_bounds or (-math.inf, math.inf)
+    if lo <= 0.0 <= hi:
+        return None
+    sign = 1.0 if lo > 0 else -1.0
+    near, far = (lo, hi) if lo > 0 else (-hi, -lo)  # magnitudes
+    lowest = math.frexp(near)[1]  # 2**(lowest-1) <= near < 2**lowest
+    highest = math.frexp(far)[1] - 1  # 2**highest <= far
+    scale = sensitivity / float(spec.claim.epsilon)
+    e = math.frexp(scale)[1] if math.isfinite(scale) and scale > 0 else lowest
+    e = max(lowest, min(e, highest))
+    x_prime = math.ldexp(1.0, e)
+    if x_prime > far or e - 53 < -1074:
+        return None
+    step = math.floor(sensitivity) if spec.integer_queries else sensitivity
+    x = max(near, x_prime - step)
+    if not x < x_prime:
+        return None
+    return sign * x, sign * x_prime, e
+
+
 def neighbour_power_of_two(sensitivity: float) -> int | None:
     """``j`` with ``2**j <= sensitivity < 2**(j+1)``, or None when ``2**(j-53)`` is not a double."""
     if not (math.isfinite(sensitivity) and sensitivity > 0):
@@ -219,15 +261,12 @@ class PrecisionAttack:
         return j is not None and (j >= 0 or not spec.integer_queries)
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
-        assert spec.sensitivity is not None
-        j = neighbour_power_of_two(float(spec.sensitivity))
-        assert j is not None
-        pair = float_inputs(spec, math.ldexp(1.0, j))
-        if pair is None or pair[0] != 0.0:
-            return []  # the grid tests need input 0 (noise alone), which the bounds exclude
-        x, x_prime = pair
-        move = f"{'-' if x_prime < 0 else ''}2^{j}"
-        tests = [GridTest(math.ldexp(1.0, j - 53))]
+        pair = grid_pair(spec)
+        if pair is None:
+            return []
+        x, x_prime, e = pair
+        move = f"{'-' if x_prime < 0 else ''}2^{e}"
+        tests = [GridTest(math.ldexp(1.0, e - 53))]
         tests += rescaled_tests(x_prime, spec.sensitivity, spec.claim.epsilon)
         if spec.family is not Family.ADDITIVE:
             vx, vx_prime, moved = vector_pair(spec, x, x_prime)

@@ -29,6 +29,7 @@ from attacks.precision import (
     PrecisionAttack,
     PrecisionDistinguisher,
     coarsest_grid,
+    grid_pair,
     neighbour_power_of_two,
     not_multiple,
     rescaled_tests,
@@ -199,3 +200,56 @@ def test_applies_only_where_the_neighbour_is_admissible() -> None:
     assert attack.applies_to(check_adapter(mech))
     mech.integer_queries = True
     assert not attack.applies_to(check_adapter(mech))
+
+
+def bounded(mech, lo: float, hi: float):
+    mech.query_bounds = (lo, hi)
+    return mech
+
+
+@pytest.mark.parametrize(
+    ("bounds", "sensitivity", "epsilon", "integer", "pair"),
+    [
+        ((-5.0, 5.0), 1.0, 1.0, False, (0.0, 1.0, 0)),  # 0 admissible: the noise alone
+        ((1.0, 100.0), 1.0, 0.5, False, (3.0, 4.0, 2)),  # scale 2: 2**(e-1) = 2
+        ((1.0, 100.0), 1.0, 0.1, False, (15.0, 16.0, 4)),  # scale 10: 2**(e-1) = 8
+        ((20.0, 100.0), 1.0, 0.1, False, (31.0, 32.0, 5)),  # the near end is above
+        ((-100.0, -10.0), 1.0, 0.1, False, (-15.0, -16.0, 4)),  # nearest power above the end
+        ((0.001, 0.5), 1.0, 1.0, False, (0.001, 0.5, -1)),  # x kept inside the bounds
+        ((3.0, 1000.0), 2.5, 0.5, True, (6.0, 8.0, 3)),  # integer step
+        ((0.5, 0.7), 1.0, 1.0, False, None),  # no power of two above the near end fits
+    ],
+)
+def test_grid_pair_away_from_zero(bounds, sensitivity, epsilon, integer, pair) -> None:
+    mech = bounded(GeneratorLaplace(epsilon, sensitivity=sensitivity), *bounds)
+    mech.integer_queries = integer
+    assert grid_pair(check_adapter(mech)) == pair
+
+
+@settings(max_examples=150, deadline=None)
+@given(x=st.floats(0.01, 1e6), noise=finite)
+def test_the_other_input_away_from_zero_is_on_its_grid(x: float, noise: float) -> None:
+    # the event's zero-probability side for any bounds: fl(x' + n) at x' = 2**e
+    mech = bounded(GeneratorLaplace(1.0), x, 4 * x + 4)
+    x, x_prime, e = grid_pair(check_adapter(mech))
+    y = x_prime + noise
+    if math.isfinite(y):
+        assert not GridTest(math.ldexp(1.0, e - 53)).off_grid(np.array([y]))[0]
+
+
+@pytest.mark.parametrize("bounds", [(1.0, 100.0), (-100.0, -10.0)], ids=["above", "below"])
+def test_float_noise_away_from_zero_is_a_certified_violation(bounds) -> None:
+    # missed before: the attack needed input 0
+    result = audit(bounded(TextbookGaussian(1.0), *bounds))
+    assert result.verdict is Verdict.VIOLATION
+    assert result.best.estimate.counts.k1 == 0
+    lo, hi = bounds
+    assert all(lo <= float(q) <= hi for q in (result.best.x, result.best.x_prime))
+
+
+@pytest.mark.parametrize(
+    "mech", [DiscretisedLaplace(), SnappingLike(1.0)], ids=["discretised", "snapping"]
+)
+def test_exact_mechanisms_away_from_zero_are_not_reported(mech) -> None:
+    result = audit(bounded(mech, 1.0, 100.0), budget=20_000)
+    assert result.verdict is Verdict.NO_VIOLATION
