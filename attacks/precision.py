@@ -261,6 +261,7 @@ class PrecisionAttack:
         return j is not None and (j >= 0 or not spec.integer_queries)
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
+        assert spec.sensitivity is not None
         pair = grid_pair(spec)
         if pair is None:
             return []
