@@ -28,6 +28,7 @@ EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
 EPILOG = """\
 examples:
   dp-audit run                                   audit every built-in adapter
+  dp-audit check --adapter my_adapters.py:laplace  check your adapter's contract first
   dp-audit run --adapter my_adapters.py:laplace  audit your own adapter from a file
   dp-audit run --adapter mylib.dp:ADAPTERS --budget 1000000 --seed 7
   dp-audit report dp-audit-report/report.json --format html
@@ -253,6 +254,25 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         metavar="EPS",
         help="tolerance in epsilon before a larger bound counts as a regression (default 0)",
     )
+    check = sub.add_parser(
+        "check",
+        help="check adapters against the contract without auditing them",
+        description="Load each adapter, check its declaration, and draw a few outputs at a "
+        "typical query in an isolated worker process, as `dp-audit run` would: says what is "
+        "wrong (a missing attribute, a wrong shape, dtype or field name, a seed that does not "
+        "replay, an exception, a hang) in seconds, before an audit. Exit 2 if any adapter fails.",
+    )
+    check.add_argument(
+        "--adapter",
+        action="append",
+        metavar="TARGET",
+        required=True,
+        help="module:attr, path/to/file.py:attr, an entry-point name or built-in names (repeatable)",
+    )
+    check.add_argument(
+        "--outputs", type=_positive, default=1000, help="outputs to draw per adapter (default 1000)"
+    )
+    _add_engine_options(check)
     report = sub.add_parser("report", help="render a report.json in another format")
     report.add_argument("path", type=Path, help="a report.json written by dp-audit run")
     report.add_argument(
@@ -659,6 +679,38 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_check(args: argparse.Namespace) -> int:
+    """Each adapter's declaration and a small draw through the same isolated path as a run."""
+    from auditor.core.spec import adapter_label, check_adapter, typical_query
+    from auditor.engine.backends import open_sampler
+
+    adapters, _, origins = _collect_adapters(args.adapter)
+    sampler = open_sampler(_engine(args))
+    failed = 0
+    try:
+        for adapter in adapters:
+            name = printable(adapter_label(adapter))
+            try:
+                spec = check_adapter(adapter)
+                sampler.prepare(spec, origins.get(adapter_label(adapter)))
+                query = typical_query(spec)
+                out = sampler.draw(spec, query, args.outputs, entropy=12345)
+            except DPAuditError as exc:
+                failed += 1
+                print(f"error  {name}: {printable(str(exc))}")
+                continue
+            shape = "" if out.ndim == 1 else f" of {out.shape[1]}"
+            what = f"fields {', '.join(out.dtype.names)}" if out.dtype.names else str(out.dtype)
+            print(
+                f"ok     {name}  {spec.kind_label}  eps={spec.claim.epsilon:g}: "
+                f"{len(out)} outputs{shape} ({what}) at query {printable(repr(query))[:60]}"
+            )
+    finally:
+        sampler.close()
+    print(f"{len(adapters) - failed} of {len(adapters)} adapters follow the contract")
+    return EXIT_ERROR if failed else EXIT_OK
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from reports import RENDERERS
     from reports.writing import write_atomic
@@ -729,6 +781,7 @@ def main(argv: list[str] | None = None) -> int:
     handler = {
         "run": _cmd_run,
         "list": _cmd_list,
+        "check": _cmd_check,
         "report": _cmd_report,
         "compare": _cmd_compare,
         "reproduce": _cmd_reproduce,

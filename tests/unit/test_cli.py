@@ -221,3 +221,46 @@ def test_a_closed_pipe_is_not_a_traceback():
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+CHECKED = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from audit_fixtures import GeometricLaplace
+
+    class Wide:
+        family = "additive"
+        epsilon = 1.0
+        sensitivity = 1.0
+        def __init__(self, name):
+            self.name = name
+        def sample(self, q, n):
+            return np.zeros((n, 2))
+
+    class Exits(Wide):
+        def sample(self, q, n):
+            sys.exit(0)
+
+    ADAPTERS = [GeometricLaplace(epsilon=1.0, name="user.exact"), Wide("user.wide"),
+                Exits("user.exits")]
+    """
+)
+
+
+def test_check_names_what_is_wrong_with_each_adapter_without_an_audit(tmp_path, write, capsys):
+    f = write("checked.py", CHECKED)
+    code = main(["check", "--adapter", f"{f}:ADAPTERS", "--workers", "1"])
+    out = capsys.readouterr().out
+    assert code == 2
+    lines = {line.split()[1].rstrip(":"): line for line in out.splitlines() if "  " in line}
+    assert lines["user.exact"].startswith("ok") and "1000 outputs" in lines["user.exact"]
+    assert lines["user.wide"].startswith("error") and "shape (1000, 2)" in lines["user.wide"]
+    assert lines["user.exits"].startswith("error") and "SystemExit" in lines["user.exits"]
+    assert "1 of 3 adapters follow the contract" in out
+
+
+def test_check_of_good_adapters_exits_0(tmp_path, write, capsys):
+    f = write("good.py", GOOD)
+    assert main(["check", "--adapter", f"{f}:exact", "--workers", "1"]) == 0
+    assert capsys.readouterr().out.startswith("ok")
