@@ -416,23 +416,31 @@ class Certifier:
             main_share,
             tuple(looks),
             final_alpha,
-            *self._screening(1 + len(trial.candidates), budget, held),
+            *self._screening(1 + len(trial.candidates), budget, held, n_train),
             futile,
             short,
         )
 
     @staticmethod
     def _screening(
-        pairs: int, budget: int, held: int
-    ) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
+        pairs: int, budget: int, held: int, n_train: int
+    ) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int]:
         """Screening ``pairs`` candidate pairs (``Schedule.screened``, ``screen_rounds``,
-        ``screen_streamed``): up to one more budget per side (at most what a training split
-        may hold), in successive halving rounds of equal cost."""
+        ``screen_streamed``, ``screen_final``): up to one more budget per side (at most what a
+        training split may hold), in successive halving rounds of equal cost.
+
+        A budget far above what is held also buys streamed counts in every round, and a last
+        round whose inputs hold as many outputs as the chosen pair's training split will:
+        events that take many outputs to find (long answer patterns) are then
+        judged as they will be certified, not by what a few thousand outputs show."""
         screened = min(pairs, max(1, budget // (2 * MIN_SCREEN))) if pairs > 1 else 1
         rounds = screening_rounds(screened, min(budget, held)) if screened > 1 else ()
         streamed = max(0, int(budget * SCREEN_SHARE) - min(budget, held)) // max(1, len(rounds))
         per_pair = tuple(streamed // k for k, _ in rounds) if streamed >= MIN_SCREEN else ()
-        return screened, rounds, per_pair
+        # as many as a training split (half of them propose, half score): twice what
+        # training holds in all when the last round has four inputs, as the rounds before
+        final = n_train if per_pair else 0
+        return screened, rounds, per_pair, final
 
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
         """The trial's best finding (a violation as soon as one is certified), or None."""
@@ -508,6 +516,8 @@ class Schedule:
     #: per round, the streamed outputs per side on which each pair's events are also counted
     #: (empty: none; see ``SCREEN_SHARE``)
     screen_streamed: tuple[int, ...] = ()
+    #: outputs each input of the last round holds at least (0: what the rounds give)
+    screen_final: int = 0
     #: whether the futility check runs (see the module docstring), and the looks of a trial it
     #: cuts: none when the trial has a pilot (the pilot's bound stands), else the first planned
     #: look alone with the whole main share
@@ -704,8 +714,18 @@ class _TrialStages:
         ):
             used = sorted({u for i in alive for u in ends[i]})
             size = per_input(n, len(alive), len(used))
+            last = round_no == len(schedule.screen_rounds)
             for u in used:
-                new = c._draw(queries[u], size, *self.label, "screen", round_no, "input", u)
+                short = schedule.screen_final - (len(drawn[u]) if u in drawn else 0)
+                new = c._draw(
+                    queries[u],
+                    max(size, short) if last else size,
+                    *self.label,
+                    "screen",
+                    round_no,
+                    "input",
+                    u,
+                )
                 drawn[u] = np.concatenate([drawn[u], new]) if u in drawn else new
             # each pair's events, proposed on the first half of its held outputs and counted on
             # the second half (and on streamed outputs, when the budget buys them)

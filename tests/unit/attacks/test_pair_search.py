@@ -391,6 +391,7 @@ def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_output
 
     # the default budget screens on held outputs alone, as before
     assert schedule(200_000).screen_streamed == ()
+    assert schedule(200_000).screen_final == 0
     # 10^8 outputs per side: held outputs (at most 2^23 values per side) stay as they were,
     # the streamed ones bring screening to SCREEN_SHARE of the budget, per side in all
     small, large = schedule(10_000_000), schedule(100_000_000)
@@ -402,6 +403,8 @@ def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_output
     assert streamed > 5 * held
     assert held + streamed <= SCREEN_SHARE * 100_000_000
     assert all(n >= 500 for n in large.screen_streamed)
+    # and the last round's inputs hold as many outputs as the winner's training split
+    assert large.screen_final == large.n_train > large.screen_rounds[-1][1]
 
 
 def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms_clean(
