@@ -220,6 +220,8 @@ def grid_pair(spec: AdapterSpec) -> tuple[float, float, int] | None:
         return None
     sign = 1.0 if lo > 0 else -1.0
     near, far = (lo, hi) if lo > 0 else (-hi, -lo)  # magnitudes
+    if spec.integer_queries:
+        near, far = math.ceil(near), math.floor(far)
     lowest = math.frexp(near)[1]  # 2**(lowest-1) <= near < 2**lowest
     highest = math.frexp(far)[1] - 1  # 2**highest <= far
     scale = sensitivity / float(spec.claim.epsilon)

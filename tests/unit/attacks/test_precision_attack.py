@@ -217,6 +217,7 @@ def bounded(mech, lo: float, hi: float):
         ((-100.0, -10.0), 1.0, 0.1, False, (-15.0, -16.0, 4)),  # nearest power above the end
         ((0.001, 0.5), 1.0, 1.0, False, (0.001, 0.5, -1)),  # x kept inside the bounds
         ((3.0, 1000.0), 2.5, 0.5, True, (6.0, 8.0, 3)),  # integer step
+        ((0.5, 1000.0), 2.0, 8.0, True, (1.0, 2.0, 1)),  # integer inputs only
         ((0.5, 0.7), 1.0, 1.0, False, None),  # no power of two above the near end fits
     ],
 )
