@@ -266,8 +266,8 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         "--adapter",
         action="append",
         metavar="TARGET",
-        required=True,
-        help="module:attr, path/to/file.py:attr, an entry-point name or built-in names (repeatable)",
+        help="module:attr, path/to/file.py:attr, an entry-point name or built-in names "
+        "(repeatable); default: every built-in",
     )
     check.add_argument(
         "--outputs", type=_positive, default=1000, help="outputs to draw per adapter (default 1000)"
@@ -684,7 +684,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from auditor.core.spec import adapter_label, check_adapter, typical_query
     from auditor.engine.backends import open_sampler
 
-    adapters, _, origins = _collect_adapters(args.adapter)
+    adapters, skipped, origins = _collect_adapters(args.adapter)
+    for note in skipped:
+        print(f"skipped  {note}")
     sampler = open_sampler(_engine(args))
     failed = 0
     try:
@@ -703,12 +705,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
             what = f"fields {', '.join(out.dtype.names)}" if out.dtype.names else str(out.dtype)
             print(
                 f"ok     {name}  {spec.kind_label}  eps={spec.claim.epsilon:g}: "
-                f"{len(out)} outputs{shape} ({what}) at query {printable(repr(query))[:60]}"
+                f"{len(out)} outputs{shape} ({what}) at {_query_text(query, spec.input.label)}"
             )
     finally:
         sampler.close()
     print(f"{len(adapters) - failed} of {len(adapters)} adapters follow the contract")
     return EXIT_ERROR if failed else EXIT_OK
+
+
+def _query_text(query: Any, kind: str) -> str:
+    """``query 0.0``, or ``11 records in [0, 1]`` for a dataset (entries for a vector)."""
+    import numpy as np
+
+    a = np.asarray(query)
+    if a.ndim == 0:
+        return f"query {printable(repr(query))}"
+    items = "records" if kind.startswith("dataset") else "entries"
+    if a.size and np.issubdtype(a.dtype, np.number):
+        return f"{len(a)} {items} in [{a.min():g}, {a.max():g}]"
+    return f"{len(a)} {items}"
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
