@@ -431,14 +431,14 @@ class Certifier:
 
         A budget far above what is held also buys streamed counts in every round, and a last
         round whose inputs hold as many outputs as the chosen pair's training split will:
-        events that take many outputs to find (long answer patterns) are then
-        judged as they will be certified, not by what a few thousand outputs show."""
+        events that take many outputs to find (long answer patterns) are then judged as they
+        will be certified, not by what a few thousand outputs show."""
         screened = min(pairs, max(1, budget // (2 * MIN_SCREEN))) if pairs > 1 else 1
         rounds = screening_rounds(screened, min(budget, held)) if screened > 1 else ()
         streamed = max(0, int(budget * SCREEN_SHARE) - min(budget, held)) // max(1, len(rounds))
         per_pair = tuple(streamed // k for k, _ in rounds) if streamed >= MIN_SCREEN else ()
-        # as many as a training split (half of them propose, half score): twice what
-        # training holds in all when the last round has four inputs, as the rounds before
+        # a training split per input of the last round (half proposes, half scores): with its
+        # usual four inputs, twice what training holds for its two sides
         final = n_train if per_pair else 0
         return screened, rounds, per_pair, final
 
@@ -716,16 +716,9 @@ class _TrialStages:
             size = per_input(n, len(alive), len(used))
             last = round_no == len(schedule.screen_rounds)
             for u in used:
-                short = schedule.screen_final - (len(drawn[u]) if u in drawn else 0)
-                new = c._draw(
-                    queries[u],
-                    max(size, short) if last else size,
-                    *self.label,
-                    "screen",
-                    round_no,
-                    "input",
-                    u,
-                )
+                held = len(drawn[u]) if u in drawn else 0
+                wanted = max(size, schedule.screen_final - held) if last else size
+                new = c._draw(queries[u], wanted, *self.label, "screen", round_no, "input", u)
                 drawn[u] = np.concatenate([drawn[u], new]) if u in drawn else new
             # each pair's events, proposed on the first half of its held outputs and counted on
             # the second half (and on streamed outputs, when the budget buys them)
