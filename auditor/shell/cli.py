@@ -691,10 +691,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
     failed = 0
     try:
         for adapter in adapters:
-            name = printable(adapter_label(adapter))
+            label = adapter_label(adapter)
+            name = printable(label)
             try:
                 spec = check_adapter(adapter)
-                sampler.prepare(spec, origins.get(adapter_label(adapter)))
+                sampler.prepare(spec, origins.get(label))
                 query = typical_query(spec)
                 out = sampler.draw(spec, query, args.outputs, entropy=12345)
             except DPAuditError as exc:

@@ -261,10 +261,10 @@ class DataDrivenEvents:
     The training split is halved.  The first half *builds* candidates: thresholds, single
     outcomes and top-ratio outcome unions (discrete outputs), the most repeated values
     (``MAX_ATOMS``), unions of top-ratio histogram bins and of top-ratio (sign, binade, last
-    mantissa bits) cells (continuous outputs),
-    thresholds on a logistic-regression score of the value and its float bits.  The second half *scores* them by the bound each is predicted to certify at the
-    planned certification ``n`` and ``alpha`` (:func:`predicted_scores`); the best
-    ``max_events`` are proposed.
+    mantissa bits) cells (continuous outputs), thresholds on a logistic-regression score of
+    the value and its float bits.  The second half *scores* them by the bound each is
+    predicted to certify at the planned certification ``n`` and ``alpha``
+    (:func:`predicted_scores`); the best ``max_events`` are proposed.
 
     Assumptions: none about the implementation; outputs are numbers (NaN meaning ⊥).
     """
