@@ -181,11 +181,10 @@ def distinct_outputs(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
     n = len(outputs)
     # in 64 bits, where ``value - lo`` cannot wrap (it is below ``len(outputs)``)
     wide = np.int64 if outputs.dtype.kind == "i" else np.uint64
-    ints = (outputs.view(np.uint8) if outputs.dtype.kind == "b" else outputs).astype(
-        wide, copy=False
-    )
-    columns = ints.reshape(n, -1)
-    lows, highs = columns.min(axis=0), columns.max(axis=0)
+    ints = outputs.view(np.uint8) if outputs.dtype.kind == "b" else outputs
+    columns = ints.reshape(n, -1)  # as drawn: widened a column at a time (memory)
+    lows = columns.min(axis=0).astype(wide)
+    highs = columns.max(axis=0).astype(wide)
     spans = [int(hi) - int(lo) + 1 for lo, hi in zip(lows, highs, strict=True)]
     size = 1
     for span in spans:
@@ -194,7 +193,7 @@ def distinct_outputs(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
             return None
     keys = np.zeros(n, dtype=np.intp)
     for j, span in enumerate(spans):  # the first column most significant: keys sort rows
-        keys = keys * span + (columns[:, j] - lows[j]).astype(np.intp)
+        keys = keys * span + (columns[:, j].astype(wide) - lows[j]).astype(np.intp)
     tally = np.bincount(keys, minlength=size)
     present = np.flatnonzero(tally)
     digits, rest = [], present
@@ -205,6 +204,14 @@ def distinct_outputs(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
     values = decoded.astype(outputs.dtype).reshape(len(present), *outputs.shape[1:])
     multiplicities: np.ndarray = tally[present].astype(np.int64)
     return values, multiplicities
+
+
+def _row_chunks(outputs: np.ndarray) -> list[np.ndarray]:
+    """``outputs`` in slices of at most ``CHUNK_VALUES`` values (one slice when they fit)."""
+    rows = max(1, CHUNK_VALUES // max(1, math.prod(np.shape(outputs)[1:])))
+    if len(outputs) <= rows:
+        return [outputs]
+    return [outputs[i : i + rows] for i in range(0, len(outputs), rows)]
 
 
 def count_events(events: Sequence[Event], outputs: np.ndarray) -> np.ndarray:
@@ -222,8 +229,8 @@ def count_events(events: Sequence[Event], outputs: np.ndarray) -> np.ndarray:
     grouped = distinct_outputs(outputs)
     for j, event in enumerate(events):
         try:
-            if grouped is None:
-                counts[j] = np.count_nonzero(event(outputs))
+            if grouped is None:  # a chunk at a time: an event may make floats of its rows
+                counts[j] = sum(np.count_nonzero(event(part)) for part in _row_chunks(outputs))
             else:
                 values, multiplicities = grouped
                 counts[j] = int(multiplicities[event(values)].sum())

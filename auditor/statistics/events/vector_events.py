@@ -47,6 +47,7 @@ import inspect
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -71,6 +72,8 @@ MAX_DISCRETE_VALUES = 512
 MAX_COORDINATES = 8
 #: thresholds per projection (quantiles of the build half), plus the support edges
 N_THRESHOLDS = 128
+#: most values of a training half made floats at once (rows as drawn may be compact int8)
+FLOAT_VALUES = 1 << 22
 #: training rows per side used to fit a classifier
 MAX_FIT = 10_000
 #: the boosted-tree classifier is fitted only for rows of at most this many columns
@@ -96,7 +99,7 @@ def as_matrix(outputs: np.ndarray) -> np.ndarray:
     if y.dtype.names is not None:
         return np.column_stack([np.asarray(y[name], dtype=float) for name in y.dtype.names])
     f = y.astype(float, copy=False)
-    return f[:, None] if f.ndim == 1 else f.reshape(len(f), -1)
+    return f[:, None] if f.ndim == 1 else f.reshape(len(f), int(np.prod(f.shape[1:])))
 
 
 #: its source, read when this module is loaded (the file on disk may change later)
@@ -453,41 +456,64 @@ def integral_columns(pooled: np.ndarray) -> np.ndarray:
 
 
 class _Rows:
-    """One side's rows of a training half.  Integer rows that repeat (answer patterns, bit
-    vectors, index sets) are kept with their distinct rows, and a row-wise function
-    (projection, key, score) is computed once per distinct row and spread back: the same
-    values, without one pass of the function per row (the boosted trees' prediction on 10^6
-    copies of a dozen patterns was most of a sparse-vector proposal)."""
+    """One side's rows of a training half, as drawn (compact answers stay int8).
 
-    def __init__(self, rows: np.ndarray) -> None:
-        self.rows = rows
+    Floats are made a chunk at a time: ``sample``, the first ``FLOAT_VALUES`` values' rows,
+    is what column statistics and classifiers read, and a row-wise function (projection, key,
+    score) runs over every row chunk by chunk.  Integer rows that repeat (answer patterns, bit
+    vectors, index sets) are kept with their distinct rows, and such a function is computed
+    once per distinct row and spread back: the same values, without one pass per row (the
+    boosted trees' prediction on 10^6 copies of a dozen patterns was most of a sparse-vector
+    proposal).  Memory is then the rows as drawn plus one key per row, not n x d floats."""
+
+    def __init__(self, raw: np.ndarray) -> None:
+        self.raw = raw
         self._distinct: tuple[np.ndarray, np.ndarray] | None = None
-        n = len(rows)
-        if n < 64 or not integral_columns(rows).all():
+        n = len(raw)
+        width = as_matrix(raw[:1]).shape[1] if n else 1
+        self.step = max(1, FLOAT_VALUES // width)  # rows per float chunk
+        if n < 64 or not integral_columns(self.sample).all():
             return
-        weights = _weights(rows.shape[1])
+        weights = _weights(width)
         # rows that are mostly distinct (a wide bit vector) show it in their first few
         # thousand: do not key them all for nothing.  Only mostly: 10 answers of a sparse
         # vector show 885 of their 1,024 patterns in 4,096 rows, and repeat in 10^6
-        probe = rows[:4096]
+        probe = as_matrix(raw[:4096])
         if len(np.unique(row_keys(probe, weights))) > len(probe) // 2:
             return
-        _, first, inverse = np.unique(
-            row_keys(rows, weights), return_index=True, return_inverse=True
-        )
+        keys = self._chunked(lambda m: row_keys(m, weights))
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         if len(first) <= n // 8:
-            self._distinct = (rows[first], inverse)
+            self._distinct = (as_matrix(raw[first]), inverse.ravel())
+
+    @cached_property
+    def sample(self) -> np.ndarray:
+        """The first rows as floats (all of them, unless they are many or wide)."""
+        return as_matrix(self.raw[: self.step])
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.raw)
+
+    def at(self, index: np.ndarray) -> np.ndarray:
+        """Rows ``index`` as floats."""
+        return as_matrix(self.raw[index])
 
     def map(self, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        """``f(rows)``, computed once per distinct row when the rows repeat."""
+        """``f(rows)`` on every row: once per distinct row when the rows repeat."""
         if self._distinct is None:
-            return np.asarray(f(self.rows))
+            return self._chunked(f)
         values, inverse = self._distinct
         spread: np.ndarray = np.asarray(f(values))[inverse]
         return spread
+
+    def _chunked(self, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        if len(self.raw) <= self.step:
+            return np.asarray(f(self.sample))
+        parts = [
+            np.asarray(f(as_matrix(self.raw[i : i + self.step])))
+            for i in range(0, len(self.raw), self.step)
+        ]
+        return np.concatenate(parts)
 
 
 def discrete_parts(pooled: np.ndarray) -> list[DiscretePart]:
@@ -703,9 +729,9 @@ def _row_outcomes(
     # the row behind each distinct key, read from its side (no copy of the whole build half)
     n0 = len(build[0])
     on_x = first < n0
-    shown = np.empty((len(first), build[0].rows.shape[1]))
-    shown[on_x] = build[0].rows[first[on_x]]
-    shown[~on_x] = build[1].rows[first[~on_x] - n0]
+    shown = np.empty((len(first), build[0].sample.shape[1]))
+    shown[on_x] = build[0].at(first[on_x])
+    shown[~on_x] = build[1].at(first[~on_x] - n0)
     if isinstance(key, DiscretePart):
         shown = key.part(shown)
     rows = {int(k): row for k, row in zip(distinct, shown, strict=True)}
@@ -758,8 +784,8 @@ class VectorEvents:
         ha, hb = len(train_x) // 2, len(train_x_prime) // 2
         raw_build = (train_x[:ha], train_x_prime[:hb])
         raw_sel = (train_x[ha:], train_x_prime[hb:])
-        build = (_Rows(as_matrix(raw_build[0])), _Rows(as_matrix(raw_build[1])))
-        sel = (_Rows(as_matrix(raw_sel[0])), _Rows(as_matrix(raw_sel[1])))
+        build = (_Rows(raw_build[0]), _Rows(raw_build[1]))
+        sel = (_Rows(raw_sel[0]), _Rows(raw_sel[1]))
         candidates = self._candidates(raw_build, build, sel, plan)
         candidates = [c for c in candidates if len(c[0])]
         if not candidates:
@@ -794,7 +820,7 @@ class VectorEvents:
         sel: tuple[_Rows, _Rows],
         plan: CertificationPlan,
     ) -> _Candidates:
-        matrices = (build[0].rows, build[1].rows)
+        matrices = (build[0].sample, build[1].sample)
         pooled = np.vstack(matrices)
         names = column_names(raw_build[0])
         columns = _columns(matrices, pooled)

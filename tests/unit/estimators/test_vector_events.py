@@ -419,3 +419,33 @@ def test_repeated_integer_rows_are_projected_once_per_distinct_row_to_the_same_v
             seen.clear()
             np.testing.assert_array_equal(wrapped.map(spy(f)), f(rows))
             assert len(seen) == 1 and seen[0] <= called_on  # once per distinct pattern
+
+
+def test_compact_rows_are_made_floats_a_chunk_at_a_time_with_the_same_values(monkeypatch):
+    """int8 answers are held as drawn: a row-wise function sees at most ``FLOAT_VALUES``
+    values at once (distinct or not), ``sample`` is the first rows, and the values are those
+    of the whole float matrix."""
+    import auditor.statistics.events.vector_events as vector_events
+
+    monkeypatch.setattr(vector_events, "FLOAT_VALUES", 2_000)
+    rng = np.random.default_rng(12)
+    wide = rng.integers(0, 2, (30_000, 20)).astype(np.int8)  # mostly distinct: chunked
+    patterns = rng.integers(-1, 2, (30, 10)).astype(np.int8)
+    repeated = patterns[rng.integers(0, 30, 30_000)]  # repeats: once per distinct row
+    for rows in (wide, repeated):
+        wrapped = _Rows(rows)
+        width = rows.shape[1]
+        assert wrapped.sample.dtype == float and len(wrapped.sample) == 2_000 // width
+        np.testing.assert_array_equal(wrapped.sample, rows[: 2_000 // width])
+        np.testing.assert_array_equal(wrapped.at(np.array([5, 29_999])), rows[[5, 29_999]])
+        seen: list[int] = []
+
+        def sums(m: np.ndarray, seen: list[int] = seen) -> np.ndarray:
+            assert m.dtype == float
+            seen.append(m.size)
+            return m.sum(axis=1)
+
+        np.testing.assert_array_equal(wrapped.map(sums), rows.sum(axis=1))
+        assert max(seen) <= 2_000
+        key = RowKey(width)
+        np.testing.assert_array_equal(wrapped.map(key), key(rows.astype(float)))
