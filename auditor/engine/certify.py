@@ -99,8 +99,10 @@ PILOT_SIZE = 2048
 MIN_PILOT_TRAIN = 400
 #: a look is kept only if it sees at least this many certification outputs per side
 MIN_LOOK = 500
-#: most output values (outputs x d) per side held for training: bounds memory for wide outputs
-TRAIN_CELLS = 1 << 23
+#: most bytes of outputs per side held at once, as drawn, for screening and for training
+#: (2^23 float values): bounds memory for wide outputs, and holds eight times as many rows
+#: of compact answers (int8 answer patterns and bit vectors) as of floats
+HELD_BYTES = 1 << 26
 #: screening outputs per side and candidate pair, at least and at most (see ``Trial.candidates``)
 MIN_SCREEN = 500
 #: a budget far above what is held for screening buys a sharper choice of pair: the screened
@@ -394,8 +396,7 @@ class Certifier:
         budget = config.budget_for(self.spec)
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_train = min(n_train, config.max_train)  # memory bound (engine); see AuditConfig
-        width = self.spec.output.width(self.spec.query_length(trial.x))
-        held = max(TRAIN_CELLS // width, MIN_PILOT_TRAIN)  # outputs per side held at once
+        held = max(HELD_BYTES // self._row_bytes(trial), MIN_PILOT_TRAIN)  # outputs per side
         n_train = min(n_train, held)
         n_cert = budget - n_train
         # the pilot belongs to the sequential design: a single configured look means a fixed-n
@@ -421,13 +422,18 @@ class Certifier:
             short,
         )
 
+    def _row_bytes(self, trial: Trial) -> int:
+        """Bytes of one output of ``trial`` as drawn (its canonical dtype)."""
+        empty = self.spec.output.empty(self.spec.query_length(trial.x))
+        return max(1, empty.dtype.itemsize * math.prod(empty.shape[1:]))
+
     @staticmethod
     def _screening(
         pairs: int, budget: int, held: int, n_train: int
     ) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int]:
         """Screening ``pairs`` candidate pairs (``Schedule.screened``, ``screen_rounds``,
-        ``screen_streamed``, ``screen_final``): up to one more budget per side (at most what a
-        training split may hold), in successive halving rounds of equal cost.
+        ``screen_streamed``, ``screen_final``): up to one more budget per side (at most ``held``
+        outputs), in successive halving rounds of equal cost.
 
         A budget far above what is held also buys streamed counts in every round, and a last
         round whose inputs hold as many outputs as the chosen pair's training split will:

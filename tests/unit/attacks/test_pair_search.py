@@ -380,7 +380,7 @@ def _pair_trial(adapter):
 
 
 def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_outputs():
-    from auditor.engine.certify import SCREEN_SHARE, Certifier
+    from auditor.engine.certify import HELD_BYTES, SCREEN_SHARE, Certifier
 
     adapter = answers("svt_correct", 1.0, svt(True), "ternary", 10)
     spec, trial = _pair_trial(adapter)
@@ -392,16 +392,18 @@ def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_output
     # the default budget screens on held outputs alone, as before
     assert schedule(200_000).screen_streamed == ()
     assert schedule(200_000).screen_final == 0
-    # 10^8 outputs per side: held outputs (at most 2^23 values per side) stay as they were,
-    # the streamed ones bring screening to SCREEN_SHARE of the budget, per side in all
-    small, large = schedule(10_000_000), schedule(100_000_000)
+    # 10^9 outputs per side: held outputs (at most 2^26 bytes per side: 6.7 x 10^6 rows of
+    # ten int8 answers) stay as they were, the streamed ones bring screening to SCREEN_SHARE
+    # of the budget, per side in all
+    small, large = schedule(10_000_000), schedule(1_000_000_000)
     assert small.screen_rounds == large.screen_rounds
+    assert sum(k * n for k, n in small.screen_rounds) <= HELD_BYTES // 10
     held = sum(k * n for k, n in large.screen_rounds)
     streamed = sum(
         k * n for (k, _), n in zip(large.screen_rounds, large.screen_streamed, strict=True)
     )
     assert streamed > 5 * held
-    assert held + streamed <= SCREEN_SHARE * 100_000_000
+    assert held + streamed <= SCREEN_SHARE * 1_000_000_000
     assert all(n >= 500 for n in large.screen_streamed)
     # and the last round's inputs hold as many outputs as the winner's training split
     assert large.screen_final == large.n_train > large.screen_rounds[-1][1]
@@ -413,7 +415,7 @@ def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms
     # few outputs held (as for wide outputs), a budget that buys many more to screen with
     import auditor.engine.certify as certify
 
-    monkeypatch.setattr(certify, "TRAIN_CELLS", 4_000)
+    monkeypatch.setattr(certify, "HELD_BYTES", 32_000)
     # no futility check: it may cut the correct one after its pilot, drawing fewer outputs
     config = AuditConfig(budget=400_000, seed=5, futility=0.0)
     broken = Vector("opposite_moves", 1.0, opposite_moves, norm="linf", sensitivity=1.0,
