@@ -99,10 +99,13 @@ PILOT_SIZE = 2048
 MIN_PILOT_TRAIN = 400
 #: a look is kept only if it sees at least this many certification outputs per side
 MIN_LOOK = 500
-#: most bytes of outputs per side held at once, as drawn, for screening and for training
-#: (2^23 float values): bounds memory for wide outputs, and holds eight times as many rows
-#: of compact answers (int8 answer patterns and bit vectors) as of floats
+#: most bytes of outputs per side held at once, as drawn, for screening (2^23 float values):
+#: bounds memory for wide outputs, and screens on eight times as many rows of compact answers
+#: (int8 answer patterns and bit vectors) as of floats
 HELD_BYTES = 1 << 26
+#: most output values (outputs x d) per side in a training split: a larger one only takes
+#: certification outputs from mechanisms whose few outcomes it would not find better
+TRAIN_VALUES = 1 << 23
 #: screening outputs per side and candidate pair, at least and at most (see ``Trial.candidates``)
 MIN_SCREEN = 500
 #: a budget far above what is held for screening buys a sharper choice of pair: the screened
@@ -396,8 +399,9 @@ class Certifier:
         budget = config.budget_for(self.spec)
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_train = min(n_train, config.max_train)  # memory bound (engine); see AuditConfig
-        held = max(HELD_BYTES // self._row_bytes(trial), MIN_PILOT_TRAIN)  # outputs per side
-        n_train = min(n_train, held)
+        width = self.spec.output.width(self.spec.query_length(trial.x))
+        n_train = min(n_train, max(TRAIN_VALUES // width, MIN_PILOT_TRAIN))
+        held = max(HELD_BYTES // self._row_bytes(trial), MIN_PILOT_TRAIN)  # screening, per side
         n_cert = budget - n_train
         # the pilot belongs to the sequential design: a single configured look means a fixed-n
         # certification with no early stop, so no pilot either

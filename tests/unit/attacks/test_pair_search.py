@@ -380,7 +380,7 @@ def _pair_trial(adapter):
 
 
 def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_outputs():
-    from auditor.engine.certify import HELD_BYTES, SCREEN_SHARE, Certifier
+    from auditor.engine.certify import HELD_BYTES, SCREEN_SHARE, TRAIN_VALUES, Certifier
 
     adapter = answers("svt_correct", 1.0, svt(True), "ternary", 10)
     spec, trial = _pair_trial(adapter)
@@ -405,8 +405,10 @@ def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_output
     assert streamed > 5 * held
     assert held + streamed <= SCREEN_SHARE * 1_000_000_000
     assert all(n >= 500 for n in large.screen_streamed)
-    # and the last round's inputs hold as many outputs as the winner's training split
+    # and the last round's inputs hold as many outputs as the winner's training split, which
+    # holds 2^23 values (eight times fewer rows than screening holds for int8 answers)
     assert large.screen_final == large.n_train > large.screen_rounds[-1][1]
+    assert large.n_train == TRAIN_VALUES // 10 == HELD_BYTES // 10 // 8
 
 
 def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms_clean(
@@ -416,6 +418,7 @@ def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms
     import auditor.engine.certify as certify
 
     monkeypatch.setattr(certify, "HELD_BYTES", 32_000)
+    monkeypatch.setattr(certify, "TRAIN_VALUES", 4_000)
     # no futility check: it may cut the correct one after its pilot, drawing fewer outputs
     config = AuditConfig(budget=400_000, seed=5, futility=0.0)
     broken = Vector("opposite_moves", 1.0, opposite_moves, norm="linf", sensitivity=1.0,
