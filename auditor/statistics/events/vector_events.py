@@ -72,7 +72,8 @@ MAX_DISCRETE_VALUES = 512
 MAX_COORDINATES = 8
 #: thresholds per projection (quantiles of the build half), plus the support edges
 N_THRESHOLDS = 128
-#: most values of a training half made floats at once (rows as drawn may be compact int8)
+#: most values of a half (training or screening outputs) made floats at once: rows as drawn
+#: may be compact int8
 FLOAT_VALUES = 1 << 22
 #: training rows per side used to fit a classifier
 MAX_FIT = 10_000
@@ -456,7 +457,7 @@ def integral_columns(pooled: np.ndarray) -> np.ndarray:
 
 
 class _Rows:
-    """One side's rows of a training half, as drawn (compact answers stay int8).
+    """One side's rows of a proposal's half, as drawn (compact answers stay int8).
 
     Floats are made a chunk at a time: ``sample``, the first ``FLOAT_VALUES`` values' rows,
     is what column statistics and classifiers read, and a row-wise function (projection, key,
