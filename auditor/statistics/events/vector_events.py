@@ -456,20 +456,95 @@ def integral_columns(pooled: np.ndarray) -> np.ndarray:
     return whole
 
 
+@dataclass(frozen=True)
+class _Tally:
+    """A row-wise function's values on one side's rows: one per distinct row with how many
+    rows it stands for (rows that repeat), or one per row (``counts`` None).  Candidates are
+    counted on it as on the values of every row, at the cost of the distinct ones."""
+
+    values: np.ndarray
+    counts: np.ndarray | None = None
+
+    def apply(self, g: Callable[[np.ndarray], np.ndarray]) -> _Tally:
+        return _Tally(np.asarray(g(self.values)), self.counts)
+
+    def where(self, keep: np.ndarray) -> _Tally:
+        return _Tally(self.values[keep], None if self.counts is None else self.counts[keep])
+
+    def bincount(self, positions: np.ndarray, keep: np.ndarray, size: int) -> np.ndarray:
+        """How many rows have each of ``size`` values (``positions``: each unit's, where
+        ``keep``)."""
+        weights = None if self.counts is None else self.counts[keep]
+        return np.bincount(positions[keep], weights, minlength=size).astype(np.int64)
+
+    def sorted(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The non-NaN values ascending, with the cumulative row counts (None: one each)."""
+        keep = ~np.isnan(self.values)
+        order = np.argsort(self.values[keep], kind="stable")
+        values = self.values[keep][order]
+        if self.counts is None:
+            return values, None
+        return values, np.cumsum(self.counts[keep][order])
+
+    @staticmethod
+    def concat(tallies: tuple[_Tally, ...]) -> _Tally:
+        values = np.concatenate([t.values for t in tallies])
+        if all(t.counts is None for t in tallies):
+            return _Tally(values)
+        counts = [
+            np.ones(len(t.values), np.int64) if t.counts is None else t.counts for t in tallies
+        ]
+        return _Tally(values, np.concatenate(counts))
+
+
+def _at_most(
+    values: np.ndarray, cumulative: np.ndarray | None, cuts: np.ndarray, side: str
+) -> np.ndarray:
+    """How many rows have a value below (``side="left"``) or at most (``"right"``) each cut."""
+    pos = np.searchsorted(values, cuts, side=side)  # type: ignore[call-overload]
+    if cumulative is None:
+        return np.asarray(pos, dtype=np.int64)
+    return np.where(pos > 0, cumulative[np.maximum(pos - 1, 0)], 0).astype(np.int64)
+
+
+def _quantiles(tally: _Tally, q: np.ndarray) -> np.ndarray:
+    """``np.quantile`` (linear) of the values of every row the tally stands for: the same
+    order statistics and the same interpolation, without repeating each value."""
+    if tally.counts is None:
+        plain: np.ndarray = np.quantile(tally.values, q)
+        return plain
+    order = np.argsort(tally.values, kind="stable")
+    values, cumulative = tally.values[order], np.cumsum(tally.counts[order])
+    n = int(cumulative[-1])
+    virtual = (n - 1) * q
+    previous = np.floor(virtual)
+    following = previous + 1
+    top = virtual >= n - 1
+    previous[top], following[top] = n - 1, n - 1
+    a = values[np.searchsorted(cumulative, previous.astype(np.intp), side="right")]
+    b = values[np.searchsorted(cumulative, following.astype(np.intp), side="right")]
+    t = virtual - np.where(top, -1.0, previous)  # numpy's gamma (it marks the top as -1)
+    diff = b - a
+    out: np.ndarray = a + diff * t
+    np.subtract(b, diff * (1 - t), out=out, where=t >= 0.5)
+    return out
+
+
 class _Rows:
     """One side's rows of a proposal's half, as drawn (compact answers stay int8).
 
     Floats are made a chunk at a time: ``sample``, the first ``FLOAT_VALUES`` values' rows,
     is what column statistics and classifiers read, and a row-wise function (projection, key,
     score) runs over every row chunk by chunk.  Integer rows that repeat (answer patterns, bit
-    vectors, index sets) are kept with their distinct rows, and such a function is computed
-    once per distinct row and spread back: the same values, without one pass per row (the
-    boosted trees' prediction on 10^6 copies of a dozen patterns was most of a sparse-vector
+    vectors, index sets) are kept as their distinct rows and how many rows each stands for:
+    such a function is computed once per distinct row, and candidates are counted on that
+    tally (:class:`_Tally`) at the cost of the distinct rows, not of every row (the boosted
+    trees' prediction on 10^6 copies of a dozen patterns was most of a sparse-vector
     proposal).  Memory is then the rows as drawn plus one key per row, not n x d floats."""
 
     def __init__(self, raw: np.ndarray) -> None:
         self.raw = raw
-        self._distinct: tuple[np.ndarray, np.ndarray] | None = None
+        self._distinct: tuple[np.ndarray, np.ndarray] | None = None  # rows, how many each
         n = len(raw)
         width = as_matrix(raw[:1]).shape[1] if n else 1
         self.step = max(1, FLOAT_VALUES // width)  # rows per float chunk
@@ -483,9 +558,9 @@ class _Rows:
         if len(np.unique(row_keys(probe, weights))) > len(probe) // 2:
             return
         keys = self._chunked(lambda m: row_keys(m, weights))
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        _, first, counts = np.unique(keys, return_index=True, return_counts=True)
         if len(first) <= n // 8:
-            self._distinct = (as_matrix(raw[first]), inverse.ravel())
+            self._distinct = (as_matrix(raw[first]), counts.astype(np.int64))
 
     @cached_property
     def sample(self) -> np.ndarray:
@@ -499,13 +574,19 @@ class _Rows:
         """Rows ``index`` as floats."""
         return as_matrix(self.raw[index])
 
-    def map(self, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        """``f(rows)`` on every row: once per distinct row when the rows repeat."""
+    def tally(self, f: Callable[[np.ndarray], np.ndarray]) -> _Tally:
+        """``f`` on every row, as a tally: once per distinct row when the rows repeat."""
         if self._distinct is None:
-            return self._chunked(f)
-        values, inverse = self._distinct
-        spread: np.ndarray = np.asarray(f(values))[inverse]
-        return spread
+            return _Tally(self._chunked(f))
+        values, counts = self._distinct
+        return _Tally(np.asarray(f(values)), counts)
+
+    def unit_rows(self, index: np.ndarray) -> np.ndarray:
+        """The rows behind a tally's entries ``index``, as floats."""
+        if self._distinct is None:
+            return self.at(index)
+        rows: np.ndarray = self._distinct[0][index]
+        return rows
 
     def _chunked(self, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         if len(self.raw) <= self.step:
@@ -641,29 +722,29 @@ class KeyIn:
 def _threshold_candidates(
     projection: Callable[[np.ndarray], np.ndarray],
     text: str,
-    build: tuple[np.ndarray, np.ndarray],
-    sel: tuple[np.ndarray, np.ndarray],
+    build: tuple[_Tally, _Tally],
+    sel: tuple[_Tally, _Tally],
     n_thresholds: int,
 ) -> _Candidates:
     """``value > t`` and ``value < t`` at quantiles of the build half and at its support edges
     (beyond every build value of one side)."""
-    va, vb = build
-    pooled = np.concatenate([va, vb])
-    pooled = pooled[np.isfinite(pooled)]
-    if pooled.size == 0:
+    pooled = _Tally.concat(build)
+    pooled = pooled.where(np.isfinite(pooled.values))
+    if pooled.values.size == 0:
         return []
-    cuts = np.quantile(pooled, np.linspace(0, 1, n_thresholds + 1))
-    edges = [v for v in (va, vb) if np.isfinite(v).any()]
-    extremes = [f(v[np.isfinite(v)]) for v in edges for f in (np.min, np.max)]
+    cuts = _quantiles(pooled, np.linspace(0, 1, n_thresholds + 1))
+    edges = [t.values[np.isfinite(t.values)] for t in build]
+    extremes = [f(v) for v in edges if v.size for f in (np.min, np.max)]
     cuts = np.unique(np.concatenate([cuts, extremes]))
-    sa, sb = (np.sort(s[~np.isnan(s)]) for s in sel)
+    (sa, ca), (sb, cb) = (t.sorted() for t in sel)
+    na, nb = (len(v) if c is None else int(c[-1]) if len(c) else 0 for v, c in ((sa, ca), (sb, cb)))
     out: _Candidates = []
     for above in (True, False):
         if above:
-            ka = len(sa) - np.searchsorted(sa, cuts, side="right")
-            kb = len(sb) - np.searchsorted(sb, cuts, side="right")
+            ka = na - _at_most(sa, ca, cuts, "right")
+            kb = nb - _at_most(sb, cb, cuts, "right")
         else:
-            ka, kb = np.searchsorted(sa, cuts, side="left"), np.searchsorted(sb, cuts, side="left")
+            ka, kb = _at_most(sa, ca, cuts, "left"), _at_most(sb, cb, cuts, "left")
         op = ">" if above else "<"
 
         def make(i: int, above: bool = above, op: str = op) -> Event:
@@ -677,22 +758,21 @@ def _threshold_candidates(
 def _outcome_candidates(
     key: Callable[[np.ndarray], np.ndarray],
     describe: Callable[[np.ndarray], str],
-    build: tuple[np.ndarray, np.ndarray],
-    sel: tuple[np.ndarray, np.ndarray],
+    build: tuple[_Tally, _Tally],
+    sel: tuple[_Tally, _Tally],
 ) -> _Candidates:
     """Unions of the outcomes with the largest (smallest) empirical likelihood ratio on the
     build half, every size: counted by cumulative sums of per-outcome selection counts."""
-    ka_build, kb_build = build
-    values = np.unique(np.concatenate([ka_build, kb_build]))
+    values = np.unique(np.concatenate([t.values for t in build]))
     if len(values) < 2:
         return []
 
-    def per_value(keys: np.ndarray) -> np.ndarray:
-        pos = np.searchsorted(values, keys)
-        pos = pos[(pos < len(values)) & (values[np.minimum(pos, len(values) - 1)] == keys)]
-        return np.bincount(pos, minlength=len(values)).astype(np.int64)
+    def per_value(keys: _Tally) -> np.ndarray:
+        pos = np.searchsorted(values, keys.values)
+        found = (pos < len(values)) & (values[np.minimum(pos, len(values) - 1)] == keys.values)
+        return keys.bincount(pos, found, len(values))
 
-    ca, cb = per_value(ka_build), per_value(kb_build)
+    ca, cb = per_value(build[0]), per_value(build[1])
     ratio = np.log((ca + 0.5) / (ca.sum() + 1.0)) - np.log((cb + 0.5) / (cb.sum() + 1.0))
     order = np.argsort(-ratio, kind="stable")
     sa, sb = per_value(sel[0]), per_value(sel[1])
@@ -723,16 +803,16 @@ def _row_outcomes(
 ) -> _Candidates:
     """Exact outcomes of whole rows (``key`` a ``RowKey``) or of a part of them (a
     ``DiscretePart``), none if there are too many; ``subject`` names them in descriptions."""
-    keys_build = (build[0].map(key), build[1].map(key))
-    distinct, first = np.unique(np.concatenate(keys_build), return_index=True)
+    keys_build = (build[0].tally(key), build[1].tally(key))
+    distinct, first = np.unique(np.concatenate([t.values for t in keys_build]), return_index=True)
     if len(distinct) > MAX_OUTCOMES:
         return []
-    # the row behind each distinct key, read from its side (no copy of the whole build half)
-    n0 = len(build[0])
+    # a row behind each distinct key, read from its side (no copy of the whole build half)
+    n0 = len(keys_build[0].values)
     on_x = first < n0
     shown = np.empty((len(first), build[0].sample.shape[1]))
-    shown[on_x] = build[0].at(first[on_x])
-    shown[~on_x] = build[1].at(first[~on_x] - n0)
+    shown[on_x] = build[0].unit_rows(first[on_x])
+    shown[~on_x] = build[1].unit_rows(first[~on_x] - n0)
     if isinstance(key, DiscretePart):
         shown = key.part(shown)
     rows = {int(k): row for k, row in zip(distinct, shown, strict=True)}
@@ -741,7 +821,7 @@ def _row_outcomes(
         text = _row_text(np.array([rows[int(k)] for k in chosen]), fields)
         return text.replace("the output is", f"{subject} is", 1)
 
-    return _outcome_candidates(key, describe, keys_build, (sel[0].map(key), sel[1].map(key)))
+    return _outcome_candidates(key, describe, keys_build, (sel[0].tally(key), sel[1].tally(key)))
 
 
 def _row_text(rows: np.ndarray, fields: tuple[str, ...] | None = None) -> str:
@@ -852,8 +932,8 @@ class VectorEvents:
                 out += _threshold_candidates(
                     score,
                     score.text,
-                    (build[0].map(score), build[1].map(score)),
-                    (sel[0].map(score), sel[1].map(score)),
+                    (build[0].tally(score), build[1].tally(score)),
+                    (sel[0].tally(score), sel[1].tally(score)),
                     self.n_thresholds,
                 )
         return out
@@ -866,12 +946,12 @@ class VectorEvents:
     ) -> _Candidates:
         """A projection searched like a scalar output: thresholds, and outcomes if discrete."""
         text = getattr(projection, "text", "projection")
-        vb = (build[0].map(projection), build[1].map(projection))
-        vs = (sel[0].map(projection), sel[1].map(projection))
+        vb = (build[0].tally(projection), build[1].tally(projection))
+        vs = (sel[0].tally(projection), sel[1].tally(projection))
         out: _Candidates = []
         if not getattr(projection, "outcomes_only", False):
             out += _threshold_candidates(projection, text, vb, vs, self.n_thresholds)
-        pooled = np.concatenate(vb)
+        pooled = np.concatenate([t.values for t in vb])
         if len(np.unique(pooled)) <= MAX_DISCRETE_VALUES:
             keyed = _ProjectionKey(projection)
             one = getattr(projection, "describe_value", _value_text)
@@ -882,13 +962,14 @@ class VectorEvents:
                 more = ", …" if len(vals) > 8 else ""
                 return f"{text} is in {{{shown}{more}}}" if len(vals) > 1 else f"{text} = {shown}"
 
-            keys_a, keys_b = keyed.of(vb[0]), keyed.of(vb[1])
+            keys_a, keys_b = vb[0].apply(keyed.of), vb[1].apply(keyed.of)
             if getattr(projection, "one_sided", False):
-                both = np.intersect1d(keys_a, keys_b)
-                keys_a, keys_b = keys_a[~np.isin(keys_a, both)], keys_b[~np.isin(keys_b, both)]
+                both = np.intersect1d(keys_a.values, keys_b.values)
+                keys_a = keys_a.where(~np.isin(keys_a.values, both))
+                keys_b = keys_b.where(~np.isin(keys_b.values, both))
             build_keys = (keys_a, keys_b)
             out += _outcome_candidates(
-                keyed, describe, build_keys, (keyed.of(vs[0]), keyed.of(vs[1]))
+                keyed, describe, build_keys, (vs[0].apply(keyed.of), vs[1].apply(keyed.of))
             )
         return out
 

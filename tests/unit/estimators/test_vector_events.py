@@ -394,9 +394,17 @@ def test_float_cells_both_inputs_reach_are_not_events():
     assert events and not any("float cell" in e.description for e in events)
 
 
+def _same_values(tally, every: np.ndarray) -> None:
+    """A tally stands for exactly the values of every row (in some order)."""
+    expanded = tally.values if tally.counts is None else np.repeat(tally.values, tally.counts)
+    if tally.counts is None:  # one per row: in row order
+        np.testing.assert_array_equal(expanded, every)
+    np.testing.assert_array_equal(np.sort(expanded), np.sort(every))
+
+
 def test_repeated_integer_rows_are_projected_once_per_distinct_row_to_the_same_values():
     """Proposals on answer patterns compute each projection, key and score once per distinct
-    row (the selection counts are the same as row by row); real rows go through whole."""
+    row, tallied with how many rows it stands for; real rows go through whole."""
     rng = np.random.default_rng(11)
     patterns = rng.integers(-1, 2, (40, 10)).astype(float)
     patterns[::7, 3] = np.nan
@@ -417,7 +425,7 @@ def test_repeated_integer_rows_are_projected_once_per_distinct_row_to_the_same_v
         wrapped = _Rows(rows)
         for f in (Reduce("sum"), Reduce("argmax"), RowKey(rows.shape[1])):
             seen.clear()
-            np.testing.assert_array_equal(wrapped.map(spy(f)), f(rows))
+            _same_values(wrapped.tally(spy(f)), f(rows))
             assert len(seen) == 1 and seen[0] <= called_on  # once per distinct pattern
 
 
@@ -445,7 +453,59 @@ def test_compact_rows_are_made_floats_a_chunk_at_a_time_with_the_same_values(mon
             seen.append(m.size)
             return m.sum(axis=1)
 
-        np.testing.assert_array_equal(wrapped.map(sums), rows.sum(axis=1))
+        _same_values(wrapped.tally(sums), rows.sum(axis=1))
         assert max(seen) <= 2_000
         key = RowKey(width)
-        np.testing.assert_array_equal(wrapped.map(key), key(rows.astype(float)))
+        _same_values(wrapped.tally(key), key(rows.astype(float)))
+
+
+def test_candidates_on_tallies_are_those_on_every_row():
+    """Thresholds (the same quantiles, bit for bit) and outcome unions counted on distinct
+    values with their row counts are those counted on every row's value."""
+    from auditor.statistics.events.vector_events import (
+        _outcome_candidates,
+        _quantiles,
+        _Tally,
+        _threshold_candidates,
+        value_keys,
+    )
+
+    rng = np.random.default_rng(13)
+    q = np.linspace(0, 1, 129)
+
+    def tallies(n_distinct: int, scale: float) -> tuple[_Tally, _Tally]:
+        values = np.unique(np.round(rng.normal(0, scale, n_distinct) * 8) / 8)
+        if n_distinct > 3:
+            values[0] = np.nan  # an unanswered row counts in neither direction
+        counts = rng.integers(1, 500, len(values))
+        return _Tally(values, counts), _Tally(np.repeat(values, counts))
+
+    for n_distinct, scale in ((1, 1.0), (2, 1.0), (7, 0.3), (40, 3.0), (300, 10.0)):
+        for _ in range(3):
+            (ta, ea), (tb, eb), (sa, xa), (sb, xb) = (tallies(n_distinct, scale) for _ in range(4))
+            finite = ea.values[np.isfinite(ea.values)]
+            if finite.size:
+                np.testing.assert_array_equal(
+                    _quantiles(_Tally(ta.values[np.isfinite(ta.values)],
+                                      ta.counts[np.isfinite(ta.values)]), q),
+                    np.quantile(finite, q),
+                )  # fmt: skip
+            on_tally = _threshold_candidates(Reduce("sum"), "s", (ta, tb), (sa, sb), 128)
+            on_rows = _threshold_candidates(Reduce("sum"), "s", (ea, eb), (xa, xb), 128)
+            assert len(on_tally) == len(on_rows)
+            for (ka, kb, make), (ka2, kb2, make2) in zip(on_tally, on_rows, strict=True):
+                np.testing.assert_array_equal(ka, ka2)
+                np.testing.assert_array_equal(kb, kb2)
+                assert [make(i).description for i in range(len(ka))] == [
+                    make2(i).description for i in range(len(ka2))
+                ]
+            keys = (ta.apply(value_keys), tb.apply(value_keys))
+            sel = (sa.apply(value_keys), sb.apply(value_keys))
+            every = (ea.apply(value_keys), eb.apply(value_keys))
+            every_sel = (xa.apply(value_keys), xb.apply(value_keys))
+            got = _outcome_candidates(value_keys, str, keys, sel)
+            want = _outcome_candidates(value_keys, str, every, every_sel)
+            assert len(got) == len(want)
+            for (ka, kb, _), (ka2, kb2, _) in zip(got, want, strict=True):
+                np.testing.assert_array_equal(ka, ka2)
+                np.testing.assert_array_equal(kb, kb2)
