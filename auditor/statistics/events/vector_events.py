@@ -477,14 +477,16 @@ class _Tally:
         weights = None if self.counts is None else self.counts[keep]
         return np.bincount(positions[keep], weights, minlength=size).astype(np.int64)
 
-    def sorted(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """The non-NaN values ascending, with the cumulative row counts (None: one each)."""
+    def sorted(self) -> tuple[np.ndarray, np.ndarray | None, int]:
+        """The non-NaN values ascending, the cumulative row counts (None: one row each) and
+        how many rows they stand for."""
         keep = ~np.isnan(self.values)
         order = np.argsort(self.values[keep], kind="stable")
         values = self.values[keep][order]
         if self.counts is None:
-            return values, None
-        return values, np.cumsum(self.counts[keep][order])
+            return values, None, len(values)
+        cumulative = np.cumsum(self.counts[keep][order])
+        return values, cumulative, int(cumulative[-1]) if len(cumulative) else 0
 
     @staticmethod
     def concat(tallies: tuple[_Tally, ...]) -> _Tally:
@@ -736,8 +738,7 @@ def _threshold_candidates(
     edges = [t.values[np.isfinite(t.values)] for t in build]
     extremes = [f(v) for v in edges if v.size for f in (np.min, np.max)]
     cuts = np.unique(np.concatenate([cuts, extremes]))
-    (sa, ca), (sb, cb) = (t.sorted() for t in sel)
-    na, nb = (len(v) if c is None else int(c[-1]) if len(c) else 0 for v, c in ((sa, ca), (sb, cb)))
+    (sa, ca, na), (sb, cb, nb) = (t.sorted() for t in sel)
     out: _Candidates = []
     for above in (True, False):
         if above:
