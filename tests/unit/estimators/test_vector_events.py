@@ -509,3 +509,36 @@ def test_candidates_on_tallies_are_those_on_every_row():
             for (ka, kb, _), (ka2, kb2, _) in zip(got, want, strict=True):
                 np.testing.assert_array_equal(ka, ka2)
                 np.testing.assert_array_equal(kb, kb2)
+
+
+def test_medians_of_repeated_rows_are_numpys_on_every_row():
+    """Column medians (of the rows and of their increments) counted on the distinct rows are
+    numpy's on every row, NaN aside; small integers packed into exact keys (int8 answers,
+    bits) give the distinct rows that keyed floats give."""
+    from auditor.statistics.events.vector_events import _column_medians, row_increments
+
+    rng = np.random.default_rng(14)
+    for trial in range(12):
+        width = int(rng.integers(1, 9))
+        patterns = rng.integers(-1, 3, (int(rng.integers(2, 60)), width)).astype(np.int8)
+        if trial % 3 == 0:  # floats with unanswered entries: keyed, not packed
+            patterns = patterns.astype(float)
+            patterns[rng.random(patterns.shape) < 0.2] = np.nan
+            patterns[::5] = np.nan
+        a, b = (patterns[rng.integers(0, len(patterns), n)] for n in (3_000, 3_301))
+        rows = (_Rows(a), _Rows(b))
+        assert all(r.sample_distinct() is not None for r in rows)
+        pooled = np.vstack([rows[0].sample, rows[1].sample])
+        for f in (lambda m: m, row_increments):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
+                want = np.nanmedian(f(pooled), axis=0)
+            np.testing.assert_array_equal(_column_medians(rows, pooled, f), want)
+    answers = rng.integers(-1, 2, (30, 10)).astype(np.int8)[rng.integers(0, 30, 5_000)]
+    for packed in (answers, rng.integers(0, 2, (5_000, 7)).astype(bool)):
+        keyed = _Rows(packed).sample_distinct()
+        floats = _Rows(packed.astype(float)).sample_distinct()
+        assert keyed is not None and floats is not None
+        order = [np.lexsort(d[0].T) for d in (keyed, floats)]
+        np.testing.assert_array_equal(keyed[0][order[0]], floats[0][order[1]])
+        np.testing.assert_array_equal(keyed[1][order[0]], floats[1][order[1]])
