@@ -84,7 +84,7 @@ class CellUnion:
     partition = b"float cells"
 
     def __init__(self, cells: np.ndarray) -> None:
-        self.cells = np.sort(np.asarray(cells, dtype=np.int64))
+        self.cells = np.unique(np.asarray(cells, dtype=np.int64))
         self.members = self.cells
 
     @staticmethod

@@ -125,8 +125,8 @@ def selection_counts(events: list[Event], y: np.ndarray) -> np.ndarray:
     """How many of the outputs ``y`` fall in each event.  Tails (``y > t``, ``y < t``) are
     counted by binary search in one sorted copy of the outputs; events that unite cells of
     one partition (a histogram's bins, float cells: their predicate has ``partition``,
-    ``cells_of`` and ``members``) from one tally of the outputs' cells; other events one by
-    one.  The same counts as deciding every output."""
+    ``cells_of`` and ``members``, sorted and distinct) from one tally of the outputs' cells;
+    other events one by one.  The same counts as deciding every output."""
     counts = np.empty(len(events), dtype=np.int64)
     tallies: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
     ordered: np.ndarray | None = None
@@ -148,7 +148,11 @@ def selection_counts(events: list[Event], y: np.ndarray) -> np.ndarray:
         if partition not in tallies:
             tallies[partition] = np.unique(p.cells_of(y), return_counts=True)
         cells, multiplicities = tallies[partition]
-        counts[j] = int(multiplicities[np.isin(cells, p.members)].sum())
+        if len(cells):  # both sorted and distinct: a binary search finds the shared cells
+            at = np.minimum(np.searchsorted(cells, p.members), len(cells) - 1)
+            counts[j] = int(multiplicities[at[cells[at] == p.members]].sum())
+        else:
+            counts[j] = 0
     return counts
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from auditor.core.trials import CertificationPlan
+from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
 from auditor.statistics.events.classifier_events import (
     classifier_events,
@@ -185,6 +185,11 @@ def test_selection_counts_are_the_counts_output_by_output():
         for t in (0.0, -0.0, 3.0, np.inf, -np.inf, float(y[7]))
         for above in (True, False)
     ]
+    from auditor.statistics.events.bit_events import CellUnion, cell_keys
+
+    seen = np.unique(cell_keys(y))  # unions given twice the same cell, cells never seen
+    for cells in ([seen[3], seen[3], seen[-1]], [seen[0] - 1], [seen[-1] + 1, seen[5]]):
+        events.append(Event("cells", CellUnion(np.array(cells))))
     expected = [np.count_nonzero(e(y)) for e in events]
     np.testing.assert_array_equal(selection_counts(events, y), expected)
 
