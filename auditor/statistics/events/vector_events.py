@@ -533,19 +533,23 @@ def _quantiles(tally: _Tally, q: np.ndarray) -> np.ndarray:
     return out
 
 
-def _packed_keys(raw: np.ndarray) -> np.ndarray | None:
-    """Each row of small integers (answers, bits) as one exact int64, its entries' digits in
-    base (largest - smallest + 1); None for other rows, or when the digits do not fit."""
-    if raw.dtype.kind not in "biu" or raw.ndim < 1 or not raw.size:
+def _packing(raw: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
+    """For rows of small integers (answers, bits): a function giving each of some of these rows
+    as one exact int64, its entries the digits in base (largest - smallest + 1).  None for
+    other rows, or when the digits do not fit."""
+    if raw.dtype.kind not in "biu" or not raw.size:
         return None
-    m = raw.reshape(len(raw), -1)
-    low, high = int(m.min()), int(m.max())
-    base = high - low + 1
-    if m.shape[1] * math.log2(base) >= 62:
+    low, high = int(raw.min()), int(raw.max())
+    width = raw.size // len(raw)
+    if width * math.log2(high - low + 1) >= 62:
         return None
-    digits = base ** np.arange(m.shape[1], dtype=np.int64)
-    keys: np.ndarray = (m.astype(np.int64) - low) @ digits
-    return keys
+    digits = (high - low + 1) ** np.arange(width, dtype=np.int64)
+
+    def pack(rows: np.ndarray) -> np.ndarray:
+        keys: np.ndarray = (rows.reshape(len(rows), width).astype(np.int64) - low) @ digits
+        return keys
+
+    return pack
 
 
 class _Rows:
@@ -568,24 +572,18 @@ class _Rows:
         self.step = max(1, FLOAT_VALUES // width)  # rows per float chunk
         if n < 64:
             return
-        # rows that are mostly distinct (a wide bit vector) show it in their first few
-        # thousand: do not key them all for nothing.  Only mostly: 10 answers of a sparse
-        # vector show 885 of their 1,024 patterns in 4,096 rows, and repeat in 10^6
-        keys = _packed_keys(raw)
-        if keys is None:
+        key = _packing(raw)
+        if key is None:
             if not integral_columns(self.sample).all():
                 return
             weights = _weights(width)
-            probe = row_keys(as_matrix(raw[:4096]), weights)
-        else:
-            probe = keys[:4096]
+            key = lambda rows: row_keys(as_matrix(rows), weights)  # noqa: E731
         # rows that are mostly distinct (a wide bit vector) show it in their first few
         # thousand: do not key them all for nothing.  Only mostly: 10 answers of a sparse
         # vector show 885 of their 1,024 patterns in 4,096 rows, and repeat in 10^6
-        if len(np.unique(probe)) > len(probe) // 2:
+        if len(np.unique(key(raw[:4096]))) > min(n, 4096) // 2:
             return
-        if keys is None:
-            keys = self._chunked(lambda m: row_keys(m, weights))
+        keys = np.concatenate([key(raw[i : i + self.step]) for i in range(0, n, self.step)])
         _, first, counts = np.unique(keys, return_index=True, return_counts=True)
         if len(first) <= n // 8:
             self._distinct = (as_matrix(raw[first]), counts.astype(np.int64))
@@ -642,7 +640,7 @@ def _column_medians(
     distinct = [rows.sample_distinct() for rows in build]
     if distinct[0] is None or distinct[1] is None:
         m = f(pooled)
-        return column_stat("median", m, bool(np.isnan(m).any()))
+        return _column_stat("median", m, bool(np.isnan(m).any()))
     m = f(np.vstack([distinct[0][0], distinct[1][0]]))
     counts = np.concatenate([distinct[0][1], distinct[1][1]])
     half = np.array([0.5])
@@ -696,7 +694,7 @@ class _Columns:
     nan: bool
 
 
-def column_stat(stat: str, m: np.ndarray, nan: bool = True) -> np.ndarray:
+def _column_stat(stat: str, m: np.ndarray, nan: bool) -> np.ndarray:
     """numpy's column ``stat`` ("mean", "var", "std" or "median") ignoring NaN, or the plain
     one when ``nan`` is False (nothing is NaN): the same values at a fraction of the cost --
     the NaN-ignoring ones copy the matrix, and their median goes column by column."""
@@ -708,11 +706,11 @@ def _columns(build: tuple[np.ndarray, ...], pooled: np.ndarray) -> _Columns:
     nan = bool(np.isnan(pooled).any())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
-        mean_a, mean_b = column_stat("mean", a, nan), column_stat("mean", b, nan)
-        spread = column_stat("std", pooled, nan)
-        mean = np.nan_to_num(column_stat("mean", pooled, nan))
+        mean_a, mean_b = _column_stat("mean", a, nan), _column_stat("mean", b, nan)
+        spread = _column_stat("std", pooled, nan)
+        mean = np.nan_to_num(_column_stat("mean", pooled, nan))
         nan_gap = np.abs(np.isnan(a).mean(axis=0) - np.isnan(b).mean(axis=0))
-        error = np.sqrt(column_stat("var", a, nan) / len(a) + column_stat("var", b, nan) / len(b))
+        error = np.sqrt(_column_stat("var", a, nan) / len(a) + _column_stat("var", b, nan) / len(b))
         z = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(error > 0, error, np.inf))
     gap = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(spread > 0, spread, 1.0)) + nan_gap
     return _Columns(
@@ -1077,7 +1075,7 @@ class VectorEvents:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             nan = bool(np.isnan(m).any())
-            mean, scale = column_stat("mean", m, nan), column_stat("std", m, nan)
+            mean, scale = _column_stat("mean", m, nan), _column_stat("std", m, nan)
         mean, scale = np.nan_to_num(mean), np.where(np.nan_to_num(scale) > 0, scale, 1.0)
         nan_columns = np.isnan(m).any(axis=0)
         z = _standardise(m, mean, scale, nan_columns)
