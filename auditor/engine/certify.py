@@ -718,11 +718,6 @@ class _TrialStages:
             )
 
         alive = [int(i) for i in picks]
-        # each pair's best event of a round is counted again in the next, beside the new
-        # proposals: one unlucky proposal on a weak leak would otherwise drop the best pair.
-        # It was proposed on the start of the next round's proposal half; the counts that
-        # chose it may share outputs with the next round's (a small optimism every pair has).
-        carried: dict[int, tuple[Event, ...]] = {}
         streamed = schedule.screen_streamed or (0,) * len(schedule.screen_rounds)
         for round_no, ((_, n), more) in enumerate(
             zip(schedule.screen_rounds, streamed, strict=True), 1
@@ -743,9 +738,7 @@ class _TrialStages:
                 half = len(outs[0]) // 2
                 build = (outs[0][:half], outs[1][:half])
                 scored = (outs[0][half:], outs[1][half:])
-                jobs.append(
-                    ProposalJob(trial.distinguisher, build, scored, plan, carried.get(i, ()))
-                )
+                jobs.append(ProposalJob(trial.distinguisher, build, scored, plan))
                 m[i] = [len(out) for out in scored]
             done = c.proposer.map(jobs)  # in worker processes when there are several
             proposed = {i: events for i, (events, _) in zip(alive, done, strict=True)}
@@ -754,10 +747,6 @@ class _TrialStages:
                 size = per_input(more, len(alive), len(used))
                 self._count_streamed(round_no, size, queries, ends, proposed, k, m)
             scores = {i: score(k[i], m[i]) for i in alive}
-            for i in alive:
-                if proposed[i]:
-                    best = np.argmax(predicted_scores(k[i][0], m[i][0], k[i][1], m[i][1], plan))
-                    carried[i] = (proposed[i][int(best)],)
             alive = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))[
                 : max(1, len(alive) // 2)
             ]

@@ -25,14 +25,12 @@ MIN_PARALLEL_JOBS = 2
 @dataclass(frozen=True)
 class ProposalJob:
     """Propose with ``distinguisher`` on ``build`` (x's and x''s outputs), then count the
-    proposed events, and those ``carried`` in (chosen on other outputs: an earlier round's),
-    on each array of ``counted``."""
+    proposed events on each array of ``counted``."""
 
     distinguisher: Distinguisher
     build: tuple[np.ndarray, np.ndarray]
     counted: tuple[np.ndarray, ...]
     plan: CertificationPlan
-    carried: tuple[Event, ...] = ()
 
 
 Proposal = tuple[list[Event], list[np.ndarray]]
@@ -40,8 +38,6 @@ Proposal = tuple[list[Event], list[np.ndarray]]
 
 def run_job(job: ProposalJob) -> Proposal:
     events = list(job.distinguisher.propose(job.build[0], job.build[1], job.plan))
-    proposed = {e.description for e in events}
-    events += [e for e in job.carried if e.description not in proposed]
     return events, [count_events(events, out) for out in job.counted]
 
 

@@ -110,23 +110,3 @@ def test_proposals_use_worker_processes_only_when_one_adapter_is_audited(monkeyp
     runner.run_audit([Constant("a"), Constant("b")], [], AuditConfig(budget=1000), engine=local)
     runner.run_audit([Constant("a")], [], AuditConfig(budget=1000), engine=inline)
     assert sizes == [2, 1, 1]
-
-
-def test_events_carried_from_an_earlier_round_are_counted_beside_the_new_ones_once() -> None:
-    """Screening counts each pair's best event of the round before with the new proposals (a
-    bad proposal cannot drop a good pair); one the new proposals hold already counts once."""
-    from dataclasses import replace
-
-    from auditor.statistics.events.event_selection import threshold_event
-
-    job = _jobs()[0]  # scalar outputs
-    ((events, _),) = Proposer(1).map([job])
-    kept = threshold_event(0.5, True)  # a fixed event, not among the proposals
-    carried = replace(job, carried=(kept, events[0]))
-    for events2, counts2 in (Proposer(1).map([carried])[0], Proposer(2).map([carried, job])[0]):
-        assert [e.description for e in events2] == [e.description for e in events] + [
-            kept.description
-        ]
-        expected = [np.count_nonzero(e(out)) for e in events2 for out in carried.counted]
-        got = [int(k[j]) for j in range(len(events2)) for k in counts2]
-        assert got == expected
