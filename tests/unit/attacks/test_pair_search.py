@@ -380,7 +380,13 @@ def _pair_trial(adapter):
 
 
 def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_outputs():
-    from auditor.engine.certify import HELD_BYTES, SCREEN_SHARE, TRAIN_VALUES, Certifier
+    from auditor.engine.certify import (
+        HELD_BYTES,
+        SCREEN_SHARE,
+        TRAIN_SHARE,
+        TRAIN_VALUES,
+        Certifier,
+    )
 
     adapter = answers("svt_correct", 1.0, svt(True), "ternary", 10)
     spec, trial = _pair_trial(adapter)
@@ -406,9 +412,12 @@ def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_output
     assert held + streamed <= SCREEN_SHARE * 1_000_000_000
     assert all(n >= 500 for n in large.screen_streamed)
     # and the last round's inputs hold as many outputs as the winner's training split, which
-    # holds 2^23 values (eight times fewer rows than screening holds for int8 answers)
+    # holds 2^23 values (eight times fewer rows than screening holds for int8 answers) up to
+    # 1/64 of the budget, and more beyond, within the bytes screening holds and max_train
+    assert small.n_train == TRAIN_VALUES // 10 == HELD_BYTES // 10 // 8
     assert large.screen_final == large.n_train > large.screen_rounds[-1][1]
-    assert large.n_train == TRAIN_VALUES // 10 == HELD_BYTES // 10 // 8
+    assert large.n_train == AuditConfig().max_train > TRAIN_VALUES // 10
+    assert schedule(120_000_000).n_train == 120_000_000 * TRAIN_SHARE > TRAIN_VALUES // 10
 
 
 def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms_clean(
