@@ -534,9 +534,9 @@ def _quantiles(tally: _Tally, q: np.ndarray) -> np.ndarray:
 
 
 def _packing(raw: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
-    """For rows of small integers (answers, bits): a function giving each of some of these rows
-    as one exact int64, its entries the digits in base (largest - smallest + 1).  None for
-    other rows, or when the digits do not fit."""
+    """For rows of small integers (answers, bits): a key of these rows as floats, each row one
+    exact int64 whose digits in base (largest - smallest + 1) are its entries.  None for other
+    rows, or when the digits do not fit."""
     if raw.dtype.kind not in "biu" or not raw.size:
         return None
     low, high = int(raw.min()), int(raw.max())
@@ -545,8 +545,8 @@ def _packing(raw: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
         return None
     digits = (high - low + 1) ** np.arange(width, dtype=np.int64)
 
-    def pack(rows: np.ndarray) -> np.ndarray:
-        keys: np.ndarray = (rows.reshape(len(rows), width).astype(np.int64) - low) @ digits
+    def pack(m: np.ndarray) -> np.ndarray:
+        keys: np.ndarray = (m.astype(np.int64) - low) @ digits
         return keys
 
     return pack
@@ -577,13 +577,14 @@ class _Rows:
             if not integral_columns(self.sample).all():
                 return
             weights = _weights(width)
-            key = lambda rows: row_keys(as_matrix(rows), weights)  # noqa: E731
+            key = lambda m: row_keys(m, weights)  # noqa: E731
         # rows that are mostly distinct (a wide bit vector) show it in their first few
         # thousand: do not key them all for nothing.  Only mostly: 10 answers of a sparse
         # vector show 885 of their 1,024 patterns in 4,096 rows, and repeat in 10^6
-        if len(np.unique(key(raw[:4096]))) > min(n, 4096) // 2:
+        probe = self.sample[:4096]
+        if len(np.unique(key(probe))) > len(probe) // 2:
             return
-        keys = np.concatenate([key(raw[i : i + self.step]) for i in range(0, n, self.step)])
+        keys = self._chunked(key)
         _, first, counts = np.unique(keys, return_index=True, return_counts=True)
         if len(first) <= n // 8:
             self._distinct = (as_matrix(raw[first]), counts.astype(np.int64))
@@ -1074,10 +1075,10 @@ class VectorEvents:
         label = np.r_[np.ones(len(a)), np.zeros(len(b))]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            nan = bool(np.isnan(m).any())
+            nan_columns = np.isnan(m).any(axis=0)
+            nan = bool(nan_columns.any())
             mean, scale = _column_stat("mean", m, nan), _column_stat("std", m, nan)
         mean, scale = np.nan_to_num(mean), np.where(np.nan_to_num(scale) > 0, scale, 1.0)
-        nan_columns = np.isnan(m).any(axis=0)
         z = _standardise(m, mean, scale, nan_columns)
         if np.ptp(z, axis=0).max(initial=0.0) == 0:
             return []
