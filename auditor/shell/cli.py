@@ -113,6 +113,7 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
     """The command line; ``run_defaults`` (from ``[tool.dp-audit]``) replace the defaults of
     ``run``'s options, so flags given on the command line still win."""
     from auditor.core.configs import DEFAULT_BUDGET, DEFAULT_FUTILITY, DEFAULT_LOOP_BUDGET
+    from auditor.core.provenance import versions
 
     parser = _Parser(
         prog="dp-audit",
@@ -120,6 +121,7 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"dp-audit {versions()['dp-audit']}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.add_parser("list", help="list the adapters found and the attacks available")
     run = sub.add_parser(

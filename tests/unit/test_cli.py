@@ -264,3 +264,12 @@ def test_check_of_good_adapters_exits_0(tmp_path, write, capsys):
     f = write("good.py", GOOD)
     assert main(["check", "--adapter", f"{f}:exact", "--workers", "1"]) == 0
     assert capsys.readouterr().out.startswith("ok")
+
+
+def test_version_prints_the_installed_version_and_exits_0(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"dp-audit {version('dp-audit')}"

@@ -296,6 +296,8 @@ def _new_run(run: str) -> None:
             for loaded in (worker._SPECS, worker._REFUSED):
                 for key in [k for k in loaded if k.endswith(tag)]:
                     del loaded[key]
+            for target in [t for t in list(worker._TARGETS) if t[1] == tag]:
+                del worker._TARGETS[target]
 
 
 def _unpack(ship: Shipment, scratch: str) -> tuple[str, str | None]:

@@ -97,6 +97,9 @@ _SPECS: dict[str, AdapterSpec] = {}
 #: with the error to raise again for every later task of theirs
 _REFUSED: dict[str, DPAuditError] = {}
 _EVENTS: OrderedDict[str, list[Event]] = OrderedDict()
+#: the adapters each target gave, per (target, run tag): a target naming several adapters (the
+#: built-in groups, a user's list) is loaded once per worker and run, not once per adapter
+_TARGETS: dict[tuple[str, str], list[Any]] = {}
 
 
 def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
@@ -117,7 +120,11 @@ def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
     if source.kind == "target":
         from auditor.core.targets import load_target
 
-        found = [a for a in load_target(str(source.payload)) if adapter_label(a) == source.name]
+        # a Dask key ends in its run's tag (" [run]"); a local worker serves one run
+        loaded = (str(source.payload), key[len(source.name) :])
+        if loaded not in _TARGETS:
+            _TARGETS[loaded] = load_target(loaded[0])
+        found = [a for a in _TARGETS[loaded] if adapter_label(a) == source.name]
         if len(found) != 1:
             raise AdapterLoadError(
                 f"{where} from {source.payload!r} found {len(found)} adapters of that name"
