@@ -507,7 +507,10 @@ def _at_most(
     pos = np.searchsorted(values, cuts, side=side)  # type: ignore[call-overload]
     if cumulative is None:
         return np.asarray(pos, dtype=np.int64)
-    return np.where(pos > 0, cumulative[np.maximum(pos - 1, 0)], 0).astype(np.int64)
+    # rows at or below position pos - 1; none below the first (a side may have no value at
+    # all: every row unanswered)
+    below: np.ndarray = np.concatenate([[0], cumulative]).astype(np.int64)[pos]
+    return below
 
 
 def _quantiles(tally: _Tally, q: np.ndarray) -> np.ndarray:

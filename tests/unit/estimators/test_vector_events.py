@@ -510,6 +510,23 @@ def test_candidates_on_tallies_are_those_on_every_row():
                 np.testing.assert_array_equal(ka, ka2)
                 np.testing.assert_array_equal(kb, kb2)
 
+    # a side whose every selection row is unanswered (NaN) counts in no event
+    ta, _ = tallies(40, 3.0)
+    silent = _Tally(np.array([np.nan]), np.array([250]))
+    for sel in ((silent, ta), (ta, silent)):
+        on_tally = _threshold_candidates(Reduce("sum"), "s", (ta, ta), sel, 128)
+        on_rows = _threshold_candidates(
+            Reduce("sum"),
+            "s",
+            (ta, ta),
+            tuple(_Tally(np.repeat(t.values, t.counts)) for t in sel),
+            128,
+        )
+        for (ka, kb, _), (ka2, kb2, _) in zip(on_tally, on_rows, strict=True):
+            np.testing.assert_array_equal(ka, ka2)
+            np.testing.assert_array_equal(kb, kb2)
+            assert not (ka if sel[0] is silent else kb).any()
+
 
 def test_medians_of_repeated_rows_are_numpys_on_every_row():
     """Column medians (of the rows and of their increments) counted on the distinct rows are
