@@ -39,6 +39,8 @@ from auditor.core.errors import (
     DPAuditError,
     InvalidArgument,
     adapter_code,
+    describe,
+    format_traceback,
 )
 from auditor.core.interfaces import Attack
 from auditor.core.provenance import platform_info, versions
@@ -249,6 +251,16 @@ def _audit_adapter(
             errors.append(str(exc) if not errors else f"{attack.name}: {exc}")
             if isinstance(exc, AdapterTimeout | AdapterCrashed):
                 break
+            continue
+        except Exception as exc:  # noqa: BLE001 - a bug of dp-audit's own, not the adapter's
+            # it ends this trial alone, as an error (never a pass), with the traceback for
+            # the bug report; the other trials and adapters are still audited
+            if not errors:
+                p.traceback = format_traceback(exc)
+            errors.append(
+                f"internal error in dp-audit (a bug: please report it with this traceback) "
+                f"in attack {attack.name!r}: {describe(exc)}"
+            )
             continue
         if finding is not None:
             findings.append(finding)

@@ -133,3 +133,48 @@ def test_failing_trials_without_a_violation_are_an_error_with_the_evidence_kept(
     (r,) = report.results
     assert r.verdict is Verdict.ERROR and "query out of range" in r.error
     assert r.findings, "the trials that ran keep their findings"
+
+
+class _BuggyEvents:
+    """A distinguisher with a bug of dp-audit's own kind: its proposal raises."""
+
+    max_events, train_fraction = 4, 0.5
+
+    def propose(self, train_x, train_x_prime, plan):
+        return [][0]  # IndexError
+
+
+class _BuggyAttack:
+    name, description = "buggy", "an attack whose event proposal has a bug"
+
+    def applies_to(self, spec):
+        return True
+
+    def trials(self, spec, rng):
+        from auditor.core.trials import Trial
+
+        return [Trial(0, 1, _BuggyEvents(), "0 vs 1")]
+
+
+@pytest.mark.parametrize("engine", ["in-process", "local"])
+def test_a_bug_in_dp_audit_ends_one_trial_as_an_error_and_the_rest_goes_on(engine):
+    """Never a pass (the verdict is error, the exit code 2), never a lost run: the other
+    attacks and adapters are audited and the traceback is kept for the bug report."""
+    from auditor.core.configs import EngineConfig
+
+    broken = GeometricLaplace(1.0, name="bad.leaks", true_epsilon=3.0)
+    report = run_audit(
+        [RandomizedResponse(1.0), broken],
+        [_BuggyAttack(), *load_attacks(["black-box"])],
+        AuditConfig(budget=20_000, seed=2),
+        engine=EngineConfig.in_process() if engine == "in-process" else EngineConfig(workers=2),
+    )
+    correct, leaky = report.results
+    assert correct.verdict is Verdict.ERROR
+    assert "internal error in dp-audit" in correct.error and "IndexError" in correct.error
+    assert "IndexError" in correct.error_traceback and "propose" in correct.error_traceback
+    assert correct.findings, "the black-box trials still ran"
+    assert leaky.verdict is Verdict.VIOLATION  # a certified violation stands beside the bug
+    assert report.exit_code == 1
+    alone = run_audit([RandomizedResponse(1.0)], [_BuggyAttack()], AuditConfig(budget=2000))
+    assert alone.results[0].verdict is Verdict.ERROR and alone.exit_code == 2
