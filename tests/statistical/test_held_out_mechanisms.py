@@ -1,6 +1,6 @@
-"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py and _3.py, each
-written by a session without sight of our test mechanisms): the correct ones are never called broken at
-the default budget, and the broken ones the first run found stay found."""
+"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py and _4.py,
+each written by a session without sight of our test mechanisms): the correct ones are never
+called broken at the default budget, and the broken ones the first run found stay found."""
 
 from __future__ import annotations
 
@@ -60,3 +60,18 @@ def test_the_third_held_out_set_passes_its_correct_mechanisms_and_finds_every_br
     for name, verdict in verdicts.items():
         expected = Verdict.VIOLATION if name in broken else Verdict.NO_VIOLATION
         assert verdict is expected, (name, verdict)
+
+
+@pytest.mark.slow
+def test_the_fourth_held_out_set_passes_its_correct_mechanisms_and_finds_the_broken_ones():
+    """Two broken ones stay missed at this budget (a zCDP and an RDP claim off by 1.3-1.4x,
+    below what one event's Rényi divergence certifies); every other is found."""
+    module, verdicts = audited("held_out_mechanisms_4.py")
+    broken = [name for name in verdicts if ".broken(" in name]
+    assert len(broken) == 11 and len(verdicts) == 22
+    missed = ("ho4.variance.broken", "ho4.noisy_cdf.broken")
+    for name, verdict in verdicts.items():
+        if name not in broken:
+            assert verdict is Verdict.NO_VIOLATION, (name, verdict)
+        elif not name.startswith(missed):
+            assert verdict is Verdict.VIOLATION, (name, verdict)
