@@ -130,6 +130,8 @@ def vector_pairs(
     for signs, text in sign_patterns(m):
         if uniform and not (signs == signs[0]).all():
             continue
+        if spec.input.monotone and (signs > 0).any() and (signs < 0).any():
+            continue  # not neighbours under a monotone relation
         move = delta * signs / _norm(signs, norm)
         if integer:
             move = np.trunc(move)
@@ -290,7 +292,8 @@ def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:
         assert spec.sensitivity is not None
         diff = np.atleast_1d(np.asarray(x_prime, dtype=float) - np.asarray(x, dtype=float))
         norm = spec.input.norm or Norm.LINF
-        return _norm(diff, norm) <= spec.sensitivity * (1 + 1e-12)
+        within = _norm(diff, norm) <= spec.sensitivity * (1 + 1e-12)
+        return within and spec.accepts_move(x, x_prime)
     a, b = np.asarray(x), np.asarray(x_prime)
     if spec.neighbours == "replace":
         return a.shape == b.shape and int((a != b).reshape(len(a), -1).any(axis=1).sum()) <= 1

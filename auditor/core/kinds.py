@@ -103,19 +103,23 @@ class InputKindSpec:
     """An adapter's input kind and the shape parameters that go with it.
 
     ``norm``: vector inputs' sensitivity norm.  ``length``: the number of entries a vector query
-    must have (None: the attack chooses).  ``columns``: a dataset's columns per record.  The
-    relation's parameters themselves (sensitivity, domain, neighbours) are on the adapter spec.
+    must have (None: the attack chooses).  ``columns``: a dataset's columns per record.
+    ``monotone``: vector neighbours move every entry the same way (counting queries under
+    add/remove: all up or all down), so a mechanism may rely on it (report-noisy-max at
+    scale Δ/ε).  The relation's other parameters (sensitivity, domain, neighbours) are on the
+    adapter spec.
     """
 
     kind: InputKind
     norm: Norm | None = None
     length: int | None = None
     columns: int = 1
+    monotone: bool = False
 
     @property
     def label(self) -> str:
         if self.kind is InputKind.VECTOR:
-            return f"vector({self.norm})"
+            return f"vector({self.norm}{', monotone' if self.monotone else ''})"
         if self.kind is InputKind.DATASET and self.columns > 1:
             return f"dataset({self.columns} columns)"
         return str(self.kind)

@@ -89,7 +89,7 @@ class AdapterSpec:
     def kind_label(self) -> str:
         """The family's name, or ``input → output`` for adapters outside the four families."""
         if self.family is not None:
-            return self.family.value
+            return self.family.value + (" (monotone)" if self.input.monotone else "")
         return f"{self.input.label} → {self.output.label}"
 
     @property
@@ -97,6 +97,14 @@ class AdapterSpec:
         """The declared range of a query's entries: ``query_bounds``, or a selection
         mechanism's ``utility_bounds`` (which ``query_bounds`` also sets there)."""
         return self.query_bounds or self.utility_bounds
+
+    def accepts_move(self, x: Any, x_prime: Any) -> bool:
+        """Whether the pair moves as the relation allows: with ``monotone``, every entry the
+        same way (always True otherwise; the size of the move is the attacks' to keep)."""
+        if not self.input.monotone:
+            return True
+        step = np.asarray(x_prime, dtype=float) - np.asarray(x, dtype=float)
+        return bool((step >= 0).all() or (step <= 0).all())
 
     def accepts_size(self, query: Any) -> bool:
         """Whether ``query`` has as many records as the mechanism accepts (``min_records``;
@@ -392,7 +400,12 @@ def _input_shape(
         columns = read("columns", 1)
         if not _whole(columns):
             raise fail("columns", f"={columns!r} must be a whole number >= 1")
-    return InputKindSpec(kind, norm, query_length, int(columns))
+    monotone = read("monotone", False)
+    if not isinstance(monotone, bool | np.bool_):
+        raise fail("monotone", f"={monotone!r} must be True or False")
+    if monotone and kind is not InputKind.VECTOR:
+        raise fail("monotone", "=True needs vector queries (input_kind 'vector' or a selection)")
+    return InputKindSpec(kind, norm, query_length, int(columns), bool(monotone))
 
 
 def _kinds(

@@ -108,9 +108,14 @@ class Trial:
 
     def accepted_by(self, spec: AdapterSpec) -> Trial | None:
         """This trial with only the pairs whose inputs the adapter accepts (a dataset
-        mechanism's ``min_records``), its first such pair its own; None if none is left."""
+        mechanism's ``min_records``) and that are neighbours the way it declares (monotone
+        vector moves), its first such pair its own; None if none is left."""
         pairs = self.pairs
-        kept = [p for p in pairs if spec.accepts_size(p[0]) and spec.accepts_size(p[1])]
+        kept = [
+            p
+            for p in pairs
+            if spec.accepts_size(p[0]) and spec.accepts_size(p[1]) and spec.accepts_move(p[0], p[1])
+        ]
         if len(kept) == len(pairs):
             return self
         if not kept:
