@@ -129,6 +129,7 @@ class SelectionSearchAttack:
                 within(x, bounds)
                 and within(x_prime, bounds)
                 and are_neighbours(x, x_prime, spec.sensitivity)
+                and spec.accepts_move(x, x_prime)
             ):
                 continue
             trials.append(

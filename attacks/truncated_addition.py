@@ -98,9 +98,12 @@ def candidate_pairs(
     convention: Convention,
     bounds: tuple[float, float] | None,
     scan: tuple[tuple[int, int], ...] = SCAN,
+    monotone: bool = False,
 ) -> list[Pair]:
     """Neighbouring pairs around the absorption threshold, for both weight scales, few-k first
-    (``scan``: the (k, gaps per weight scale) tried)."""
+    (``scan``: the (k, gaps per weight scale) tried).  The big outcome moves away from the
+    others and they towards it; under a ``monotone`` relation only they move (half the
+    shift of the gap, the same direction for every utility)."""
     s = convention.sign
     # the big outcome sits at the best end of the declared range (or at 0)
     big = 0.0 if bounds is None else (bounds[1] if s > 0 else bounds[0])
@@ -112,6 +115,8 @@ def candidate_pairs(
                 x[0] = big
                 x_prime = x - s * sensitivity
                 x_prime[1:] = x[1:] + s * sensitivity
+                if monotone:
+                    x_prime[0] = x[0]
                 x_prime = pull_within(x, x_prime, sensitivity)
                 if within(x, bounds) and within(x_prime, bounds):
                     pairs.append(Pair(x, x_prime, float(gap)))
@@ -171,8 +176,11 @@ class ZeroedOutcomesCheck:
         """The first pair (in scan order) with a zeroed set that passes the textbook guard."""
         assert spec.sensitivity is not None
         for pair in self.pairs:
-            if not are_neighbours(pair.x, pair.x_prime, spec.sensitivity):
-                continue  # never report a pair outside the declared sensitivity
+            if not (
+                are_neighbours(pair.x, pair.x_prime, spec.sensitivity)
+                and spec.accepts_move(pair.x, pair.x_prime)
+            ):
+                continue  # never report a pair outside the declared relation
             p = oracle_probabilities(spec, pair.x)
             p_prime = oracle_probabilities(spec, pair.x_prime)
             for pos_q, zero_q, p_pos, p_zero in (
@@ -219,7 +227,9 @@ class TruncatedAdditionAttack:
         scan = _scan(spec.input.length)
         trials = []
         for convention in CONVENTIONS:
-            pairs = candidate_pairs(spec.claim.epsilon, spec.sensitivity, convention, bounds, scan)
+            pairs = candidate_pairs(
+                spec.claim.epsilon, spec.sensitivity, convention, bounds, scan, spec.input.monotone
+            )
             if not pairs:
                 continue
             shown = pairs[len(pairs) // 2]

@@ -219,3 +219,15 @@ def test_gap_grid_spans_the_absorption_window_on_integers(epsilon):
     # the best-case window (53 ln2/c, 54 ln2/c + 2) holds grid points
     lo, hi = 53 * np.log(2) / c, 54 * np.log(2) / c + 2.0
     assert np.count_nonzero((grid > lo) & (grid < hi)) >= 2
+
+
+def test_a_monotone_selection_is_judged_on_monotone_pairs_only():
+    """The white-box check scans its own pairs: under a monotone relation it reports only one
+    that moves every utility the same way (or none)."""
+    adapter = NaiveEM(epsilon=1.0)
+    adapter.monotone = True
+    (result,) = run_audit([adapter], load_attacks(["truncated-addition"]), CONFIG).results
+    for finding in result.findings:
+        step = np.asarray(finding.x_prime, float) - np.asarray(finding.x, float)
+        assert (step >= 0).all() or (step <= 0).all(), (finding.x, finding.x_prime)
+    assert result.verdict is Verdict.VIOLATION  # a monotone pair shows the zeroed outcomes too
