@@ -43,6 +43,8 @@ _BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
 _FLOAT_VECTORS = "dp.vector_domain(dp.atom_domain(T=float, nan=False))"
 #: ... and of the input domain, metric and measure of the report-noisy-max adapters
 _SCORES = [_FLOAT_VECTORS, "dp.linf_distance(T=float, monotonic=False)", "dp.max_divergence()"]
+#: ... and of their L∞ metric, by ``monotonic``
+_LINF = {m: f"dp.linf_distance(T=float, monotonic={m})" for m in (False, True)}
 
 
 def _prelude() -> Any:
@@ -649,6 +651,7 @@ class NoisyTopK(_OpenDPAdapter):
     name = "opendp.noisy_top_k"
     input_kind = "vector"
     norm = "linf"
+    monotone = False
     output_kind = "index_set"
     ordered = True
     delta = 0.0
@@ -668,13 +671,14 @@ class NoisyTopK(_OpenDPAdapter):
         self.epsilon = float(self._measurement.map(self.sensitivity))
         self.description = (
             f"opendp make_noisy_top_k(k={self.k}), max_divergence (exponential noise), "
-            "non-monotonic linf scores; claim from measurement.map"
+            f"{'monotonic' if self.monotone else 'non-monotonic'} linf scores; claim from "
+            "measurement.map"
         )
 
     def _chain(self, dp: Any, scale: float) -> Any:
         return dp.m.make_noisy_top_k(
             dp.vector_domain(dp.atom_domain(T=float, nan=False)),
-            dp.linf_distance(T=float, monotonic=False),
+            dp.linf_distance(T=float, monotonic=self.monotone),
             dp.max_divergence(),
             k=self.k,
             scale=scale,
@@ -685,7 +689,8 @@ class NoisyTopK(_OpenDPAdapter):
 
     def _measurement_source(self) -> str:
         arguments = keywords(k=self.k, scale=self._calibrated_scale())
-        return call_source("measurement = dp.m.make_noisy_top_k", [*_SCORES, *arguments])
+        scores = [_FLOAT_VECTORS, _LINF[self.monotone], "dp.max_divergence()"]
+        return call_source("measurement = dp.m.make_noisy_top_k", [*scores, *arguments])
 
     def _sample_source(self) -> str:
         scores = "[float(u) for u in np.asarray(query, dtype=np.float64).ravel()]"
@@ -837,6 +842,15 @@ class RandomizedResponseBitvec(_OpenDPAdapter):
         return out
 
 
+class NoisyTopKMonotonic(NoisyTopK):
+    """:class:`NoisyTopK` under ``linf_distance(monotonic=True)``: scores that all move the same
+    way (counts under add/remove), for which OpenDP's ``map`` halves the privacy loss of a
+    given noise scale.  Its audit uses only pairs that move every score alike."""
+
+    name = "opendp.noisy_top_k.monotonic"
+    monotone = True
+
+
 def builtin_adapters() -> list[Any]:
     """OpenDP's measurements at their default audit parameters (raises ImportError if absent)."""
     _prelude()
@@ -861,6 +875,7 @@ def vector_adapters() -> list[Any]:
         VectorGaussian(),
         CountByCategories(),
         NoisyTopK(),
+        NoisyTopKMonotonic(),
         PrivateQuantile(),
         RandomizedResponseBitvec(),
     ]

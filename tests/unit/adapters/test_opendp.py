@@ -182,6 +182,17 @@ def test_noisy_top_k_distinct_ranked_indices():
     assert np.mean(np.all(x == [2, 3, 4], axis=1)) > 0.99  # gaps of 100 >> the noise (scale 6)
 
 
+def test_monotonic_noisy_top_k_is_declared_monotone_with_openDPs_halved_loss():
+    """OpenDP charges half the loss for monotonic scores: at the same ε, half the scale."""
+    a, b = odp.NoisyTopKMonotonic(epsilon=1.0, k=3), odp.NoisyTopK(epsilon=1.0, k=3)
+    spec = check_adapter(a)
+    assert spec.kind_label == "vector(linf, monotone) → index_set[3]"
+    assert a.epsilon == pytest.approx(1.0) and b.epsilon == pytest.approx(1.0)
+    assert a._calibrated_scale() == pytest.approx(b._calibrated_scale() / 2)
+    assert "monotonic=True" in a.reproducer_source()
+    assert "monotonic=False" in b.reproducer_source()
+
+
 def test_private_quantile_returns_candidates():
     a = odp.PrivateQuantile(epsilon=1.0, alpha=0.5, domain=(0.0, 100.0), candidates=21)
     spec = check_adapter(a)
