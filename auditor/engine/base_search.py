@@ -89,17 +89,22 @@ def response_bases(probe: Probe, step: float, start: float = 0.0) -> Response:
                 # saturated past the response (the start's usual output is the other end's,
                 # or the start is inside it): farther bases give this output too
                 break
-    column = _responding_column(probed[min(probed)], probed[max(probed)])
-    if column is None:
+    found = _responding_column(probed[min(probed)], probed[max(probed)])
+    if found is None:
         return Response()
-    low, high = (float(probed[b][0, column]) for b in (min(probed), max(probed)))
+    column, low, high = found
 
     def level_of(rows: np.ndarray) -> float:
         """How far the column is from its low end's value towards its high end's (0 to 1):
         half of one plus how much more often it shows the high value than the low one.  Not
         its mean, which other values in between can carry past either end (an index output
-        that is -1 far below a threshold and 0 far above it is 3 in between)."""
+        that is -1 far below a threshold and 0 far above it is 3 in between).  An end that
+        varies (None): the share of rows away from the end that holds (0 to 1 as well)."""
         values = rows[:, column]
+        if low is None:
+            return float(np.mean(values == high))
+        if high is None:
+            return 1.0 - float(np.mean(values == low))
         return (1.0 + float(np.mean(values == high)) - float(np.mean(values == low))) / 2
 
     def measure(base: float) -> float | None:
@@ -148,13 +153,26 @@ def _rows(out: np.ndarray | None) -> np.ndarray | None:
     return rows if np.isfinite(rows).all() else None
 
 
-def _responding_column(low: np.ndarray, high: np.ndarray) -> int | None:
+def _responding_column(
+    low: np.ndarray, high: np.ndarray
+) -> tuple[int, float | None, float | None] | None:
     """The first output column that goes from one value at the low end of the probed range to
-    another at the high end (a response that saturates both ways, like a threshold's), or
-    None."""
-    saturated = (low == low[0]).all(axis=0) & (high == high[0]).all(axis=0) & (low[0] != high[0])
-    responding = np.flatnonzero(saturated)
-    return int(responding[0]) if len(responding) else None
+    another at the high end (a response that saturates both ways, like a threshold's), with
+    those two values; else the first that holds one value at one end which the other end
+    never shows (a "none" below a threshold, a spread of indices above it), with None for the
+    end that varies; else None."""
+    low_single, high_single = (low == low[0]).all(axis=0), (high == high[0]).all(axis=0)
+    both = np.flatnonzero(low_single & high_single & (low[0] != high[0]))
+    if len(both):
+        j = int(both[0])
+        return j, float(low[0, j]), float(high[0, j])
+    low_only = low_single & ~(high == low[0]).any(axis=0)
+    high_only = high_single & ~(low == high[0]).any(axis=0)
+    one = np.flatnonzero(low_only | high_only)
+    if not len(one):
+        return None
+    j = int(one[0])
+    return (j, float(low[0, j]), None) if low_only[j] else (j, None, float(high[0, j]))
 
 
 def _bracket(level: dict[float, float], start: float, target: float) -> tuple[float, float] | None:

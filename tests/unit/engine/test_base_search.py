@@ -129,3 +129,27 @@ def test_the_ends_of_the_response_are_found_besides_its_middle():
 def test_outputs_that_never_change_give_no_middle_and_no_ends():
     probe, _ = prober(lambda rng, base, n: np.zeros((n, 3), dtype=np.int8))
     assert response_bases(probe, step=1.0) == Response(None, ())
+
+
+def test_a_none_below_a_threshold_is_found_when_the_other_end_varies():
+    """ "None" (-1) below a threshold of 5 and one of 8 indices at random above it: only the
+    low end holds one value, which the high end never shows (the first release required both
+    ends to hold one, and kept the start, where every output is "none" on both inputs)."""
+
+    def draw(rng, base, n):
+        pick = rng.integers(0, 8, size=n)
+        return np.where(base >= 5.0, pick, -1)
+
+    probe, _ = prober(draw)
+    response = response_bases(probe, step=1.0)
+    assert response.middle is not None and 4.0 <= response.middle <= 6.0, response
+
+
+def test_one_end_that_holds_a_value_the_other_also_shows_is_no_response():
+    # "none" at both ends (sometimes above): no level to read
+    def draw(rng, base, n):
+        pick = rng.integers(-1, 8, size=n)
+        return np.where(base >= 5.0, pick, -1)
+
+    probe, _ = prober(draw)
+    assert response_bases(probe, step=1.0).middle is None
