@@ -1,4 +1,4 @@
-"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py and _4.py,
+"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py to _5.py,
 each written by a session without sight of our test mechanisms): the correct ones are never
 called broken at the default budget, and the broken ones the first run found stay found."""
 
@@ -75,3 +75,22 @@ def test_the_fourth_held_out_set_passes_its_correct_mechanisms_and_finds_the_bro
             assert verdict is Verdict.NO_VIOLATION, (name, verdict)
         elif not name.startswith(missed):
             assert verdict is Verdict.VIOLATION, (name, verdict)
+
+
+@pytest.mark.slow
+def test_the_fifth_held_out_set_of_contract_edge_cases_passes_and_finds_every_broken_one():
+    module, verdicts = audited("held_out_mechanisms_5.py")
+    assert len(verdicts) == 17
+    broken = {
+        "ho5.above-threshold-silent.shortcut",
+        "ho5.unary-rr-500.double-spend",
+        "ho5.em-with-none.noiseless-gate",
+        "ho5.count-sum-mean.wide",
+        "ho5.histogram.compacted",
+        "ho5.gaussian-1.zcdp.variance-as-std",
+        "ho5.local-clip-after-noise",
+    }
+    assert sum(name.startswith(tuple(broken)) for name in verdicts) == 7
+    for name, verdict in verdicts.items():
+        expected = Verdict.VIOLATION if name.startswith(tuple(broken)) else Verdict.NO_VIOLATION
+        assert verdict is expected, (name, verdict)
