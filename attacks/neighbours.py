@@ -130,7 +130,7 @@ def vector_pairs(
     for signs, text in sign_patterns(m):
         if uniform and not (signs == signs[0]).all():
             continue
-        if spec.input.monotone and (signs > 0).any() and (signs < 0).any():
+        if not spec.accepts_move(np.zeros(m), signs):
             continue  # not neighbours under a monotone relation
         move = delta * signs / _norm(signs, norm)
         if integer:

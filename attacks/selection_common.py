@@ -84,6 +84,13 @@ def are_neighbours(x: np.ndarray, x_prime: np.ndarray, sensitivity: float) -> bo
     return all(_exactly_within(a, b, limit) for a, b in pairs)
 
 
+def declared_neighbours(spec: AdapterSpec, x: np.ndarray, x_prime: np.ndarray) -> bool:
+    """:func:`are_neighbours` under the adapter's declared sensitivity, moving as its relation
+    allows (every utility the same way when ``monotone``)."""
+    assert spec.sensitivity is not None
+    return are_neighbours(x, x_prime, spec.sensitivity) and spec.accepts_move(x, x_prime)
+
+
 def pull_within(x: npt.ArrayLike, x_prime: npt.ArrayLike, sensitivity: float) -> np.ndarray:
     """``x_prime`` with each entry moved (by ulps) towards ``x`` until it is at most
     ``sensitivity`` away exactly: ``fl(u + sensitivity)`` can overshoot by rounding."""

@@ -30,8 +30,8 @@ import math
 import numpy as np
 
 from attacks.selection_common import (
-    are_neighbours,
     bounds_note,
+    declared_neighbours,
     middle,
     outcome_counts,
     pull_within,
@@ -128,8 +128,7 @@ class SelectionSearchAttack:
             if step <= 0 or not (
                 within(x, bounds)
                 and within(x_prime, bounds)
-                and are_neighbours(x, x_prime, spec.sensitivity)
-                and spec.accepts_move(x, x_prime)
+                and declared_neighbours(spec, x, x_prime)
             ):
                 continue
             trials.append(

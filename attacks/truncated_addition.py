@@ -39,8 +39,8 @@ from attacks.selection_common import (
     CONVENTIONS,
     Convention,
     NoEvents,
-    are_neighbours,
     bounds_note,
+    declared_neighbours,
     index_set_event,
     index_set_text,
     pull_within,
@@ -176,10 +176,7 @@ class ZeroedOutcomesCheck:
         """The first pair (in scan order) with a zeroed set that passes the textbook guard."""
         assert spec.sensitivity is not None
         for pair in self.pairs:
-            if not (
-                are_neighbours(pair.x, pair.x_prime, spec.sensitivity)
-                and spec.accepts_move(pair.x, pair.x_prime)
-            ):
+            if not declared_neighbours(spec, pair.x, pair.x_prime):
                 continue  # never report a pair outside the declared relation
             p = oracle_probabilities(spec, pair.x)
             p_prime = oracle_probabilities(spec, pair.x_prime)

@@ -41,10 +41,10 @@ _BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
 
 #: reproducers' source of the float vector domain the adapters build
 _FLOAT_VECTORS = "dp.vector_domain(dp.atom_domain(T=float, nan=False))"
-#: ... and of the input domain, metric and measure of the report-noisy-max adapters
-_SCORES = [_FLOAT_VECTORS, "dp.linf_distance(T=float, monotonic=False)", "dp.max_divergence()"]
-#: ... and of their L∞ metric, by ``monotonic``
+#: ... of the L∞ metric of scores, by ``monotonic``
 _LINF = {m: f"dp.linf_distance(T=float, monotonic={m})" for m in (False, True)}
+#: ... and of the input domain, metric and measure of the report-noisy-max adapters
+_SCORES = [_FLOAT_VECTORS, _LINF[False], "dp.max_divergence()"]
 
 
 def _prelude() -> Any:
