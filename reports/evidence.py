@@ -17,6 +17,7 @@ from auditor.core.claim_kinds import Claim, claim_from_dict
 from auditor.core.claims import PrivacyClaim, exceeds
 from auditor.core.errors import InvalidArgument
 from auditor.statistics.clopper_pearson import cp_lower, cp_upper, epsilon_lower_bound
+from auditor.statistics.events.cell_chains import CELLS_ESTIMATOR
 from auditor.statistics.exact import WHITE_BOX_ESTIMATOR
 
 
@@ -30,6 +31,27 @@ def as_float(value: Any) -> float:
     if value is None:
         return math.nan
     return float(value)
+
+
+def is_cells(r: dict[str, Any]) -> bool:
+    """Whether the result's bound was certified on the counts of several cells (a Renyi claim's
+    partition of the outputs), not on one event."""
+    return r.get("estimator") == CELLS_ESTIMATOR
+
+
+def cells_lines(r: dict[str, Any], num: Callable[[Any], str]) -> tuple[str, str]:
+    """How a cells bound was certified, and what its best cut counts: plain text."""
+    c = r["counts"]
+    how = (
+        f"at significance {num(r.get('alpha'))}: the smallest Rényi divergence between any two "
+        "laws of the cells' simultaneous Clopper-Pearson limits (each cell, each side, lower and "
+        "upper limit at an equal share of it)"
+    )
+    cut = (
+        f"{c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x′ in the cut "
+        f"the (ε, δ) statement reads; ε ≥ {num(r.get('epsilon_lower_bound'))} from the same limits"
+    )
+    return how, cut
 
 
 def is_exact_white_box(r: dict[str, Any]) -> bool:
@@ -162,9 +184,12 @@ class EventEvidence:
 
     @classmethod
     def from_result(cls, r: dict[str, Any]) -> EventEvidence | None:
-        """None when the result has no counts (an error, or no event proposed)."""
+        """None when the result has no counts (an error, or no event proposed) or its bound
+        is not one event's Clopper-Pearson bound (cells, white-box)."""
         c = r.get("counts")
         if not c or not r.get("alpha") or not c.get("n0") or not c.get("n1"):
+            return None
+        if r.get("estimator") not in (None, "clopper-pearson"):
             return None
         n0, k0, n1, k1 = int(c["n0"]), int(c["k0"]), int(c["n1"]), int(c["k1"])
         alpha = float(r["alpha"])

@@ -19,8 +19,10 @@ from reports.evidence import (
     EventEvidence,
     as_float,
     bound_text,
+    cells_lines,
     claim_text,
     curve_bound_text,
+    is_cells,
     is_curve_claim,
     is_exact_white_box,
     query_text,
@@ -159,6 +161,22 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
                     "p0_low) lies against the claimed trade-off curve (figure below)",
                 ),
             )
+    elif is_cells(r) and r.get("counts") and r.get("queries"):
+        q0, q1 = r["queries"]
+        how, cut = cells_lines(r, _num)
+        items += [
+            ("attack", escape(str(r.get("attack")))),
+            (
+                "inputs",
+                f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
+            ),
+            ("cells", escape(str(r.get("event")))),
+            (
+                "certified bound (claim)",
+                f"<b>{escape(curve_bound_text(r, _num) or '')}</b>, {escape(how)}",
+            ),
+            ("best cut", escape(cut)),
+        ]
     elif (
         not is_exact_white_box(r)
         and r.get("counts")
@@ -193,7 +211,7 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
         items.append(("reproduce", f"<code>python {escape(script)}</code> (needs no dp-audit)"))
     items.append(("time", f"{_num((r.get('timing') or {}).get('seconds'))} s"))
     parts.append(_dl(items))
-    if ev is not None:
+    if ev is not None or (is_cells(r) and r.get("output_sample")):
         label = str(r["adapter"])
         figures = [
             _plot_or_note(lambda: plots.distributions_png(r), f"output distributions of {label}"),

@@ -8,8 +8,10 @@ from typing import Any
 from auditor.core.text import printable
 from reports.evidence import (
     bound_text,
+    cells_lines,
     claim_text,
     curve_bound_text,
+    is_cells,
     is_curve_claim,
     is_exact_white_box,
     query_text,
@@ -132,7 +134,13 @@ def render_markdown(report: dict[str, Any]) -> str:
                 f"- event: {md_escape(r['event'])}"
                 + (" (white-box)" if r.get("white_box") else ""),
             ]
-            if r.get("estimator") not in (None, "clopper-pearson"):
+            if is_cells(r):
+                how, cut = cells_lines(r, _num)
+                lines += [
+                    f"- certified {md_escape(curve_bound_text(r, _num) or '')} ({md_escape(how)})",
+                    f"- best cut: {md_escape(cut)}",
+                ]
+            elif r.get("estimator") not in (None, "clopper-pearson"):
                 # a white-box estimate: no samples, no significance level (see its event)
                 lines.append(
                     f"- white-box ε ≥ {_num(r['epsilon_lower_bound'])} (estimator "

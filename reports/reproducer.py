@@ -19,6 +19,7 @@ import textwrap
 from typing import Any
 
 from auditor.core.source import enclosed, literal
+from reports.evidence import is_cells
 
 #: claim kinds whose bound the script recomputes (the others have no short closed form)
 SUPPORTED_KINDS = ("pure", "approx", "gdp", "zcdp")
@@ -120,6 +121,12 @@ def render_reproducer(r: dict[str, Any], mechanism: str, library: str = "") -> s
             f"{name}: the finding's draws were not recorded (timed or sensitivity attack)"
         )
     probe = replay.get("probe")
+    if is_cells(r):
+        raise NotReproducible(
+            f"{name}: the bound was certified on the counts of several cells (a Rényi "
+            "divergence from below), which the script does not recompute; rerun dp-audit to "
+            "reproduce it"
+        )
     if not probe and not replay.get("event_code"):
         raise NotReproducible(
             f"{name}: the event ({r.get('event')!r}) has no standalone source; rerun dp-audit "

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from auditor.statistics.events.bit_events import coarsest_grid
-from reports.evidence import as_float, is_curve_claim, query_text
+from reports.evidence import as_float, is_cells, is_curve_claim, query_text
 
 #: attacks whose findings are about the floating-point representation of outputs
 FLOAT_ATTACKS = frozenset({"precision", "lsb-laplace"})
@@ -530,6 +530,11 @@ def _certified_clause(r: dict[str, Any]) -> str:
             f"the certified bound, {bound}, rests on the event's counts alone ({event}): "
             f"{k0:,} of {n0:,} outputs at x against {k1:,} of {n1:,} at x′."
         )
+    if counts is not None and is_cells(r):
+        return (
+            f"the certified bound rests on the counts of the cells alone ({event}); its "
+            f"(ε, δ) statement, {bound}, on the same confidence limits."
+        )
     p = r.get("probabilities") or {}
     if p.get("p0") is not None:
         return (
@@ -547,6 +552,8 @@ def root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
     ``"finding": "float"``, or :func:`loss_region`'s with ``"finding": "statistical"``; None
     otherwise, and when the result's data cannot be read (a report from elsewhere: the root
     cause is commentary, the verdict and the counts are the report)."""
+    if is_cells(r):
+        return None  # the cells' counts, in the event's text, are where its divergence shows
     try:
         found = float_root_cause(r)
         if found is not None:

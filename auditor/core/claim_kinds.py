@@ -686,6 +686,12 @@ class RenyiDP(_ImpliedPoint):
         """The claimed eps(alpha) at ``orders``, scale applied."""
         return tuple(self.scale * e for _, e in self._table)
 
+    @property
+    def unscaled_epsilons(self) -> tuple[float, ...]:
+        """The curve's eps(alpha) at ``orders`` before ``scale``: a divergence D_alpha shows
+        the scale is at least D_alpha / eps(alpha)."""
+        return tuple(e for _, e in self._table)
+
     @cached_property
     def _profile(self) -> tuple[FloatArray, FloatArray]:
         top = self.epsilon_for_delta(1e-15)

@@ -82,6 +82,14 @@ from auditor.statistics.clopper_pearson import (
     epsilon_lower_bound,
     epsilon_point_estimate,
 )
+from auditor.statistics.events.cell_chains import (
+    CELLS_ESTIMATOR,
+    CellChain,
+    certify_chain,
+    chain_bound,
+    chain_plug_in,
+    propose_chain,
+)
 from auditor.statistics.events.event_selection import (
     pessimistic_log_ratios,
     predicted_scores,
@@ -317,26 +325,38 @@ class Certifier:
         return splits
 
     def _test_alphas(
-        self, events: list[Event], rates: np.ndarray | None, n: int, alpha: float, tests: int
-    ) -> np.ndarray:
-        """Each (direction, event)'s alpha: the ``tests`` shares of ``alpha`` the trial reserved,
-        spread over the events proposed -- half to the one the training split predicts to
+        self,
+        events: list[Event],
+        rates: np.ndarray | None,
+        n: int,
+        alpha: float,
+        tests: int,
+        chain: Callable[[float], float] | None = None,
+    ) -> tuple[np.ndarray, float]:
+        """Each (direction, event)'s alpha, and the cells' (``chain``: their predicted bound at
+        a given alpha; 0.0 without cells): the ``tests`` shares of ``alpha`` the trial reserved,
+        spread over the tests proposed -- half to the one the training split predicts to
         certify the largest bound at ``n``, half evenly over the others.  Weighted Bonferroni:
         the weights are fixed from training outputs only and sum to the reservation, so the
         union bound holds as with even shares; the likely winner pays a smaller multiplicity
         price (with 8 events, alpha/2 instead of alpha/16 for it)."""
-        total, m = alpha * tests, 2 * len(events)
+        total, m = alpha * tests, 2 * len(events) + (chain is not None)
         alphas = np.full((2, len(events)), total / m)
+        chain_alpha = total / m if chain is not None else 0.0
         if m < 2 or rates is None:
-            return alphas
+            return alphas, chain_alpha
         claim = self.spec.claim
         predicted = [
             best_predicted_lower_bounds(rates[s], rates[1 - s], n, total / m, claim.delta, claim)
             for s in (0, 1)
         ]
         alphas[:] = total / (2 * (m - 1))
+        if chain is not None:
+            chain_alpha = total / (2 * (m - 1))
+            if chain(total / m) > float(np.max(predicted, initial=0.0)):
+                return alphas, total / 2
         alphas[np.unravel_index(int(np.argmax(predicted)), alphas.shape)] = total / 2
-        return alphas
+        return alphas, chain_alpha
 
     def _best(
         self,
@@ -345,10 +365,13 @@ class Certifier:
         drawn: int,
         alphas: np.ndarray,
         splits: np.ndarray,
+        chain: CellChain | None = None,
+        chain_alpha: float = 0.0,
     ) -> Candidate | None:
         """The strongest (event, direction) on counts ``k`` of ``drawn`` outputs per side, by
         the bound in the claim's own parameter (epsilon for a point claim); ``alphas``: each
-        test's alpha, per (direction, event)."""
+        test's alpha, per (direction, event).  With ``chain``, its events' counts follow the
+        events' in ``k`` and its cells are a test too, at ``chain_alpha``."""
         claim = self.spec.claim
         delta = claim.delta
         point = is_point(claim)
@@ -378,14 +401,50 @@ class Certifier:
                         parameter=None if point else claim.parameter,
                     )
                     best = Candidate(bound, side, estimate, event)
+        if chain is not None:
+            cells = self._chain_candidate(chain, k[:, len(events) :], drawn, chain_alpha)
+            if best is None or cells.bound > best.bound:
+                best = cells
         return best
 
+    def _chain_candidate(
+        self, chain: CellChain, above: np.ndarray, drawn: int, alpha: float
+    ) -> Candidate:
+        """The cells' certificate as a candidate: the claim's parameter from the cells, and
+        the (epsilon, delta) statement and counts of the cut it reads best on."""
+        claim = self.spec.claim
+        cells = [chain.cells(above[side], drawn) for side in (0, 1)]
+        result = certify_chain(chain, claim, cells[0], cells[1], drawn, alpha, claim.delta)
+        side = result.side
+        on_x, on_x_prime = cells[side], cells[1 - side]
+        j = result.cut + 1
+        inside = slice(j, None) if result.above else slice(0, j)
+        k0, k1 = int(on_x[inside].sum()), int(on_x_prime[inside].sum())
+        estimate = EpsilonEstimate(
+            epsilon_lower_bound=result.epsilon,
+            point_estimate=epsilon_point_estimate(k0, drawn, k1, drawn, claim.delta),
+            alpha=alpha,
+            delta=claim.delta,
+            event=chain.describe(on_x, on_x_prime),
+            counts=EventCounts(n0=drawn, k0=k0, n1=drawn, k1=k1),
+            estimator=CELLS_ESTIMATOR,
+            claim_bound=result.bound,
+            parameter=claim.parameter,
+        )
+        return Candidate(result.bound, side, estimate, chain.cut_event(result.cut, result.above))
+
     def _optimistic_bound(
-        self, events: list[Event], train: list[np.ndarray], n: int, alpha: float
+        self,
+        events: list[Event],
+        train: list[np.ndarray],
+        n: int,
+        alpha: float,
+        chain: CellChain | None = None,
     ) -> float:
         """The largest bound any event, in either direction, could certify on ``n`` outputs
         per side at ``alpha`` if its rates were at the favourable edge of their one-sided
-        ``1 - futility`` intervals on the training split (training outputs only)."""
+        ``1 - futility`` intervals on the training split, or ``chain``'s cells at their
+        training proportions taken as exact (training outputs only)."""
         gamma, claim = self.config.futility, self.spec.claim
         m = min(len(train[0]), len(train[1]))
         k = [count_events(events, t[:m]) for t in train]
@@ -395,7 +454,12 @@ class Certifier:
             best_predicted_lower_bounds(high[s], low[1 - s], n, alpha, claim.delta, claim)
             for s in (0, 1)
         ]
-        return float(np.max(bounds, initial=0.0))
+        hope = float(np.max(bounds, initial=0.0))
+        if chain is not None:
+            m0, m1 = len(train[0]), len(train[1])
+            cells = [chain.cells(count_events(chain.events, t), len(t)) for t in train]
+            hope = max(hope, chain_plug_in(claim, cells[0], cells[1], m0, m1))
+        return hope
 
     def _schedule(self, trial: Trial) -> Schedule:
         """Sizes and alpha shares of the trial's stages, from the configuration and the number
@@ -476,14 +540,22 @@ class Certifier:
                 return best  # a plot never costs a finding
         assert stages.kept is not None
         kept, source = stages.kept
-        return replace(
-            best, output_sample=_output_sample(best, trial, stages.proposed, kept, source)
-        )
+        return replace(best, output_sample=_output_sample(best, trial, stages.event, kept, source))
 
     def _with_power(self, finding: Finding, n_cert: int, alpha: float) -> Finding:
         """Attach the power statement of the finding's event at the main certification's n and alpha."""
         est = finding.estimate
         claim = self.spec.claim
+        if est.estimator == CELLS_ESTIMATOR:
+            # cells have no one-event model of the larger values they would catch: say what
+            # they certified, on what
+            text = (
+                f"no violation found; the best test, the cells ({est.event}), certified "
+                f"{claim.parameter} ≥ {est.bound:.3g} (claimed {claim.value:g}) on "
+                f"{est.counts.n0:,} outputs per side at significance {est.alpha:.3g}; their power "
+                "against larger values is not modelled"
+            )
+            return replace(finding, power={"statement": text, "value_detectable": None})
         if not is_point(claim):
             statement = claim_power_statement(
                 est.event, est.counts.k1, est.counts.n1, n_cert, alpha, claim, est.alpha_split
@@ -545,7 +617,7 @@ class _TrialStages:
     """One trial through its stages: white-box check, pilot, training, certification looks.
 
     Holds what the stages share: the best finding so far, the outputs kept for the report's
-    plots and every event proposed (the plot marks the winning one).
+    plots and the event of the best finding (the plot marks it).
     """
 
     def __init__(self, certifier: Certifier, attack: Attack, index: int, trial: Trial) -> None:
@@ -557,7 +629,8 @@ class _TrialStages:
         self.looks = self.schedule.looks
         self.best: Finding | None = None
         self.kept: tuple[list[np.ndarray], str] | None = None
-        self.proposed: list[Event] = []
+        #: the event of the best finding so far (for the report's plot)
+        self.event: Event | None = None
 
     def run(self) -> Finding | None:
         exact = self.certifier._exact(self.attack, self.trial)
@@ -620,6 +693,7 @@ class _TrialStages:
         if found.side == 1:
             calls.reverse()
         replay = Replay(found.event.source(), (tuple(calls[0]), tuple(calls[1]))) if seeds else None
+        self.event = found.event
         self.best = Finding(
             self.attack.name,
             trial.description,
@@ -634,9 +708,7 @@ class _TrialStages:
 
     def propose(self, train: list[np.ndarray], plan: CertificationPlan) -> list[Event]:
         d = self.trial.distinguisher
-        events = list(d.propose(train[0], train[1], plan))[: d.max_events]
-        self.proposed += events
-        return events
+        return list(d.propose(train[0], train[1], plan))[: d.max_events]
 
     def find_base(self) -> Trial:
         """The trial moved to the middle of where its outputs respond to the base, if its own
@@ -846,18 +918,29 @@ class _TrialStages:
         if not events:
             return
         rates = _training_rates(events, train)
+        # a Renyi claim (zCDP, RDP) is also tested on cells along the best events' scores
+        chain = propose_chain(
+            events, train[0], train[1], schedule.looks[-1][0], plan.alpha, self.claim
+        )
+        predict = (
+            None
+            if chain is None
+            else _chain_prediction(chain, train, self.claim, schedule.looks[-1][0])
+        )
         # each test's alpha for the whole main stage (looks take their shares of it)
-        alphas = c._test_alphas(
+        alphas, chain_alpha = c._test_alphas(
             events,
             rates,
             schedule.looks[-1][0],
             c.alpha_test * schedule.main_share,
             2 * d.max_events,
+            predict,
         )
+        counted = events + list(chain.events) if chain is not None else events
         if schedule.futility:
             # futility: decided on the training split alone, before any certification output
-            top = float(alphas.max()) * schedule.looks[-1][1]
-            hope = c._optimistic_bound(events, train, schedule.n_cert, top)
+            top = max(float(alphas.max()), chain_alpha) * schedule.looks[-1][1]
+            hope = c._optimistic_bound(events, train, schedule.n_cert, top, chain)
             if hope <= self.claim.value:
                 self.looks = schedule.short_looks
                 drawn = self.looks[-1][0] if self.looks else 0
@@ -866,7 +949,7 @@ class _TrialStages:
                     return
         last_n, last_share = self.looks[-1]
         splits = c._splits(rates, last_n, alphas * last_share)
-        k = np.zeros((2, len(events)), dtype=np.int64)
+        k = np.zeros((2, len(counted)), dtype=np.int64)
         batches_per_look = batch_schedule(self.looks, c.config.batch_size)
         where = (*self.label, "certify")
         ahead: Counts | None = None
@@ -876,16 +959,16 @@ class _TrialStages:
             ):
                 current = ahead
                 if is_timed(d):  # timed rows are drawn in this process
-                    k += c._draw_counts(self.trial, batches, events, *where)
+                    k += c._draw_counts(self.trial, batches, counted, *where)
                 else:
                     if current is None:
-                        current = c._send(self.trial, batches, events, *where)
+                        current = c._send(self.trial, batches, counted, *where)
                     # the next look goes out before this one is waited on and decided, so the
                     # workers never idle at a look; if this look stops the trial, the next is
                     # discarded unread (its seeds are its own: no count changes)
                     later = batches_per_look[look_no] if look_no < len(batches_per_look) else None
-                    ahead = c._send(self.trial, later, events, *where) if later else None
-                    k += c._collect(current, events)
+                    ahead = c._send(self.trial, later, counted, *where) if later else None
+                    k += c._collect(current, counted)
                 seeds = (
                     []
                     if is_timed(d)
@@ -897,7 +980,7 @@ class _TrialStages:
                     ]
                 )
                 self.consider(
-                    c._best(events, k, drawn, alphas * share, splits),
+                    c._best(events, k, drawn, alphas * share, splits, chain, chain_alpha * share),
                     schedule.n_train,
                     drawn,
                     look_no,
@@ -910,6 +993,24 @@ class _TrialStages:
                 ahead.discard()
 
 
+def _chain_prediction(
+    chain: CellChain, train: list[np.ndarray], claim: Any, n: int
+) -> Callable[[float], float]:
+    """The bound ``chain``'s cells are predicted to certify on ``n`` outputs per side at a
+    given alpha: their training proportions taken as the certification's (training outputs
+    only, like the events' predictions)."""
+    expected = []
+    for t in train:
+        cells = chain.cells(count_events(chain.events, t), len(t))
+        expected.append(np.round(cells / len(t) * n).astype(np.int64))
+
+    def predict(alpha: float) -> float:
+        e0, e1 = expected
+        return chain_bound(claim, e0, e1, int(e0.sum()), int(e1.sum()), alpha)
+
+    return predict
+
+
 def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray | None:
     """Each event's rate on each side's training outputs (shrunk off 0 and 1), shape (2, E);
     None without a training split (events fixed in advance).  Counted once per proposal: the
@@ -920,10 +1021,9 @@ def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray 
 
 
 def _output_sample(
-    best: Finding, trial: Trial, events: Sequence[Event], kept: list[np.ndarray], source: str
+    best: Finding, trial: Trial, event: Event | None, kept: list[np.ndarray], source: str
 ) -> OutputSample | None:
     """The kept outputs in the finding's bound order, marked by its event (plots only)."""
-    event = next((e for e in reversed(events) if e.description == best.estimate.event), None)
     if event is None or not len(kept[0]):
         return None
     on_x, on_x_prime = kept if best.x is trial.x else kept[::-1]

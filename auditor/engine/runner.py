@@ -58,6 +58,7 @@ from auditor.engine.backends import open_sampler
 from auditor.engine.certify import Certifier
 from auditor.engine.proposals import Proposer
 from auditor.engine.sampling import Sampler
+from auditor.statistics.events.cell_chains import claim_orders
 
 ProgressCallback = Callable[[str, int, int], None]
 
@@ -306,11 +307,14 @@ def _futility_notes(certifier: Certifier, config: AuditConfig) -> tuple[str, ...
         else f"none instead of {planned:,} (the pilot's bound stands)"
         for drawn, planned in sizes
     )
+    cells = (
+        ", nor cells at their training proportions" if claim_orders(certifier.spec.claim) else ""
+    )
     return (
         f"futility: {len(certifier.short)} trial(s) cut short (main certification outputs per "
         f"side: {shown}), because on their training split no proposed event could certify a "
         f"violation even at the favourable edge of its {1 - config.futility:.4g} confidence "
-        f"interval (decided before any certification output was drawn): {trials}",
+        f"interval{cells} (decided before any certification output was drawn): {trials}",
     )
 
 

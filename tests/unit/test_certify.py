@@ -145,15 +145,24 @@ def test_the_trial_alpha_goes_half_to_the_test_training_predicts_strongest() -> 
         Event("output == 0", lambda y: np.asarray(y) == 0),  # much likelier on x'
         Event("output >= 0", lambda y: np.asarray(y) >= 0),  # everything: no information
     ]
-    alphas = cert._test_alphas(
+    alphas, no_cells = cert._test_alphas(
         events, _training_rates(events, [x, x_prime]), 100_000, 0.001, tests=16
     )
+    assert no_cells == 0.0
     assert alphas.shape == (2, 3) and alphas.sum() == pytest.approx(0.016)
     assert alphas[1, 1] == pytest.approx(0.008)  # event 1 in direction x' over x
     rest = np.delete(alphas.ravel(), 1 * 3 + 1)
     assert np.allclose(rest, 0.008 / 5)
     # no training outputs (events fixed in advance): even shares of the whole reservation
-    even = cert._test_alphas(
+    even, _ = cert._test_alphas(
         events, _training_rates(events, [np.empty(0), np.empty(0)]), 100_000, 0.001, tests=16
     )
     assert np.allclose(even, 0.016 / 6)
+    # cells are one test more: half to them when predicted strongest, the sum unchanged
+    rates = _training_rates(events, [x, x_prime])
+    for predicted, winner in ((1e9, True), (0.0, False)):
+        alphas, cells = cert._test_alphas(
+            events, rates, 100_000, 0.001, tests=16, chain=lambda _a, v=predicted: v
+        )
+        assert alphas.sum() + cells == pytest.approx(0.016)
+        assert cells == pytest.approx(0.008 if winner else 0.008 / 6)

@@ -147,3 +147,28 @@ def test_pytest_failure_message_states_a_curve_bound_in_its_parameter() -> None:
     }  # fmt: skip
     text = failure_message(result, 0.05, 0, 100)
     assert "μ ≥ 1.2 for a claimed 1-GDP" in text and "epsilon >=" not in text
+
+
+def test_a_zcdp_claim_a_third_too_small_is_caught_on_cells_and_reported_as_such():
+    # N(0, 1) noise is exactly 0.5-zCDP; claimed at 0.5 / 1.3, no single event's Bernoulli
+    # divergence reaches the claim at this budget (about 2/pi of rho), the cells do
+    from reports import RENDERERS
+    from reports.reproducer import NotReproducible, render_reproducer
+
+    short = Gaussian(1.0, ZeroConcentratedDP(0.5 / 1.3))
+    report = run_audit([short], load_attacks(None), AuditConfig(budget=200_000, seed=0))
+    (result,) = report.results
+    assert result.verdict is Verdict.VIOLATION, result.to_dict()
+    record = result.to_dict()
+    assert record["estimator"] == "clopper-pearson-cells"
+    assert 0.5 / 1.3 < record["claim_bound"] <= 0.5
+    assert " cells of " in record["event"] and "outputs per cell on x:" in record["event"]
+    assert record["epsilon_lower_bound"] > 0.0  # the (eps, delta) statement of the same box
+    data = report.to_dict()
+    md = RENDERERS["md"][1](data)
+    assert "- best cut:" in md and "simultaneous Clopper-Pearson limits" in md
+    assert "best cut" in RENDERERS["html"][1](data)
+    with pytest.raises(NotReproducible, match="several cells"):
+        render_reproducer(data["results"][0], "mechanism = None")
+    # the same noise against its true rho: no violation
+    assert audit(Gaussian(1.0, ZeroConcentratedDP(0.5))).verdict is Verdict.NO_VIOLATION

@@ -187,10 +187,10 @@ def test_the_decision_sees_training_outputs_only_and_comes_before_any_certificat
         seen: list[int] = []
         decide = cert._optimistic_bound
 
-        def spy(events, train, n, alpha, decide=decide, seen=seen, sampler=sampler):
+        def spy(events, train, n, alpha, chain=None, decide=decide, seen=seen, sampler=sampler):
             seen.append(len(train[0]))
             assert all(what == "draw" for what, _, _ in sampler.log)  # no certification yet
-            return decide(events, train, n, alpha)
+            return decide(events, train, n, alpha, chain)
 
         cert._optimistic_bound = spy  # type: ignore[method-assign]
         trial = BlackBoxAttack().trials(spec, np.random.default_rng(0))[0]
