@@ -343,6 +343,17 @@ def _pairs(kind: str, bases: list[Base], dom: _Domain) -> list[Candidate]:
     ]
 
 
+def _bound_bases(dom: _Domain) -> list[Base]:
+    """Small datasets at the domain's bounds and midpoint, whose edits move a record from one
+    bound to the other (or add one at a bound): where an exact sum, count or mean moves most."""
+    mid = (dom.lo + dom.hi) // 2 if dom.integer else (dom.lo + dom.hi) / 2
+    out: list[Base] = []
+    for size in (1, 10):
+        for name, v in (("lower bound", dom.lo), ("upper bound", dom.hi), ("midpoint", mid)):
+            out.append((f"{size} record(s) at the {name} {v!r}", dom.array([v] * size)))
+    return out
+
+
 def candidates(spec: AdapterSpec, rng: np.random.Generator) -> list[Candidate]:
     """Every adversarial neighbouring pair this attack tries on ``spec`` (dataset family)."""
     dom = _domain(spec)
@@ -430,24 +441,24 @@ class SensitivityAttack:
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         # the white-box check calls the adapter on its pairs too: only sizes it accepts
-        cands = [
-            c
-            for c in candidates(spec, rng)
-            if spec.accepts_size(c.x) and spec.accepts_size(c.x_prime)
-        ]
-        if not cands:
-            return []
+        def accepted(pairs: list[Candidate]) -> list[Candidate]:
+            return [c for c in pairs if spec.accepts_size(c.x) and spec.accepts_size(c.x_prime)]
+
+        cands = accepted(candidates(spec, rng))
         delta = declared_sensitivity(spec)
         trials = []
-        if spec.has_noiseless_probe:  # no samples and no alpha: first
-            first = cands[0]
+        # the white-box check also asks the plain pairs at the domain's bounds: a noise
+        # calibrated to the wrong relation's sensitivity shows there, whatever the floats do
+        checked = accepted(_pairs("bounds", _bound_bases(_domain(spec)), _domain(spec))) + cands
+        if spec.has_noiseless_probe and checked:  # no samples and no alpha: first
+            first = checked[0]
             trials.append(
                 Trial(
                     first.x,
                     first.x_prime,
                     NoEvents(),
-                    f"white-box: release_without_noise on {len(cands)} adversarial pairs",
-                    exact=_white_box_check(cands, delta),
+                    f"white-box: release_without_noise on {len(checked)} adversarial pairs",
+                    exact=_white_box_check(checked, delta),
                 )
             )
         # the implementation is unknown: the best pair of each kind under each model

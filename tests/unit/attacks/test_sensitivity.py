@@ -154,6 +154,34 @@ def test_white_box_flags_a_wrapping_int64_sum():
     assert evidence.estimate.epsilon_lower_bound > 2.0
 
 
+class _SumWithProbe(_Stub):
+    def release_without_noise(self, query):
+        return int(np.sum(query))
+
+
+@pytest.mark.parametrize(("relation", "declared", "flagged"), [
+    ("replace", 10, True),  # the add/remove sensitivity max(|lo|, |hi|) under replace-one
+    ("replace", 16, False),
+    ("add_remove", 6, True),  # |lo| instead of max(|lo|, |hi|)
+    ("add_remove", 10, False),
+])  # fmt: skip
+def test_white_box_asks_the_plain_pairs_at_the_bounds_of_a_small_integer_domain(
+    relation, declared, flagged
+):
+    # no float candidate exists on (-6, 10): the check still runs, on the bounds' pairs
+    adapter = _SumWithProbe((-6, 10), relation, sensitivity=declared)
+    evidence = _white_box(adapter)
+    assert (evidence is not None) is flagged
+    if flagged:
+        assert evidence.estimate.epsilon_lower_bound == pytest.approx(
+            (16 if relation == "replace" else 10) / declared
+        )
+        assert are_neighbours(evidence.x, evidence.x_prime, relation)
+    # and no statistical trial where floats cannot exceed the sensitivity
+    trials = SensitivityAttack().trials(check_adapter(adapter), np.random.default_rng(0))
+    assert len(trials) == 1
+
+
 def test_no_white_box_trial_without_the_probe():
     spec = check_adapter(NaiveFloatSum())
     assert all(t.exact is None for t in SensitivityAttack().trials(spec, np.random.default_rng(0)))
