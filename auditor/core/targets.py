@@ -51,7 +51,7 @@ def expand(obj: Any, target: str) -> list[Any]:
     if not any(_is_adapter(item) for item in items):
         raise AdapterLoadError(
             f"target {target!r} holds no adapter: "
-            + (found[0].problem if found else "it is an empty list")
+            + (found[0].problem.split(": ", 1)[1] if found else "it is an empty list")
         )
     return found
 
@@ -59,15 +59,24 @@ def expand(obj: Any, target: str) -> list[Any]:
 def _not_an_adapter(item: Any, target: str, index: int) -> NotAnAdapter:
     try:
         with adapter_code("repr", AdapterLoadError):
-            shown = repr(item)
-    except AdapterLoadError:  # its own __repr__ failed: its type says enough
+            name = getattr(item, "name", None)
+            shown = f"adapter {name!r}" if isinstance(name, str) else repr(item)
+    except AdapterLoadError:  # its own __repr__ (or name) failed: its type says enough
         shown = f"<{type(item).__name__} object>"
     if len(shown) > 80:
         shown = shown[:77] + "..."
+    if isinstance(item, type):
+        lacks = "is a class: the target must name an instance (MyAdapter(), not MyAdapter)"
+    elif hasattr(item, "sample"):
+        lacks = (
+            "has 'sample' but declares neither 'family' (additive | selection | binary | "
+            "dataset) nor 'input_kind' and 'output_kind'"
+        )
+    else:
+        lacks = "has no 'sample(query, n)' method"
     return NotAnAdapter(
         f"{target}[{index}]",
-        f"target {target!r}: item {index}, {shown}, is not an adapter "
-        "(needs 'sample' and a 'family' or 'input_kind' and 'output_kind')",
+        f"target {target!r}: item {index}, {shown}, is not an adapter: it {lacks}",
     )
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 
-#: the smallest budget the runner accepts (``auditor.engine.runner.MIN_BUDGET``)
+#: the smallest budget the runner accepts (``auditor.core.configs.MIN_BUDGET``, not imported:
+#: this module stays light)
 MIN_BUDGET = 100
 
 
@@ -40,7 +41,14 @@ def whole_number(text: str) -> int:
 
 def budget(text: str) -> int:
     """A sample budget: a whole number >= ``MIN_BUDGET``."""
-    value = whole_number(text)
+    try:
+        value = whole_number(text)
+    except argparse.ArgumentTypeError:
+        if text.strip().startswith("-"):  # a number, but not a budget: say what one is
+            raise argparse.ArgumentTypeError(
+                f"expected a budget >= {MIN_BUDGET}, got {text!r}"
+            ) from None
+        raise
     if value < MIN_BUDGET:
         raise argparse.ArgumentTypeError(f"expected a budget >= {MIN_BUDGET}, got {text!r}")
     return value

@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from auditor.core.errors import DPAuditError, InvalidArgument, describe
 from auditor.core.text import printable
-from auditor.shell.arguments import probability, whole_number
+from auditor.shell.arguments import MIN_BUDGET, budget, probability, whole_number
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
 
@@ -150,13 +150,14 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
     )
     run.add_argument(
         "--budget",
-        type=whole_number,
+        type=budget,
         default=DEFAULT_BUDGET,
-        help=f"outputs drawn per neighbouring input per trial (default {DEFAULT_BUDGET:,})",
+        help=f"outputs drawn per neighbouring input per trial, at least {MIN_BUDGET} "
+        f"(default {DEFAULT_BUDGET:,})",
     )
     run.add_argument(
         "--loop-budget",
-        type=whole_number,
+        type=budget,
         default=DEFAULT_LOOP_BUDGET,
         help="budget for adapters that call their library once per output "
         f"(vectorised = False; default {DEFAULT_LOOP_BUDGET:,})",
@@ -791,7 +792,9 @@ def main(argv: list[str] | None = None) -> int:
                 args = build_parser(defaults).parse_args(argv)
                 args.project_config = (found, defaults)
     except DPAuditError as exc:
-        print(f"dp-audit: error: {printable(str(exc))}", file=sys.stderr)
+        # the arguments' own errors may carry a syntax table: its line breaks stay lines
+        lines = "\n".join(printable(line) for line in str(exc).split("\n"))
+        print(f"dp-audit: error: {lines}", file=sys.stderr)
         return EXIT_ERROR
     if args.command is None:
         parser.print_help()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from auditor.adapters.builtin import BUILTIN_TARGETS, OPT_IN_TARGETS
@@ -70,7 +71,11 @@ def select_builtins(pattern: str) -> list[tuple[Any, str]]:
     if not found:
         close = difflib.get_close_matches(pattern, [a.name for a, _ in named], n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        hint += "".join(f"; {g.skipped}" for g in groups if g.skipped)
+        # a missing library matters only to names from it ('opacus.noise_step')
+        head = pattern.split(".", 1)[0].lower()
+        hint += "".join(f"; {g.skipped}" for g in groups if g.skipped and head in g.library.lower())
+        if pattern.endswith(".py"):
+            hint += f"; a file target names its adapter too: '{pattern}:adapter'"
         raise AdapterLoadError(
             f"no built-in adapter or entry point is named {pattern!r}{hint} (an adapter target "
             "is 'module:attr', 'file.py:attr', an entry-point name, or built-in names as "
@@ -83,8 +88,18 @@ def load_named(target: str) -> list[tuple[Any, str]]:
     """The adapters ``--adapter TARGET`` names, each with the target a worker loads it from:
     a target for :func:`load_target`, else built-ins by name (:func:`select_builtins`)."""
     if ":" in target or target in entry_points():
-        return [(a, target) for a in load_target(target)]
+        adapters = load_target(target)
+        return [(a, _anchored(target)) for a in adapters]
     return select_builtins(target)
+
+
+def _anchored(target: str) -> str:
+    """A file target with its path made absolute: workers and reproducer scripts load it
+    from wherever they run (a project file's targets are anchored the same way)."""
+    where, _, attr = target.rpartition(":")
+    if where.endswith(".py") or "/" in where:
+        return f"{Path(where).resolve()}:{attr}"
+    return target
 
 
 def load_entry_point_adapters() -> list[tuple[str, list[Any] | str]]:

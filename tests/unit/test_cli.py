@@ -109,6 +109,12 @@ def test_same_seed_same_report_apart_from_timings(tmp_path, write):
             "did you mean 'textbook.laplace(eps=1)', 'textbook.laplace_inverse_cdf(eps=1)'",
         ),
         (["run", "--adapter", "nosuch.*"], "no built-in adapter or entry point is named"),
+        (["run", "--budget", "-5"], "expected a budget >= 100, got '-5'"),
+        (["run", "--budget", "50"], "expected a budget >= 100, got '50'"),
+        (
+            ["run", "--adapter", "my_mechanism.py"],
+            "names its adapter too: 'my_mechanism.py:adapter'",
+        ),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(capsys, args, message, tmp_path, monkeypatch):
@@ -117,6 +123,20 @@ def test_usage_errors_exit_2_with_one_line(capsys, args, message, tmp_path, monk
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_misspelled_name_is_not_blamed_on_a_missing_library(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--adapter", "textbok.laplace(eps=1)"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'textbook.laplace(eps=1)'" in err and "not available" not in err
+
+
+def test_a_claim_syntax_error_keeps_its_table_as_lines(capsys):
+    assert main(["run", "--claim", "foo:bar=1"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown kind 'foo'" in err and "\\x0a" not in err
+    assert "\n  pure:eps=1" in err and "Traceback" not in err
 
 
 def test_negative_epsilon_adapter_is_an_error_verdict(tmp_path, write, capsys):

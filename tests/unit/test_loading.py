@@ -39,6 +39,28 @@ def test_file_targets(adapter_file):
     assert [a.name for a in load_target(f"{adapter_file}:factory")] == ["file.made"]
 
 
+def test_a_file_target_is_recorded_with_its_absolute_path(adapter_file, monkeypatch):
+    # workers and reproducer scripts load it from wherever they run
+    from auditor.shell.loading import load_named
+
+    monkeypatch.chdir(adapter_file.parent)
+    ((adapter, target),) = load_named(f"{adapter_file.name}:one")
+    assert adapter.name == "file.one" and target == f"{adapter_file.resolve()}:one"
+
+
+def test_an_object_without_a_family_is_named_with_what_it_lacks(tmp_path):
+    path = tmp_path / "nofamily.py"
+    path.write_text(
+        "class A:\n    name = 'x.nofamily'\n    def sample(self, q, n):\n        return [0] * n\n"
+        "a = A()\n"
+    )
+    with pytest.raises(AdapterLoadError) as info:
+        load_target(f"{path}:a")
+    text = str(info.value)
+    assert "adapter 'x.nofamily'" in text and "declares neither 'family'" in text
+    assert text.count(str(path)) == 1 and " at 0x" not in text
+
+
 def test_a_file_target_imports_its_siblings(tmp_path):
     (tmp_path / "sibling_helper_for_dp_audit.py").write_text("EPSILON = 0.5\n")
     (tmp_path / "uses_helper.py").write_text(
