@@ -21,7 +21,7 @@ def test_every_python_block_runs(doc):
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         for block in python_blocks(DOCS / doc):
-            exec(compile(block, doc, "exec"), {"__name__": "docs_example"})  # noqa: S102
+            exec(compile(block, doc, "exec"), {"__name__": "__main__"})  # noqa: S102
     if doc == "vector-outputs.md":
         verdict, bound = printed.getvalue().split()
         assert verdict == "no_violation" and 0.5 < float(bound) <= 1.0
