@@ -17,10 +17,11 @@ Measured (default budget, seed 0, 2026-11-28; certified / true)
     No correct one is a violation.  Found: binary-search median 0.97 / 1.6, column sums with
     count 1.16 / 1.5, partition selection 1.46 / 2.0, mode with data-read categories 4.35 / inf,
     local hashing 1.31 / 2.10, subset selection 1.12 / 1.47, numeric sparse vector 1.06 /
-    >= 1.5, peeling top-4 1.34 / 2, clipped sum mu 1.22 / 1.5.  Missed: the variance under
-    0.5-zCDP (rho >= 0.46 / 0.708) and the noisy CDF under its RDP curve (scale >= 0.47 / 1.33):
-    one event's Bernoulli Renyi divergence reaches about half a Gaussian's rho at this budget
-    (docs/claims.md), below these 1.3-1.4x gaps.  The first run of this set (commit 95658b7)
+    >= 1.5, peeling top-4 1.34 / 2, clipped sum mu 1.22 / 1.5.  Missed at first: the variance
+    under 0.5-zCDP (rho >= 0.46 / 0.708) and the noisy CDF under its RDP curve (scale >= 0.47 /
+    1.33): one event's Bernoulli Renyi divergence reaches about 2/pi of a Gaussian's rho, below
+    these 1.3-1.4x gaps.  Found since commit f417ed8, on cells (docs/claims.md): rho >= 0.516
+    and scale >= 1.092 (2026-11-28, the whole set, seed 0; the correct twins 0.16 and 0.34).  The first run of this set (commit 95658b7)
     ended without a report: an IndexError in the vector threshold events when every
     selection output of one side was "none" (the partition selection); fixed in f7235b2, and
     since 8cc8596 a bug of dp-audit's own ends one trial as an error, never the run.

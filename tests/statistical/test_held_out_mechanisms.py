@@ -1,4 +1,4 @@
-"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py to _5.py,
+"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py to _6.py,
 each written by a session without sight of our test mechanisms): the correct ones are never
 called broken at the default budget, and the broken ones the first run found stay found."""
 
@@ -63,18 +63,15 @@ def test_the_third_held_out_set_passes_its_correct_mechanisms_and_finds_every_br
 
 
 @pytest.mark.slow
-def test_the_fourth_held_out_set_passes_its_correct_mechanisms_and_finds_the_broken_ones():
-    """Two broken ones stay missed at this budget (a zCDP and an RDP claim off by 1.3-1.4x,
-    below what one event's Rényi divergence certifies); every other is found."""
+def test_the_fourth_held_out_set_passes_its_correct_mechanisms_and_finds_every_broken_one():
+    """The zCDP and RDP claims off by 1.3-1.4x, below what one event's Rényi divergence
+    certifies, are found on cells since commit f417ed8."""
     module, verdicts = audited("held_out_mechanisms_4.py")
     broken = [name for name in verdicts if ".broken(" in name]
     assert len(broken) == 11 and len(verdicts) == 22
-    missed = ("ho4.variance.broken", "ho4.noisy_cdf.broken")
     for name, verdict in verdicts.items():
-        if name not in broken:
-            assert verdict is Verdict.NO_VIOLATION, (name, verdict)
-        elif not name.startswith(missed):
-            assert verdict is Verdict.VIOLATION, (name, verdict)
+        expected = Verdict.VIOLATION if name in broken else Verdict.NO_VIOLATION
+        assert verdict is expected, (name, verdict)
 
 
 @pytest.mark.slow
@@ -94,3 +91,19 @@ def test_the_fifth_held_out_set_of_contract_edge_cases_passes_and_finds_every_br
     for name, verdict in verdicts.items():
         expected = Verdict.VIOLATION if name.startswith(tuple(broken)) else Verdict.NO_VIOLATION
         assert verdict is expected, (name, verdict)
+
+
+@pytest.mark.slow
+def test_the_sixth_held_out_set_of_real_code_bugs_passes_and_finds_the_broken_ones():
+    """Two broken ones stay missed at this budget: a sparse vector whose threshold noise is
+    redrawn per query (its loss above the claim sits in far tails) and a stability histogram
+    broken in delta alone (an event of probability 1.65e-3 against a claimed delta of 1e-3,
+    which screening's few outputs per pair cannot see)."""
+    module, verdicts = audited("held_out_mechanisms_6.py")
+    assert len(verdicts) == 28
+    missed = ("ho6.svt_fresh_threshold_noise.broken", "ho6.stability_histogram_threshold.broken")
+    for name, verdict in verdicts.items():
+        if name.endswith(".correct"):
+            assert verdict is Verdict.NO_VIOLATION, (name, verdict)
+        elif name not in missed:
+            assert verdict is Verdict.VIOLATION, (name, verdict)

@@ -194,6 +194,8 @@ def propose_chain(
             s1 = np.asarray(score(train_x_prime), dtype=float)
         except Exception:  # noqa: BLE001 - a score that fails on these outputs proposes nothing
             continue
+        if s0.shape != (m0,) or s1.shape != (m1,):
+            continue  # one number per output, or no cells
         for k in CELL_COUNTS:
             chain = _chain(score, text, np.concatenate([s0, s1]), k)
             if chain is None:
