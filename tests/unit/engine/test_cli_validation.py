@@ -21,7 +21,7 @@ from auditor.shell.cli import main
         (["--timeout", "soon"], "--timeout"),
         (["--backend", "threads"], "--backend"),
         (["--scheduler", "tcp://127.0.0.1:1"], "needs --backend dask"),
-        (["--budget", "50"], "budget=50"),
+        (["--budget", "50"], "expected a budget >= 100, got '50'"),
         (["--budget", "1e2.5"], "--budget"),
         (["--budget", "-5"], "--budget"),
         (["--alpha", "0"], "--alpha"),
