@@ -687,7 +687,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from auditor.core.spec import adapter_label, check_adapter, typical_query
     from auditor.engine.backends import open_sampler
 
-    adapters, skipped, origins = _collect_adapters(args.adapter)
+    # each target on its own: one that holds no adapter is an error line, not the end
+    unloaded, adapters, skipped = 0, [], []
+    origins: dict[str, str] = {}
+    for targets in [[t] for t in args.adapter] if args.adapter else [None]:
+        try:
+            found, notes, where = _collect_adapters(targets)
+        except DPAuditError as exc:
+            unloaded += 1
+            print(f"error  {printable(str(targets and targets[0]))}: {printable(str(exc))}")
+            continue
+        adapters += [a for a in found if adapter_label(a) not in origins]
+        skipped += notes
+        origins = {**where, **origins}
     for note in skipped:
         print(f"skipped  {note}")
     sampler = open_sampler(_engine(args))
@@ -714,7 +726,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     finally:
         sampler.close()
     print(f"{len(adapters) - failed} of {len(adapters)} adapters follow the contract")
-    return EXIT_ERROR if failed else EXIT_OK
+    if unloaded:
+        print(f"{unloaded} target(s) could not be loaded")
+    return EXIT_ERROR if failed or unloaded else EXIT_OK
 
 
 def _query_text(query: Any, kind: str) -> str:

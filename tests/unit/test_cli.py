@@ -286,6 +286,18 @@ def test_check_of_good_adapters_exits_0(tmp_path, write, capsys):
     assert capsys.readouterr().out.startswith("ok")
 
 
+def test_check_reports_a_target_with_no_adapter_and_checks_the_others(tmp_path, write, capsys):
+    f = write("good.py", GOOD)
+    bad = write("bad.py", "nothing = 3\n")
+    code = main(
+        ["check", "--adapter", f"{bad}:nothing", "--adapter", f"{f}:exact", "--workers", "1"]
+    )
+    out = capsys.readouterr().out
+    assert code == 2
+    assert out.startswith("error") and "holds no adapter" in out.splitlines()[0]
+    assert "\nok " in out and "1 target(s) could not be loaded" in out
+
+
 def test_version_prints_the_installed_version_and_exits_0(capsys):
     from importlib.metadata import version
 
