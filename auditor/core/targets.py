@@ -51,12 +51,19 @@ def expand(obj: Any, target: str) -> list[Any]:
     if not any(_is_adapter(item) for item in items):
         raise AdapterLoadError(
             f"target {target!r} holds no adapter: "
-            + (found[0].problem.split(": ", 1)[1] if found else "it is an empty list")
+            + (_why_not_an_adapter(items[0], 0) if items else "it is an empty list")
         )
     return found
 
 
 def _not_an_adapter(item: Any, target: str, index: int) -> NotAnAdapter:
+    return NotAnAdapter(
+        f"{target}[{index}]", f"target {target!r}: {_why_not_an_adapter(item, index)}"
+    )
+
+
+def _why_not_an_adapter(item: Any, index: int) -> str:
+    """``item {index}, <what it is>, is not an adapter: it <what it lacks>``."""
     try:
         with adapter_code("repr", AdapterLoadError):
             name = getattr(item, "name", None)
@@ -74,10 +81,7 @@ def _not_an_adapter(item: Any, target: str, index: int) -> NotAnAdapter:
         )
     else:
         lacks = "has no 'sample(query, n)' method"
-    return NotAnAdapter(
-        f"{target}[{index}]",
-        f"target {target!r}: item {index}, {shown}, is not an adapter: it {lacks}",
-    )
+    return f"item {index}, {shown}, is not an adapter: it {lacks}"
 
 
 def _load_file(path: Path, target: str) -> Any:

@@ -39,6 +39,7 @@ changes meaning; a cut trial only loses the power its training split says it did
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -86,8 +87,6 @@ from auditor.statistics.events.cell_chains import (
     CELLS_ESTIMATOR,
     CellChain,
     certify_chain,
-    chain_bound,
-    chain_plug_in,
     propose_chain,
 )
 from auditor.statistics.events.event_selection import (
@@ -455,11 +454,7 @@ class Certifier:
             for s in (0, 1)
         ]
         hope = float(np.max(bounds, initial=0.0))
-        if chain is not None:
-            m0, m1 = len(train[0]), len(train[1])
-            cells = [chain.cells(count_events(chain.events, t), len(t)) for t in train]
-            hope = max(hope, chain_plug_in(claim, cells[0], cells[1], m0, m1))
-        return hope
+        return max(hope, chain.plug_in(claim)) if chain is not None else hope
 
     def _schedule(self, trial: Trial) -> Schedule:
         """Sizes and alpha shares of the trial's stages, from the configuration and the number
@@ -925,7 +920,7 @@ class _TrialStages:
         predict = (
             None
             if chain is None
-            else _chain_prediction(chain, train, self.claim, schedule.looks[-1][0])
+            else functools.partial(chain.predicted, self.claim, schedule.looks[-1][0])
         )
         # each test's alpha for the whole main stage (looks take their shares of it)
         alphas, chain_alpha = c._test_alphas(
@@ -991,24 +986,6 @@ class _TrialStages:
         finally:
             if ahead is not None:
                 ahead.discard()
-
-
-def _chain_prediction(
-    chain: CellChain, train: list[np.ndarray], claim: Any, n: int
-) -> Callable[[float], float]:
-    """The bound ``chain``'s cells are predicted to certify on ``n`` outputs per side at a
-    given alpha: their training proportions taken as the certification's (training outputs
-    only, like the events' predictions)."""
-    expected = []
-    for t in train:
-        cells = chain.cells(count_events(chain.events, t), len(t))
-        expected.append(np.round(cells / len(t) * n).astype(np.int64))
-
-    def predict(alpha: float) -> float:
-        e0, e1 = expected
-        return chain_bound(claim, e0, e1, int(e0.sum()), int(e1.sum()), alpha)
-
-    return predict
 
 
 def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray | None:

@@ -66,7 +66,7 @@ def _scaled_into_box(base: FloatArray, lo: FloatArray, hi: FloatArray) -> FloatA
     feasibility, not optimality)."""
     positive = base > 0
     if not positive.any():
-        return _greedy(np.zeros_like(base), lo, hi)
+        return np.asarray(_greedy_rows(np.zeros((1, len(base))), lo, hi)[0], dtype=np.float64)
     small, big = -800.0, 800.0
     for _ in range(_BISECTIONS):
         mid = 0.5 * (small + big)
@@ -91,20 +91,6 @@ def _feasible(z: FloatArray, lo: FloatArray, hi: FloatArray) -> FloatArray:
     return np.asarray(np.clip(z, lo, hi), dtype=np.float64)
 
 
-def _greedy(g: FloatArray, lo: FloatArray, hi: FloatArray) -> FloatArray:
-    """argmin of g . z over lo <= z <= hi, sum(z) = 1: start at lo and pour the rest of the
-    mass into the cells of smallest g first."""
-    z = lo.copy()
-    rest = 1.0 - float(lo.sum())
-    for i in np.argsort(g, kind="stable"):
-        if rest <= 0.0:
-            break
-        add = min(float(hi[i] - lo[i]), rest)
-        z[i] += add
-        rest -= add
-    return z
-
-
 def closest_pair(
     box0: tuple[FloatArray, FloatArray], box1: tuple[FloatArray, FloatArray]
 ) -> tuple[FloatArray, FloatArray]:
@@ -124,7 +110,8 @@ def closest_pair(
 
 
 def _greedy_rows(g: FloatArray, lo: FloatArray, hi: FloatArray) -> FloatArray:
-    """:func:`_greedy` for every row of ``g`` at once."""
+    """argmin of g_r . z over lo <= z <= hi, sum(z) = 1, for every row g_r of ``g``: start at
+    lo and pour the rest of the mass into the cells of smallest g first."""
     order = np.argsort(g, axis=1, kind="stable")
     room = (hi - lo)[order]
     before = np.cumsum(room, axis=1) - room

@@ -16,6 +16,7 @@ first cut.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -83,6 +84,8 @@ class CellChain:
     cuts: tuple[float, ...]
     events: tuple[Event, ...]
     score: Score = field(repr=False, compare=False)
+    #: the cells' counts on the training split it was chosen on (x's, x''s), for predictions
+    train_cells: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def k(self) -> int:
@@ -95,6 +98,17 @@ class CellChain:
         if (cells < 0).any():
             raise ValueError(f"the chain's events are not nested: counts {tail.tolist()}")
         return np.asarray(cells, dtype=np.int64)
+
+    def predicted(self, claim: Any, n: int, alpha: float) -> float:
+        """The bound the cells are predicted to certify on ``n`` outputs per side at ``alpha``:
+        their training proportions taken as the certification's (training outputs only)."""
+        e0, e1 = (np.round(c / c.sum() * n).astype(np.int64) for c in self.train_cells)
+        return chain_bound(claim, e0, e1, int(e0.sum()), int(e1.sum()), alpha)
+
+    def plug_in(self, claim: Any) -> float:
+        """The claim's parameter at the training proportions (optimistic; futility only)."""
+        c0, c1 = self.train_cells
+        return chain_plug_in(claim, c0, c1, int(c0.sum()), int(c1.sum()))
 
     def describe(self, on_x: np.ndarray, on_x_prime: np.ndarray) -> str:
         """The cells in words, with their counts on each side."""
@@ -202,11 +216,8 @@ def propose_chain(
                 continue
             c0 = chain.cells(np.array([np.count_nonzero(s0 > c) for c in chain.cuts]), m0)
             c1 = chain.cells(np.array([np.count_nonzero(s1 > c) for c in chain.cuts]), m1)
-            expected0 = np.round(c0 / m0 * n).astype(np.int64)
-            expected1 = np.round(c1 / m1 * n).astype(np.int64)
-            predicted = chain_bound(
-                claim, expected0, expected1, int(expected0.sum()), int(expected1.sum()), alpha
-            )
+            chain = dataclasses.replace(chain, train_cells=(c0, c1))
+            predicted = chain.predicted(claim, n, alpha)
             if best is None or predicted > best[0]:
                 best = (predicted, chain)
     return None if best is None or best[0] <= 0.0 else best[1]
