@@ -460,7 +460,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from attacks import load_attacks
     from auditor.core.configs import AuditConfig
     from auditor.engine.runner import run_audit
-    from auditor.shell.progress import TerminalProgress
+    from auditor.shell.progress import LogProgress, TerminalProgress
     from auditor.shell.reproduce import reproducers
     from reports import RENDERERS
     from reports.baseline import compare_with_baseline, exit_code_with_baseline
@@ -499,11 +499,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
     adapters, skipped, origins = _collect_adapters(args.adapter or project.get("adapter"))
     if not adapters:
         raise InvalidArgument("no adapters to audit")
-    say: Callable[[str], None] = (
-        (lambda text: None)
-        if args.quiet
-        else (lambda text: print(printable(text), file=sys.stderr, flush=True))
+    # on a terminal: a progress bar, then the summary; in a log (CI): one line per adapter as it
+    # finishes, and a line of progress when the run has been silent for a while
+    live = not args.quiet and not sys.stderr.isatty()
+    progress = (
+        LogProgress(enabled=not args.quiet)
+        if live
+        else TerminalProgress(enabled=not args.quiet and sys.stderr.isatty())
     )
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            print(printable(text), file=sys.stderr, flush=True)
+            if isinstance(progress, LogProgress):
+                progress.printed()
+
     say(
         f"dp-audit: auditing {len(adapters)} adapter(s), budget {config.budget:,}, alpha {config.alpha:g}, seed {config.seed}"
     )
@@ -516,17 +526,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         say(f"  settings: [tool.dp-audit] in {found} (command-line flags win)")
     for note in skipped:
         say(f"  skipped: {note}")
-    # on a terminal: a progress bar, then the summary; in a log (CI): one line per adapter as it
-    # finishes, so a long run shows signs of life
-    live = not args.quiet and not sys.stderr.isatty()
-
     verbose = bool(getattr(args, "verbose", False))
 
     def on_result(result: Any) -> None:
         for line in _verdict_lines(result.to_dict(), verbose):
             say(line)
 
-    with TerminalProgress(enabled=not args.quiet and sys.stderr.isatty()) as progress:
+    with progress:
         if args.search:
             report = _search(
                 args, adapters, attacks, config, skipped, engine, origins, progress, say

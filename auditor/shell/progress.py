@@ -1,9 +1,11 @@
-"""A progress bar for ``dp-audit run`` on a terminal, fed by the runner's progress callback.
+"""Progress for ``dp-audit run``, fed by the runner's progress callback.
 
 The runner calls ``progress(adapter_name, outputs_drawn_so_far, planned_total)``.  The total is
 the planned maximum: early stopping on a certified violation means a run usually finishes
-before the bar is full.  The bar is drawn only on an interactive stderr and never with
-``--quiet``, so CI logs stay clean.
+before it is reached.  On an interactive stderr a bar is drawn (:class:`TerminalProgress`);
+in a log (CI), where a bar would be noise, a plain line is written only when the run has been
+silent for a while (:class:`LogProgress`), so a slow first adapter does not look like a hang.
+Neither writes anything with ``--quiet``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,11 @@ from __future__ import annotations
 import shutil
 import sys
 import threading
+import time
 from typing import Any, TextIO
+
+#: seconds of silence in a log after which :class:`LogProgress` writes a line
+LOG_INTERVAL = 30.0
 
 
 class TerminalProgress:
@@ -57,6 +63,69 @@ class TerminalProgress:
                 self._bar = None
 
     def __enter__(self) -> TerminalProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LogProgress:
+    """Signs of life in a log: when nothing was written for ``interval`` seconds, one line with
+    the elapsed time, the outputs drawn so far and the adapter last sampled.
+
+    ``printed()`` tells it that another line (a verdict) was just written.  A background thread
+    does the writing, so a single slow library call cannot hold it back.  A no-op when disabled.
+    """
+
+    def __init__(
+        self, stream: TextIO | None = None, *, enabled: bool = True, interval: float | None = None
+    ) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = enabled
+        self.interval = LOG_INTERVAL if interval is None else interval
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._started = self._last = time.monotonic()
+        self._state: tuple[str, int, int] | None = None
+
+    def __call__(self, name: str, done: int, total: int) -> None:
+        with self._lock:
+            self._state = (name, done, total)
+
+    def printed(self) -> None:
+        with self._lock:
+            self._last = time.monotonic()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(min(1.0, self.interval / 4)):
+            with self._lock:
+                now = time.monotonic()
+                if now - self._last < self.interval:
+                    continue
+                self._last = now
+                elapsed = now - self._started
+                if self._state is None:
+                    line = f"  ... {elapsed:.0f} s: preparing the first samples"
+                else:
+                    name, done, total = self._state
+                    line = (
+                        f"  ... {elapsed:.0f} s: {done:,} of at most {total:,} outputs drawn; "
+                        f"last sampled: {name}"
+                    )
+            print(line, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def __enter__(self) -> LogProgress:
+        if self.enabled:
+            self._started = self._last = time.monotonic()
+            self._thread = threading.Thread(target=self._watch, name="dp-audit-log", daemon=True)
+            self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:

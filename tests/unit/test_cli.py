@@ -226,6 +226,34 @@ def test_log_output_has_one_verdict_line_per_adapter(tmp_path, write, capsys):
     assert err.count("user.textbook_laplace: epsilon") == 1
 
 
+SLOW = textwrap.dedent(
+    """
+    import time
+    import numpy as np
+    from audit_fixtures import GeometricLaplace
+
+    class Slow(GeometricLaplace):
+        def sample(self, q, n):
+            time.sleep(0.02)
+            return super().sample(q, n)
+
+    slow = Slow(epsilon=1.0, name="user.slow")
+    """
+)
+
+
+def test_a_log_hears_from_a_run_that_prints_nothing_for_a_while(
+    tmp_path, write, capsys, monkeypatch
+):
+    """Outside a terminal there is no bar: a long first adapter still shows signs of life."""
+    monkeypatch.setattr("auditor.shell.progress.LOG_INTERVAL", 0.2)
+    f = write("slow.py", SLOW)
+    main(["run", "--out", str(tmp_path / "o"), "--adapter", f"{f}:slow", "--budget", "5000"])
+    err = capsys.readouterr().err
+    assert "outputs drawn; last sampled: user.slow" in err
+    assert err.count("user.slow: epsilon") == 1
+
+
 def test_a_closed_pipe_is_not_a_traceback():
     """``dp-audit list | head -1``: the reader is gone before dp-audit writes."""
     import subprocess
