@@ -9,6 +9,8 @@ Adapters are matched by name.  A **regression** is either
   privacy loss, ln((p0_high − δ) / p1_low), by more than ``margin``.  The new run then
   certifies more loss than the old evidence allowed.  When the baseline event was never seen
   on x' (k1 = 0), that upper end is infinite and no bound increase counts as a regression.
+  A baseline bound certified on cells (zCDP, RDP) is read through the cut its (ε, δ)
+  statement names, with that cut's own counts.
 
 Bounds are compared as epsilon whatever the claims' kinds (a report with curve claims, GDP or
 zCDP, against one with point claims): a curve claim's ``epsilon_lower_bound`` is what its
@@ -73,7 +75,7 @@ def compare_with_baseline(
                 }
             )
         elif r["verdict"] == "violation" and before is not None:
-            ev = EventEvidence.from_result(before)
+            ev = EventEvidence.from_result(before, cells_cut=True)
             threshold = (ev.upper if ev else math.inf) + margin
             entry = {
                 "adapter": name,

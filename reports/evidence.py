@@ -183,13 +183,18 @@ class EventEvidence:
     point: float
 
     @classmethod
-    def from_result(cls, r: dict[str, Any]) -> EventEvidence | None:
+    def from_result(cls, r: dict[str, Any], *, cells_cut: bool = False) -> EventEvidence | None:
         """None when the result has no counts (an error, or no event proposed) or its bound
-        is not one event's Clopper-Pearson bound (cells, white-box)."""
+        is not one event's Clopper-Pearson bound (cells, white-box).
+
+        ``cells_cut``: for a bound certified on cells, the interval of the cut its (ε, δ)
+        statement reads, from that cut's own counts at the result's alpha (half on each
+        side).  The cut is one event fixed before certification, so the interval holds; the
+        certified ``lower`` stays the cells', which is below the cut's own limit."""
         c = r.get("counts")
         if not c or not r.get("alpha") or not c.get("n0") or not c.get("n1"):
             return None
-        if r.get("estimator") not in (None, "clopper-pearson"):
+        if r.get("estimator") not in (None, "clopper-pearson") and not (cells_cut and is_cells(r)):
             return None
         n0, k0, n1, k1 = int(c["n0"]), int(c["k0"]), int(c["n1"]), int(c["k1"])
         alpha = float(r["alpha"])

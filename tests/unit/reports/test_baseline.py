@@ -67,6 +67,18 @@ def test_unbounded_old_interval_never_counts_as_larger() -> None:
     assert compare_with_baseline(new, old)["regressions"] == []
 
 
+def test_a_cells_baseline_is_read_through_its_cut() -> None:
+    """A zCDP / RDP bound certified on cells: its cut's own counts give the interval."""
+    cells = {"estimator": "clopper-pearson-cells", "claim": {"rho": 0.1, "delta": 1e-6}}
+    old = _report(_result("a", "violation", 1.2, 800, 100) | cells)
+    beyond = _report(_result("a", "violation", 4.0, 990, 5) | cells)
+    within = _report(_result("a", "violation", 1.8, 850, 60) | cells)
+    section = compare_with_baseline(beyond, old)
+    assert [g["kind"] for g in section["regressions"]] == ["larger_bound"]
+    assert 2.0 < section["regressions"][0]["threshold"] < 3.0
+    assert compare_with_baseline(within, old)["regressions"] == []
+
+
 def test_fixed_and_errors() -> None:
     old = _report(_result("a", "violation", 1.5, 800, 100), _result("b", "no_violation", 0.1, 1, 1))
     new = _report(_result("a", "no_violation", 0.1, 500, 480), {**_result("b", "error", 0, 0, 0)})
