@@ -559,3 +559,27 @@ def test_medians_of_repeated_rows_are_numpys_on_every_row():
         order = [np.lexsort(d[0].T) for d in (keyed, floats)]
         np.testing.assert_array_equal(keyed[0][order[0]], floats[0][order[1]])
         np.testing.assert_array_equal(keyed[1][order[0]], floats[1][order[1]])
+
+
+def released_rarely(rng: np.random.Generator, n: int, shift: float, rate: float) -> np.ndarray:
+    """Two noisy answers (Laplace, scale 2, on a 2^-10 grid) beside an entry released (else
+    NaN) with probability ``rate``: a stability histogram's bin that only one input has."""
+    m = np.full((n, 3), np.nan)
+    m[:, 1:] = rng.laplace(shift, 2.0, (n, 2))
+    hit = rng.random(n) < rate
+    m[hit, 0] = 10 + rng.laplace(0.0, 2.0, int(hit.sum()))
+    return np.round(m * 1024) / 1024
+
+
+def test_an_event_one_input_never_produces_keeps_a_slot_under_a_delta_claim() -> None:
+    """Under (1, 1e-3) the answers' honest events (loss up to 1) out-rank the rare release at
+    this size; yet only the release (probability 3e-3, never under x') can show delta
+    exceeded.  It must be among the proposals."""
+    for seed in (6, 7):
+        rng = np.random.default_rng(seed)
+        a, b = released_rarely(rng, 8000, 1.0, 3e-3), released_rarely(rng, 8000, 0.0, 0.0)
+        plan = CertificationPlan(n=1_000_000, alpha=1e-4, epsilon=1.0, delta=1e-3)
+        events = VectorEvents().propose(a, b, plan)
+        assert len(events) == VectorEvents.max_events
+        counts = [(int(e.predicate(a).sum()), int(e.predicate(b).sum())) for e in events]
+        assert any(k0 >= 10 and k1 == 0 for k0, k1 in counts), counts
