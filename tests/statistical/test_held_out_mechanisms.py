@@ -1,4 +1,4 @@
-"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py to _6.py,
+"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py to _7.py,
 each written by a session without sight of our test mechanisms): the correct ones are never
 called broken at the default budget, and the broken ones the first run found stay found."""
 
@@ -104,6 +104,25 @@ def test_the_sixth_held_out_set_of_real_code_bugs_passes_and_finds_the_broken_on
     missed = ("ho6.svt_fresh_threshold_noise.broken", "ho6.stability_histogram_threshold.broken")
     for name, verdict in verdicts.items():
         if name.endswith(".correct"):
+            assert verdict is Verdict.NO_VIOLATION, (name, verdict)
+        elif name not in missed:
+            assert verdict is Verdict.VIOLATION, (name, verdict)
+
+
+@pytest.mark.slow
+def test_the_seventh_held_out_set_of_accounting_bugs_passes_and_finds_the_broken_ones():
+    """Three broken ones stay missed at this budget, each for want of outputs: a partition
+    selection broken in delta alone, a zCDP-to-(eps, delta) conversion whose excess lies in
+    tails of probability near delta, and a Gaussian claimed at eps = 10."""
+    module, verdicts = audited("held_out_mechanisms_7.py")
+    assert len(verdicts) == 28
+    missed = (
+        "ho7.partition-selection.threshold-missing-plus-one",
+        "ho7.zcdp-gaussian-approx.rho-equals-mu-squared",
+        "ho7.gaussian-eps-delta.classical-sigma-eps-gt-1",
+    )
+    for name, verdict in verdicts.items():
+        if name.count(".") == 1:  # the correct twin: its base name alone
             assert verdict is Verdict.NO_VIOLATION, (name, verdict)
         elif name not in missed:
             assert verdict is Verdict.VIOLATION, (name, verdict)
