@@ -29,7 +29,8 @@ double-spent mean 1.203 / 1.5, k-RR normalisation 1.201 / 1.531, exponential mec
 halved 0.730 / 1.4, RAPPOR's f 3.912 / 4.598.  Missed: the sparse vector with fresh threshold
 noise (its loss above the claim sits in far tails: 1.06 on the simplest event) and the
 stability histogram broken in delta alone (an event of probability 1.65e-3 against the
-claimed 1e-3, which screening's few outputs per candidate pair cannot single out).  The first
+claimed 1e-3, which screening's few outputs per candidate pair cannot single out; found at
+``--budget 2000000`` since commit 32b0508: 1.66 at delta 1e-3).  The first
 run (commit b0720a5 plus the cells) certified the replace-one sum statistically at 0.519: the
 white-box sensitivity check had no candidate pair on a small integer domain (fixed in 8b1f4b7).
 ``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.

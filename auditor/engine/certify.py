@@ -120,6 +120,9 @@ TRAIN_VALUES = 1 << 23
 TRAIN_SHARE = 1 / 64
 #: screening outputs per side and candidate pair, at least and at most (see ``Trial.candidates``)
 MIN_SCREEN = 500
+#: a first screening round shows an output of probability delta fewer times than this per
+#: pair: the report notes that a leak in delta alone may go unseen
+THIN_SCREEN = 3.0
 #: a budget far above what is held for screening buys a sharper choice of pair: the screened
 #: pairs' events are also counted on streamed outputs (counted where drawn, never held), up to
 #: this share of the budget per side in all
@@ -206,6 +209,9 @@ class Certifier:
         #: drawn instead: 0 when its pilot stands alone) of each trial the futility check cut,
         #: for the report's notes
         self.short: list[tuple[str, int, int]] = []
+        #: (candidate pairs, outputs per side each was first scored on) of each screening too
+        #: thin to show an output of probability delta (a point claim with delta > 0)
+        self.thin_screens: list[tuple[int, int]] = []
 
     def seed(self, *labels: object) -> int:
         """The entropy of the request named by ``labels`` (one per request: fresh outputs)."""
@@ -820,6 +826,8 @@ class _TrialStages:
                 size = per_input(more, len(alive), len(used))
                 self._count_streamed(round_no, size, queries, ends, proposed, k, m)
             scores = {i: score(k[i], m[i]) for i in alive}
+            if round_no == 1:
+                self._note_thin_screening(len(picks), min(min(sizes) for sizes in m.values()))
             alive = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))[
                 : max(1, len(alive) // 2)
             ]
@@ -832,6 +840,14 @@ class _TrialStages:
             f"{description} (chosen among {len(picks)} neighbouring pairs on screening outputs)"
         )
         return replace(trial, x=x, x_prime=x_prime, description=chosen, candidates=())
+
+    def _note_thin_screening(self, pairs: int, scored: int) -> None:
+        """Remember a first screening round in which an output of probability delta shows
+        fewer than ``THIN_SCREEN`` times per pair: a leak in delta alone (an output one
+        neighbour never produces) can then lose its pair before it is seen."""
+        delta = self.claim.delta
+        if is_point(self.claim) and delta > 0 and scored * delta < THIN_SCREEN:
+            self.certifier.thin_screens.append((pairs, scored))
 
     def _count_streamed(
         self,

@@ -270,6 +270,8 @@ def _audit_adapter(
     best = max(findings, key=lambda f: f.estimate.bound, default=None)
     violated = best is not None and best.estimate.violates(p.spec.claim)
     notes = p.notes + sampler.notes(p.name) + _futility_notes(certifier, config)
+    if not violated:
+        notes += _thin_screening_notes(certifier)
     if errors and not violated:
         p.notes = notes + tuple(f"also failed: {e}" for e in errors[1:])
         return replace(
@@ -315,6 +317,21 @@ def _futility_notes(certifier: Certifier, config: AuditConfig) -> tuple[str, ...
         f"side: {shown}), because on their training split no proposed event could certify a "
         f"violation even at the favourable edge of its {1 - config.futility:.4g} confidence "
         f"interval{cells} (decided before any certification output was drawn): {trials}",
+    )
+
+
+def _thin_screening_notes(certifier: Certifier) -> tuple[str, ...]:
+    """One note when screening was too thin to show outputs of probability near delta."""
+    if not certifier.thin_screens:
+        return ()
+    pairs, scored = min(certifier.thin_screens, key=lambda t: t[1])
+    delta = certifier.spec.claim.delta
+    return (
+        f"screening: each of {pairs} candidate pairs was first scored on {scored:,} outputs "
+        f"per side, where an output of probability delta = {delta:g} shows about "
+        f"{scored * delta:.2g} times: a leak in delta alone (an output one neighbour never "
+        "produces and the other does with probability a few times delta) can go unseen at this "
+        f"budget; showing such an output 3 times takes about {3 / delta:.2g} outputs per pair",
     )
 
 

@@ -178,3 +178,36 @@ def test_a_bug_in_dp_audit_ends_one_trial_as_an_error_and_the_rest_goes_on(engin
     assert report.exit_code == 1
     alone = run_audit([RandomizedResponse(1.0)], [_BuggyAttack()], AuditConfig(budget=2000))
     assert alone.results[0].verdict is Verdict.ERROR and alone.exit_code == 2
+
+
+class _NoisyCount:
+    """A dataset count plus Laplace(1/eps) noise, on a 2^-10 grid: (1, delta)-DP."""
+
+    input_kind = "dataset"
+    domain = (0, 3)
+    neighbours = "add_remove"
+    output_kind = "real"
+    epsilon = 1.0
+
+    def __init__(self, name: str, delta: float) -> None:
+        self.name, self.delta = name, delta
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n: int) -> np.ndarray:
+        noisy = len(np.asarray(query)) + self._rng.laplace(0.0, 1.0, n)
+        return np.round(noisy * 1024) / 1024
+
+
+def test_a_screening_too_thin_for_delta_says_so_and_a_pure_claim_does_not():
+    """Screening gives each candidate pair a few hundred outputs first: an output of
+    probability delta = 1e-3 shows less than once, which the report must not hide."""
+    adapters = [_NoisyCount("count.approx", 1e-3), _NoisyCount("count.pure", 0.0)]
+    report = run_audit(adapters, load_attacks(None), AuditConfig(budget=20_000, seed=0))
+    notes = {r.adapter: " ".join(r.notes) for r in report.results}
+    assert all(r.verdict is Verdict.NO_VIOLATION for r in report.results)
+    assert "a leak in delta alone" in notes["count.approx"]
+    assert "outputs per pair" in notes["count.approx"]
+    assert "delta alone" not in notes["count.pure"]
