@@ -165,6 +165,40 @@ def per_input(per_pair: int, pairs: int, inputs: int) -> int:
     return max(per_pair, 2 * pairs * per_pair // inputs)
 
 
+def edge_pairs(
+    losers: list[int],
+    k: dict[int, list[np.ndarray]],
+    m: dict[int, list[int]],
+    slots: int,
+    claim: Any,
+) -> list[int]:
+    """Up to ``slots`` of the pairs a screening round's ranking drops (``losers``; ``k`` and
+    ``m`` their events' counts and outputs per side) that go on to the next round all the
+    same, for a point claim with delta > 0: those with the heaviest event seen on one side
+    only (at least twice, and in more than a delta share of that side's scored outputs).
+
+    Such an event shows delta exceeded once its probability is measured above delta, which
+    takes outputs in the thousands at delta = 1e-3, but a round's predicted bound reads its
+    zero side pessimistically (a fraction of one output) and ranks its pair below pairs whose
+    honest events come near the claimed epsilon.  An event that only looks one-sided falls
+    back in the next round, where its pair has twice the outputs; the last round's choice is
+    the ranking's alone, and nothing here spends alpha."""
+    delta = claim.delta
+    if slots < 1 or not is_point(claim) or delta <= 0:
+        return []
+    weight = {}
+    for i in losers:
+        (ka, kb), (ma, mb) = k[i], m[i]
+        if not len(ka):
+            continue
+        one_sided = np.concatenate([ka[kb == 0] / max(ma, 1), kb[ka == 0] / max(mb, 1)])
+        seen = np.concatenate([ka[kb == 0], kb[ka == 0]])
+        heaviest = float(np.max(one_sided[seen >= 2], initial=0.0))
+        if heaviest > delta:
+            weight[i] = heaviest
+    return sorted(weight, key=lambda i: (-weight[i], i))[:slots]
+
+
 def plan_looks(looks: Sequence[tuple[float, float]], n_cert: int) -> list[tuple[int, float]]:
     """Per-side sample counts and alpha shares of the looks actually taken.
 
@@ -828,9 +862,10 @@ class _TrialStages:
             scores = {i: score(k[i], m[i]) for i in alive}
             if round_no == 1:
                 self._note_thin_screening(len(picks), min(min(sizes) for sizes in m.values()))
-            alive = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))[
-                : max(1, len(alive) // 2)
-            ]
+            ranked = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))
+            keep = max(1, len(alive) // 2)
+            edges = [] if last else edge_pairs(ranked[keep:], k, m, keep // 4, self.claim)
+            alive = ranked[: keep - len(edges)] + edges
             kept = {u for i in alive for u in ends[i]}
             for u in list(drawn):
                 if u not in kept:

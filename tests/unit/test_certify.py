@@ -6,10 +6,18 @@ import numpy as np
 import pytest
 
 from attacks.black_box import BlackBoxAttack
+from auditor.core.claims import PrivacyClaim
 from auditor.core.configs import DEFAULT_LOOKS, AuditConfig
 from auditor.core.spec import check_adapter
 from auditor.core.trials import Event, Trial
-from auditor.engine.certify import MIN_LOOK, PILOT_SHARE, Certifier, _training_rates, plan_looks
+from auditor.engine.certify import (
+    MIN_LOOK,
+    PILOT_SHARE,
+    Certifier,
+    _training_rates,
+    edge_pairs,
+    plan_looks,
+)
 from auditor.engine.runner import run_audit
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
 from auditor.statistics.events.event_selection import DataDrivenEvents
@@ -166,3 +174,20 @@ def test_the_trial_alpha_goes_half_to_the_test_training_predicts_strongest() -> 
         )
         assert alphas.sum() + cells == pytest.approx(0.016)
         assert cells == pytest.approx(0.008 if winner else 0.008 / 6)
+
+
+def test_screening_keeps_the_pairs_with_the_heaviest_one_sided_events_under_a_delta_claim():
+    """Pair 3's event seen 9 times on x and never on x' goes on; pair 1's (once) and pair 2's
+    (seen on both sides) do not; a pure claim keeps none."""
+    k = {
+        1: [np.array([1, 40]), np.array([0, 30])],
+        2: [np.array([9, 40]), np.array([1, 30])],
+        3: [np.array([9, 40]), np.array([0, 30])],
+        4: [np.array([0, 3]), np.array([4, 0])],
+    }
+    m = {i: [1000, 1000] for i in k}
+    claim = PrivacyClaim(1.0, 1e-3)
+    assert edge_pairs([1, 2, 3, 4], k, m, 1, claim) == [3]
+    assert edge_pairs([1, 2, 3, 4], k, m, 4, claim) == [3, 4]
+    assert edge_pairs([1, 2, 4], k, m, 4, PrivacyClaim(1.0, 5e-3)) == []  # 4/1000 <= delta
+    assert edge_pairs([1, 2, 3, 4], k, m, 4, PrivacyClaim(1.0)) == []
