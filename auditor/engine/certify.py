@@ -174,8 +174,12 @@ def edge_pairs(
 ) -> list[int]:
     """Up to ``slots`` of the pairs a screening round's ranking drops (``losers``; ``k`` and
     ``m`` their events' counts and outputs per side) that go on to the next round all the
-    same, for a point claim with delta > 0: those with the heaviest event seen on one side
-    only (at least twice, and in more than a delta share of that side's scored outputs).
+    same, for a point claim with delta > 0: those whose event seen on one side only owes the
+    other side the most outputs, at least one.  If the claim held, an event of probability p
+    on one side would have probability at least (p - delta) e^-eps on the other: at the seen
+    rate, (k/m - delta) e^-eps m' outputs of the m' counted there.  A tail event of a
+    mechanism true to its claim owes about one whatever the round's size; an output the other
+    side never produces owes more with every round.
 
     Such an event shows delta exceeded once its probability is measured above delta, which
     takes outputs in the thousands at delta = 1e-3, but a round's predicted bound reads its
@@ -186,15 +190,18 @@ def edge_pairs(
     delta = claim.delta
     if slots < 1 or not is_point(claim) or delta <= 0:
         return []
+    shrink = math.exp(-claim.epsilon)
     weight = {}
     for i in losers:
         (ka, kb), (ma, mb) = k[i], m[i]
         if not len(ka):
             continue
-        one_sided = np.concatenate([ka[kb == 0] / max(ma, 1), kb[ka == 0] / max(mb, 1)])
-        seen = np.concatenate([ka[kb == 0], kb[ka == 0]])
-        heaviest = float(np.max(one_sided[seen >= 2], initial=0.0))
-        if heaviest > delta:
+        # the outputs the empty side should have shown if the claim held at the seen rate
+        owed = np.concatenate(
+            [(ka[kb == 0] / max(ma, 1) - delta) * mb, (kb[ka == 0] / max(mb, 1) - delta) * ma]
+        )
+        heaviest = float(np.max(owed, initial=0.0)) * shrink
+        if heaviest >= 1.0:
             weight[i] = heaviest
     return sorted(weight, key=lambda i: (-weight[i], i))[:slots]
 

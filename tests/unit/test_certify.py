@@ -176,9 +176,10 @@ def test_the_trial_alpha_goes_half_to_the_test_training_predicts_strongest() -> 
         assert cells == pytest.approx(0.008 if winner else 0.008 / 6)
 
 
-def test_screening_keeps_the_pairs_with_the_heaviest_one_sided_events_under_a_delta_claim():
-    """Pair 3's event seen 9 times on x and never on x' goes on; pair 1's (once) and pair 2's
-    (seen on both sides) do not; a pure claim keeps none."""
+def test_screening_keeps_the_pairs_whose_one_sided_events_owe_the_most_under_a_delta_claim():
+    """Under (1, 1e-3) an event seen k times in 1000 on one side owes the other about
+    (k - 1) / e outputs: pair 3's (9 times) owes 2.9, pair 4's (4 times) 1.1, pair 1's (once)
+    nothing; pair 2's event was seen on both sides.  A pure claim keeps none."""
     k = {
         1: [np.array([1, 40]), np.array([0, 30])],
         2: [np.array([9, 40]), np.array([1, 30])],
@@ -189,5 +190,5 @@ def test_screening_keeps_the_pairs_with_the_heaviest_one_sided_events_under_a_de
     claim = PrivacyClaim(1.0, 1e-3)
     assert edge_pairs([1, 2, 3, 4], k, m, 1, claim) == [3]
     assert edge_pairs([1, 2, 3, 4], k, m, 4, claim) == [3, 4]
-    assert edge_pairs([1, 2, 4], k, m, 4, PrivacyClaim(1.0, 5e-3)) == []  # 4/1000 <= delta
+    assert edge_pairs([1, 2, 4], k, m, 4, PrivacyClaim(1.5, 1e-3)) == []  # 3 / e^1.5 < 1
     assert edge_pairs([1, 2, 3, 4], k, m, 4, PrivacyClaim(1.0)) == []
