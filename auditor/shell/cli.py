@@ -503,9 +503,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # finishes, and a line of progress when the run has been silent for a while
     live = not args.quiet and not sys.stderr.isatty()
     progress = (
-        LogProgress(enabled=not args.quiet)
-        if live
-        else TerminalProgress(enabled=not args.quiet and sys.stderr.isatty())
+        LogProgress() if live else TerminalProgress(enabled=not args.quiet and sys.stderr.isatty())
     )
 
     def say(text: str) -> None:

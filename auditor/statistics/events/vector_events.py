@@ -46,9 +46,10 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import islice
 
 import numpy as np
 
@@ -955,24 +956,25 @@ class VectorEvents:
             c = int(owner[i])
             return candidates[c][2](int(i - offset[c]))
 
+        def ranked() -> Iterator[Event]:
+            """The candidates' events, best first, each description once."""
+            seen: set[str] = set()
+            for i in np.argsort(-flat, kind="stable"):
+                event = event_at(int(i))
+                if event.description not in seen:
+                    seen.add(event.description)
+                    yield event
+
+        events = ranked()
         edge = self._heaviest_edge(candidates, n_a, n_b, plan.delta)
-        # its slot is kept free until the ranking reaches it
-        reserved = None if edge is None else event_at(edge)
-        missing = reserved is not None
-        chosen: list[Event] = []
-        seen: set[str] = set()
-        for i in np.argsort(-flat, kind="stable"):
-            event = event_at(int(i))
-            if event.description in seen:
-                continue
-            seen.add(event.description)
-            chosen.append(event)
-            missing = missing and reserved is not None and event.description != reserved.description
-            if len(chosen) == self.max_events - missing:
-                break
-        if missing and reserved is not None:
-            chosen.append(reserved)
-        return chosen
+        if edge is None:
+            return list(islice(events, self.max_events))
+        # a slot is kept for the edge's event until the ranking reaches it
+        reserved = event_at(edge)
+        chosen = list(islice(events, self.max_events - 1))
+        if any(e.description == reserved.description for e in chosen):
+            return chosen + list(islice(events, 1))
+        return [*chosen, reserved]
 
     @staticmethod
     def _heaviest_edge(candidates: _Candidates, n_a: int, n_b: int, delta: float) -> int | None:
