@@ -147,17 +147,37 @@ REPORT_DELTA = 1e-6
 class _ImpliedPoint:
     """``epsilon`` and ``delta`` of a curve claim: the (epsilon, delta) point it implies at its
     ``report_delta``.  Reports state it beside the curve's own bound, and attacks that need a
-    noise scale read ``epsilon`` as for a point claim."""
+    noise scale read ``epsilon`` as for a point claim.
+
+    A table that stops above ``report_delta`` (a profile whose smallest delta is 1e-5, f-DP
+    points that end before alpha = 1) implies no finite epsilon there; its point is then taken
+    at the smallest delta the curve reaches by epsilon = 64, so that epsilon stays a number an
+    attack can set a noise scale from."""
 
     report_delta: float
 
+    @functools.cached_property
+    def _point(self) -> tuple[float, float]:
+        epsilon_for_delta = self.epsilon_for_delta  # type: ignore[attr-defined]
+        eps = float(epsilon_for_delta(self.report_delta))
+        if math.isfinite(eps):
+            return eps, self.report_delta
+        floor = float(self.delta_for_epsilon(_FAR_EPSILON))  # type: ignore[attr-defined]
+        if not self.report_delta < floor < 1.0:
+            return eps, self.report_delta
+        return float(epsilon_for_delta(floor)), floor
+
     @property
     def delta(self) -> float:
-        return self.report_delta
+        return self._point[1]
 
-    @functools.cached_property
+    @property
     def epsilon(self) -> float:
-        return float(self.epsilon_for_delta(self.report_delta))  # type: ignore[attr-defined]
+        return self._point[0]
+
+
+#: the epsilon where a curve claim with no finite epsilon at its report delta is read instead
+_FAR_EPSILON = 64.0
 
 
 def _report_delta(x: Any) -> float:
@@ -1311,7 +1331,11 @@ claim forms (kind is case-insensitive; keys eps|epsilon, delta, mu, rho):
   zcdp:rho=0.5               rho-zCDP, rho > 0
   gdp:mu=1,delta=1e-5        the same; the report also states the (eps, delta) point the
                              curve implies at this delta (default 1e-6)
-  rdp:2=0.5,4=1.2,8=2.0      Renyi DP: order=eps pairs, orders > 1, eps >= 0"""
+  rdp:2=0.5,4=1.2,8=2.0      Renyi DP: order=eps pairs, orders > 1, eps >= 0
+  profile:0.5=1e-3,1=1e-5    a delta(eps) curve: eps=delta pairs, eps >= 0, delta in [0, 1]
+                             (the delta at each eps also holds at every larger eps)
+  fdp:0.01=0.9,0.1=0.6       f-DP: alpha=beta points of a trade-off function f(alpha),
+                             non-increasing, beta <= 1 - alpha"""
 
 _KINDS = {"pure": "pure", "dp": "pure", "approx": "approx", "gdp": "gdp", "zcdp": "zcdp"}
 _KEYS = {"eps": "epsilon", "epsilon": "epsilon", "delta": "delta", "mu": "mu", "rho": "rho"}
@@ -1336,6 +1360,72 @@ def _parse_number(text: str, key: str, raw: str) -> float:
         raise _parse_error(text, f"{key}={raw!r} is not a number") from None
 
 
+@dataclass(frozen=True)
+class _TableForm:
+    """How a claim written as key=value points reads (``rdp:2=0.5,4=1.2``)."""
+
+    key: str
+    value: str
+    key_ok: Callable[[float], bool]
+    key_rule: str
+    value_ok: Callable[[float], bool]
+    value_rule: str
+    build: Callable[[dict[float, float]], Claim]
+
+
+_TABLES = {
+    "rdp": _TableForm(
+        "order",
+        "eps",
+        lambda a: a > 1,
+        "a finite number > 1",
+        lambda e: e >= 0,
+        "a finite number >= 0",
+        RenyiDP,
+    ),
+    "profile": _TableForm(
+        "eps",
+        "delta",
+        lambda e: e >= 0,
+        "a finite number >= 0",
+        lambda d: 0 <= d <= 1,
+        "in [0, 1]",
+        PrivacyProfile,
+    ),
+    "fdp": _TableForm(
+        "alpha",
+        "beta",
+        lambda a: 0 <= a <= 1,
+        "in [0, 1]",
+        lambda b: 0 <= b <= 1,
+        "in [0, 1]",
+        TradeOffDP,
+    ),
+}
+
+
+def _parse_table(text: str, kind: str, pairs: list[tuple[str, str]]) -> Claim:
+    """A claim given as key=value points (``rdp``, ``profile``, ``fdp``)."""
+    form = _TABLES[kind]
+    if not pairs:
+        raise _parse_error(text, f"{kind} needs {form.key}={form.value} pairs")
+    table: dict[float, float] = {}
+    for key, raw in pairs:
+        point = _parse_number(text, form.key, key)
+        value = _parse_number(text, key, raw)
+        if not (math.isfinite(point) and form.key_ok(point)):
+            raise _parse_error(text, f"{form.key} {key!r} must be {form.key_rule}")
+        if not (math.isfinite(value) and form.value_ok(value)):
+            raise _parse_error(text, f"{form.value}({key})={raw!r} must be {form.value_rule}")
+        if point in table:
+            raise _parse_error(text, f"{form.key} {key!r} appears twice")
+        table[point] = value
+    try:
+        return form.build(table)
+    except InvalidArgument as exc:
+        raise _parse_error(text, str(exc)) from None
+
+
 def parse_claim(text: str) -> Claim:
     """A claim from its command-line form (see ``CLAIM_SYNTAX``).
 
@@ -1356,21 +1446,8 @@ def parse_claim(text: str) -> Claim:
         if not eq or not key.strip() or not raw.strip():
             raise _parse_error(text, f"{item!r} is not key=value")
         pairs.append((key.strip(), raw.strip()))
-    if kind == "rdp":
-        if not pairs:
-            raise _parse_error(text, "rdp needs order=eps pairs")
-        table: dict[float, float] = {}
-        for key, raw in pairs:
-            alpha = _parse_number(text, "order", key)
-            eps = _parse_number(text, key, raw)
-            if not (alpha > 1.0 and math.isfinite(alpha)):
-                raise _parse_error(text, f"order {key!r} must be a finite number > 1")
-            if not (eps >= 0.0 and math.isfinite(eps)):
-                raise _parse_error(text, f"eps({key})={raw!r} must be a finite number >= 0")
-            if alpha in table:
-                raise _parse_error(text, f"order {key!r} appears twice")
-            table[alpha] = eps
-        return RenyiDP(table)
+    if kind in _TABLES:
+        return _parse_table(text, kind, pairs)
     if kind not in _KINDS:
         raise _parse_error(text, f"unknown kind {head.strip()!r}")
     kind = _KINDS[kind]

@@ -195,9 +195,10 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         default=None,
         metavar="KIND:PARAMS",
         help="audit this claim instead of each adapter's own, e.g. 'gdp:mu=1', 'zcdp:rho=0.5', "
-        "'approx:eps=1,delta=1e-5', 'pure:eps=1', 'rdp:2=0.5,4=1.2'; a curve claim's report "
-        "also states the (epsilon, delta) it implies at its delta (',delta=1e-6'; see "
-        "docs/claims.md)",
+        "'approx:eps=1,delta=1e-5', 'pure:eps=1', 'rdp:2=0.5,4=1.2', a delta(eps) curve "
+        "'profile:0.5=1e-3,1=1e-5', f-DP points 'fdp:0.01=0.9,0.1=0.6'; a GDP or zCDP "
+        "claim's report also states the (epsilon, delta) it implies at its delta "
+        "(',delta=1e-6'; see docs/claims.md)",
     )
     run.add_argument(
         "--no-early-stop",

@@ -674,6 +674,9 @@ def test_privacy_claim_is_unchanged():
         ("zcdp:rho=0.5", ZeroConcentratedDP(0.5)),
         ("rdp:2=0.5,4=1.2,8=2.0", RenyiDP({2.0: 0.5, 4.0: 1.2, 8.0: 2.0})),
         ("RDP:1.5=0.1", RenyiDP({1.5: 0.1})),
+        ("profile:0.5=1e-3,1=1e-5", PrivacyProfile({0.5: 1e-3, 1.0: 1e-5})),
+        ("Profile:0=1", PrivacyProfile({0.0: 1.0})),
+        ("fdp:0.01=0.9,0.1=0.6", TradeOffDP({0.01: 0.9, 0.1: 0.6})),
     ],
 )
 def test_parse_claim_forms(text, expected):
@@ -705,6 +708,14 @@ def test_parse_claim_forms(text, expected):
         ("rdp:two=1", "order='two' is not a number"),
         ("rdp:2=1,2.0=3", "appears twice"),
         ("rdp:", "rdp needs order=eps pairs"),
+        ("profile:", "profile needs eps=delta pairs"),
+        ("profile:1=2", r"delta\(1\)='2' must be in \[0, 1\]"),
+        ("profile:-1=1e-5", "eps '-1' must be a finite number >= 0"),
+        ("profile:inf=0", "eps 'inf'"),
+        ("profile:1=1e-5,1.0=1e-6", "eps '1.0' appears twice"),
+        ("fdp:1.5=0", r"alpha '1.5' must be in \[0, 1\]"),
+        ("fdp:0.1=0.95", "not a trade-off function"),
+        ("fdp:0.1=0.5,0.2=0.6", "fdp:0.1=0.5,0.2=0.6"),
     ],
 )
 def test_parse_claim_errors_list_the_accepted_forms(text, match):
@@ -714,9 +725,18 @@ def test_parse_claim_errors_list_the_accepted_forms(text, match):
 
 
 def test_claim_syntax_documents_every_form():
-    for form in ("pure:eps=1", "approx:eps=1,delta=1e-5", "gdp:mu=1", "zcdp:rho=0.5", "rdp:2="):
+    forms = ("pure:eps=1", "approx:eps=1,delta=1e-5", "gdp:mu=1", "zcdp:rho=0.5", "rdp:2=")
+    for form in (*forms, "profile:0.5=", "fdp:0.01="):
         assert form in CLAIM_SYNTAX
         parse_claim(form + ("0.5" if form.endswith("=") else ""))
+
+
+def test_a_profile_given_as_text_is_the_table_claim_and_refutes_what_it_should():
+    """The text form is the table claim: a corner beyond (0.5, 1e-3) is refuted (scale above
+    1), one within it is not."""
+    claim = parse_claim("profile:0.5=1e-3,1=1e-5")
+    assert claim.kind == "profile" and claim.certified(0.5, 0.1) > 1.0
+    assert claim.certified(0.15, 0.1) < 1.0  # ln 1.5 < 0.5
 
 
 @pytest.mark.parametrize("name", sorted(CLAIMS))

@@ -172,3 +172,16 @@ def test_a_zcdp_claim_a_third_too_small_is_caught_on_cells_and_reported_as_such(
         render_reproducer(data["results"][0], "mechanism = None")
     # the same noise against its true rho: no violation
     assert audit(Gaussian(1.0, ZeroConcentratedDP(0.5))).verdict is Verdict.NO_VIOLATION
+
+
+def test_a_profile_table_that_stops_above_the_report_delta_is_audited_not_an_error():
+    """An accountant's table ending at delta = 1e-5 implies no epsilon at 1e-6; the attacks that
+    set a noise scale from the claim read its last point instead of failing on infinity.  The
+    Gaussian with sigma = 3.73 (delta(1) = 1e-5, delta(0.5) = 4.1e-3) keeps the true table and
+    breaks one that says 1e-3 at 0.5."""
+    true = parse_claim("profile:0.5=5e-3,1=1e-5")
+    assert (true.epsilon, true.delta) == (1.0, 1e-5)
+    result = audit(Gaussian(3.7306, true))
+    assert result.error is None and result.verdict is Verdict.NO_VIOLATION, result.to_dict()
+    broken = audit(Gaussian(3.7306, parse_claim("profile:0.5=1e-3,1=1e-5")), budget=1_000_000)
+    assert broken.error is None and broken.verdict is Verdict.VIOLATION, broken.to_dict()
