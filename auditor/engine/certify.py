@@ -246,10 +246,8 @@ class Certifier:
         # where screening's many proposals run (auditor.engine.proposals): the same results
         self.proposer = proposer if proposer is not None else Proposer()
         self.samples = 0
-        #: (trial, planned certification outputs per side, main certification outputs per side
-        #: drawn instead: 0 when its pilot stands alone) of each trial the futility check cut,
-        #: for the report's notes
-        self.short: list[tuple[str, int, int]] = []
+        #: each trial the futility check cut, for the report's notes
+        self.short: list[CutTrial] = []
         #: (candidate pairs, outputs per side each was first scored on) of each screening too
         #: thin to show an output of probability delta (a point claim with delta > 0)
         self.thin_screens: list[tuple[int, int]] = []
@@ -614,6 +612,19 @@ class Certifier:
             est.alpha_split,
         )
         return replace(finding, power=power)
+
+
+@dataclass(frozen=True)
+class CutTrial:
+    """A trial the futility check cut short: its certification outputs per side as planned and
+    as drawn instead (0 when its pilot's bound stands alone), and the most its proposed events
+    could have certified at the plan's size, read at the favourable edge of their training
+    intervals (in the claim's parameter)."""
+
+    trial: str
+    planned: int
+    drawn: int
+    hope: float
 
 
 @dataclass(frozen=True)
@@ -997,7 +1008,7 @@ class _TrialStages:
             if hope <= self.claim.value:
                 self.looks = schedule.short_looks
                 drawn = self.looks[-1][0] if self.looks else 0
-                c.short.append((self.trial.description, schedule.n_cert, drawn))
+                c.short.append(CutTrial(self.trial.description, schedule.n_cert, drawn, hope))
                 if not self.looks:
                     return
         last_n, last_share = self.looks[-1]

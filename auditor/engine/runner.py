@@ -298,25 +298,29 @@ def _audit_adapter(
 
 
 def _futility_notes(certifier: Certifier, config: AuditConfig) -> tuple[str, ...]:
-    """One note naming the trials the futility check cut short."""
+    """One note naming the trials the futility check cut short, each with the most its events
+    could have certified (so a reader sees how far below the claim the trial was)."""
     if not certifier.short:
         return ()
-    trials = "; ".join(f"{description!r}" for description, _, _ in certifier.short)
-    sizes = sorted({(drawn, planned) for _, planned, drawn in certifier.short})
+    claim = certifier.spec.claim
+    trials = "; ".join(
+        f"{cut.trial!r} (reachable at best: {claim.parameter} >= {cut.hope:.3g})"
+        for cut in certifier.short
+    )
+    sizes = sorted({(cut.drawn, cut.planned) for cut in certifier.short})
     shown = ", ".join(
         f"{drawn:,} instead of {planned:,}"
         if drawn
         else f"none instead of {planned:,} (the pilot's bound stands)"
         for drawn, planned in sizes
     )
-    cells = (
-        ", nor cells at their training proportions" if claim_orders(certifier.spec.claim) else ""
-    )
+    cells = ", nor cells at their training proportions" if claim_orders(claim) else ""
     return (
         f"futility: {len(certifier.short)} trial(s) cut short (main certification outputs per "
         f"side: {shown}), because on their training split no proposed event could certify a "
         f"violation even at the favourable edge of its {1 - config.futility:.4g} confidence "
-        f"interval{cells} (decided before any certification output was drawn): {trials}",
+        f"interval{cells} (decided before any certification output was drawn; claimed "
+        f"{claim.parameter} {claim.value:.4g}): {trials}",
     )
 
 

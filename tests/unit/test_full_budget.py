@@ -4,7 +4,7 @@ before any certification output is drawn."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import astuple, replace
 
 import numpy as np
 import pytest
@@ -155,7 +155,8 @@ class _FixedEvents:
 def test_a_cut_trial_with_a_pilot_draws_no_main_certification_output() -> None:
     finding, cert, sampler, trial = _run(_loose())
     schedule = cert._schedule(trial)
-    assert cert.short == [(finding.trial, schedule.n_cert, 0)]
+    ((trial, planned, drawn, hope),) = [astuple(cut) for cut in cert.short]
+    assert (trial, planned, drawn) == (finding.trial, schedule.n_cert, 0) and 0.5 < hope <= 4.0
     assert not [entry for entry in sampler.log if entry[0] == "count"]
     assert cert.samples == 2 * schedule.n_train  # pilot included: nothing after the proposal
     # the pilot's certified bound is the trial's finding, its power stated at the pilot's size
@@ -169,7 +170,8 @@ def test_a_cut_trial_without_a_pilot_is_certified_at_its_first_look_only() -> No
     finding, cert, _, trial = _run(_loose(), **NO_PILOT)
     schedule = cert._schedule(trial)
     first = schedule.looks[0][0]
-    assert cert.short == [(finding.trial, schedule.n_cert, first)]
+    ((trial, planned, drawn, hope),) = [astuple(cut) for cut in cert.short]
+    assert (trial, planned, drawn) == (finding.trial, schedule.n_cert, first) and 0.5 < hope <= 4.0
     assert finding is not None and finding.looks == 1 and finding.n_certify == first
     # the whole main alpha at that look; the trial's 2 * 8 reserved tests went to the events
     # it proposed, half of them to the one training predicted strongest (this one)
@@ -235,3 +237,13 @@ def test_the_report_says_which_trials_were_cut_short() -> None:
     assert "none instead of 16,000 (the pilot's bound stands)" in notes[0]
     assert f"{1 - DEFAULT_FUTILITY:.4g} confidence" in notes[0]
     assert report.to_dict()["settings"]["futility"] == DEFAULT_FUTILITY
+
+
+def test_the_futility_note_says_how_far_below_the_claim_each_cut_trial_could_reach() -> None:
+    from auditor.engine.runner import _futility_notes
+
+    finding, cert, _, _ = _run(_loose())
+    (note,) = _futility_notes(cert, cert.config)
+    hope = cert.short[0].hope
+    assert "claimed epsilon 4" in note
+    assert f"{finding.trial!r} (reachable at best: epsilon >= {hope:.3g})" in note
