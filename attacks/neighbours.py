@@ -295,10 +295,11 @@ def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:
         within = _norm(diff, norm) <= spec.sensitivity * (1 + 1e-12)
         return within and spec.accepts_move(x, x_prime)
     a, b = np.asarray(x), np.asarray(x_prime)
+    k = spec.max_contributions  # records of one privacy unit
     if spec.neighbours == "replace":
-        return a.shape == b.shape and int((a != b).reshape(len(a), -1).any(axis=1).sum()) <= 1
+        return a.shape == b.shape and int((a != b).reshape(len(a), -1).any(axis=1).sum()) <= k
     small, big = (a, b) if len(a) < len(b) else (b, a)
-    if len(big) != len(small) + 1:
+    if not 1 <= len(big) - len(small) <= k:
         return False
 
     def rows(d: np.ndarray) -> list[tuple[Any, ...]]:
@@ -306,4 +307,4 @@ def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:
 
     left = Counter(rows(big))
     left.subtract(rows(small))
-    return min(left.values(), default=0) >= 0 and sum(left.values()) == 1
+    return min(left.values(), default=0) >= 0 and sum(left.values()) == len(big) - len(small)

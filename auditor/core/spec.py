@@ -84,6 +84,9 @@ class AdapterSpec:
     column_domains: tuple[tuple[float, float], ...] | None = None
     #: the fewest records a dataset mechanism accepts (``min_records``; a variance needs 2)
     min_records: int = 1
+    #: records one privacy unit (a user) may contribute (``max_contributions``): neighbouring
+    #: datasets differ in up to this many records, as OpenDP's symmetric distance d_in
+    max_contributions: int = 1
 
     @property
     def kind_label(self) -> str:
@@ -219,7 +222,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
 
     sensitivity = domain = exact_domain = neighbours = dataset_sensitivity = None
     column_domains = None
-    min_records = 1
+    min_records = max_contributions = 1
     if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
         sensitivity = read("sensitivity")
         if sensitivity is None:
@@ -246,6 +249,9 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         min_records = read("min_records", 1)
         if not _whole(min_records):
             raise fail("min_records", f"={min_records!r} must be a whole number >= 1")
+        max_contributions = read("max_contributions", 1)
+        if not _whole(max_contributions):
+            raise fail("max_contributions", f"={max_contributions!r} must be a whole number >= 1")
     if inputs.kind is InputKind.LOCAL:
         # the binary family's inputs are the bits 0 and 1, whatever else it calls a domain
         raw_domain = (0, 1) if family is Family.BINARY else read("domain")
@@ -292,6 +298,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         vectorised=bool(read("vectorised", True)),
         column_domains=column_domains,
         min_records=int(min_records),
+        max_contributions=int(max_contributions),
     )
 
 

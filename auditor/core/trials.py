@@ -3,6 +3,7 @@ distinguisher is told about."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -102,6 +103,29 @@ class Trial:
         """Its own pair, then its candidates."""
         return [(self.x, self.x_prime, self.description), *self.candidates]
 
+    def grouped(self, k: int) -> Trial:
+        """This trial for privacy units of up to ``k`` records (``max_contributions``): every
+        dataset pair's change made ``k`` times (:func:`grouped_pair`), its ``resize`` likewise;
+        itself when ``k`` is 1."""
+        if k == 1:
+            return self
+
+        def group(pair: tuple[Any, Any, str]) -> tuple[Any, Any, str]:
+            x, x_prime, description = pair
+            text = f"{description}; the change made {k} times (one privacy unit's records)"
+            return (*grouped_pair(x, x_prime, k), text)
+
+        (x, x_prime, description), *rest = [group(p) for p in self.pairs]
+        resize = self.resize
+        return replace(
+            self,
+            x=x,
+            x_prime=x_prime,
+            description=description,
+            candidates=tuple(rest),
+            resize=None if resize is None else lambda size: resize(size).grouped(k),
+        )
+
     def with_candidates(self, more: Sequence[tuple[Any, Any, str]]) -> Trial:
         """This trial with ``more`` pairs to choose from, after its own candidates."""
         return replace(self, candidates=(*self.candidates, *more)) if more else self
@@ -122,6 +146,30 @@ class Trial:
             return None
         (x, x_prime, description), *rest = kept
         return replace(self, x=x, x_prime=x_prime, description=description, candidates=tuple(rest))
+
+
+def grouped_pair(x: Any, x_prime: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbouring datasets that differ in one record, turned into datasets that differ in
+    ``k``: each record ``x`` holds and ``x_prime`` does not gets ``k - 1`` more copies in ``x``,
+    and each one only ``x_prime`` holds ``k - 1`` more in ``x_prime`` (appended).  Added,
+    removed or replaced, one record's change becomes one privacy unit's ``k`` records."""
+    a, b = np.asarray(x), np.asarray(x_prime)
+    rows_a, rows_b = _row_keys(a), _row_keys(b)
+    only_a, only_b = Counter(rows_a) - Counter(rows_b), Counter(rows_b) - Counter(rows_a)
+
+    def more(d: np.ndarray, keys: list[Any], only: Counter[Any]) -> np.ndarray:
+        extra = [d[keys.index(key)] for key, count in only.items() for _ in range(count)]
+        if not extra:
+            return d
+        copies = np.repeat(np.stack(extra), k - 1, axis=0)
+        return np.concatenate([d, copies.astype(d.dtype, copy=False)])
+
+    return more(a, rows_a, only_a), more(b, rows_b, only_b)
+
+
+def _row_keys(d: np.ndarray) -> list[Any]:
+    """Each record of a dataset (1-D, or (m, c) rows) as a hashable key."""
+    return [tuple(np.atleast_1d(row).tolist()) for row in d]
 
 
 @dataclass(frozen=True)

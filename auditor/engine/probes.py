@@ -26,7 +26,8 @@ PROBE = NOISELESS_PROBE
 
 
 def declared_sensitivity(spec: AdapterSpec) -> Fraction:
-    """The Δ a dataset adapter's noise is calibrated to (see the module docstring), exactly.
+    """The Δ a dataset adapter's noise is calibrated to (see the module docstring), exactly:
+    for one privacy unit, so ``max_contributions`` records' worth unless declared.
 
     Computed from the adapter's own ``domain`` values (not the float copies in ``spec``), so
     that an integer domain near 2**62 keeps its width.
@@ -35,7 +36,8 @@ def declared_sensitivity(spec: AdapterSpec) -> Fraction:
         return spec.dataset_sensitivity
     assert spec.exact_domain is not None
     lo, hi = spec.exact_domain
-    return Fraction(hi - lo if spec.neighbours == "replace" else max(abs(lo), abs(hi)))
+    one = Fraction(hi - lo if spec.neighbours == "replace" else max(abs(lo), abs(hi)))
+    return one * spec.max_contributions  # per privacy unit
 
 
 def noiseless_release(spec: AdapterSpec, query: Any) -> int | float:
