@@ -17,8 +17,10 @@ each is predicted to certify at the planned certification size (``predicted_scor
   column's median (the sign test: under Laplace noise it follows the likelihood ratio, the sum
   does not) and the same count on the row's increments (prefix sums unmixed), the number of
   unanswered entries,
-  membership of each index (index sets), and the difference direction of the two sides'
-  means; each projection is searched like a scalar output (thresholds, outcomes);
+  membership of each index (index sets), the difference direction of the two sides' means,
+  and how far every moved entry has gone towards one side at once (the box in which each
+  entry's loss adds up, as under composition); each projection is searched like a scalar
+  output (thresholds, outcomes);
 * **a learned classifier** — a scikit-learn logistic regression (and, outside quick
   proposals, a gradient-boosted tree model) over the whole row; thresholds on its score are candidates
   (DP-Sniper's idea, without its probability floor that caps the bound at ln(1/c));
@@ -296,6 +298,43 @@ class Linear:
         return _projection_code(
             "weighted_sum(z, W, 0.0)",
             "z = np.nan_to_num((as_matrix(y) - MEAN) / SCALE, nan=0.0)\n    ",
+            constants=constants,
+        )
+
+
+class Toward:
+    """How far the moved entries of a row have gone towards one side, all at once: the least
+    (``how="min"``) or the most (``"max"``) of ``sign_j * (y_j - centre_j)`` over the columns
+    whose means differ, unanswered entries left out.
+
+    A threshold on the least is the box where *every* moved entry lies beyond its centre in the
+    direction its column moves; on the most, the opposite box.  Composition adds up each
+    entry's loss, and only outputs on which every entry speaks for the same side collect the
+    sum (a vector Laplace's box beyond both means has exactly the composed ratio), where a
+    sum, a sign count or a linear score mixes them with outputs on which one entry alone
+    speaks.  With every column moved up it is the smallest (largest) entry, on the moved
+    columns only."""
+
+    def __init__(self, columns: np.ndarray, sign: np.ndarray, centre: np.ndarray, how: str):
+        self.columns, self.sign, self.centre, self.how = columns, sign, centre, how
+        self.text = (
+            f"{how} over the output's moved entries {tuple(columns.tolist())} of how far each "
+            "lies beyond its median, towards where its mean moves"
+        )
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        beyond = self.sign * (as_matrix(y)[:, self.columns] - self.centre)
+        return reduce_rows(beyond, self.how)
+
+    def code_prelude(self) -> str:
+        constants = (
+            f"COLUMNS = {array_literal(self.columns, 'int64')}\n"
+            f"SIGN = {array_literal(self.sign, 'float64')}\n"
+            f"CENTRE = {array_literal(self.centre, 'float64')}\n\n\n"
+            "import warnings\n\n\n" + _REDUCE_ROWS_SOURCE
+        )
+        return _projection_code(
+            f"reduce_rows(SIGN * (as_matrix(y)[:, COLUMNS] - CENTRE), {literal(self.how)})",
             constants=constants,
         )
 
@@ -1102,6 +1141,11 @@ class VectorEvents:
             if np.any(w != 0):
                 text = "projection on the difference of the two sides' means"
                 projections.append(Linear(w, columns.mean, scale, text))
+            moved = np.sort(columns.ranked[: columns.visible])
+            centre = medians[moved] if len(moved) else medians[:0]
+            if len(moved) >= 2 and np.isfinite(centre).all():
+                sign = np.sign(columns.mean_a[moved] - columns.mean_b[moved])
+                projections += [Toward(moved, sign, centre, how) for how in ("min", "max")]
         projections += [Membership(j) for j in range(self.membership)]
         return projections
 

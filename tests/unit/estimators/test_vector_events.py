@@ -170,6 +170,7 @@ def test_every_vector_event_writes_standalone_source_that_counts_the_same():
         "Threshold on Score",
         "Threshold on Membership",
         "Threshold on AboveMedian",
+        "Threshold on Toward",
         "KeyIn on AboveMedian",
         "Threshold on AboveMedian of increments",
         "KeyIn on AboveMedian of increments",
@@ -583,3 +584,34 @@ def test_an_event_one_input_never_produces_keeps_a_slot_under_a_delta_claim() ->
         assert len(events) == VectorEvents.max_events
         counts = [(int(e.predicate(a).sum()), int(e.predicate(b).sum())) for e in events]
         assert any(k0 >= 10 and k1 == 0 for k0, k1 in counts), counts
+
+
+def test_composed_laplace_answers_moving_both_ways_are_caught_in_the_box_beyond_both_means():
+    """Four Laplace answers of 0.25 each (1-DP together), their queries moved (-1, -1, +1, +1):
+    every entry's loss adds up only on the outputs where all four speak for the same side.
+    The box beyond each median in its mean's direction certifies near the composed 1; the
+    mechanism with each answer at 0.4 (1.6 in all) is shown above its claim of 1 there."""
+    s = np.array([-1.0, -1.0, 1.0, 1.0])
+    plan = CertificationPlan(n=150_000, alpha=1e-5, epsilon=1.0, delta=0.0)
+
+    def bound(scale: float, seed: int) -> tuple[float, str]:
+        rng = np.random.default_rng(seed)
+
+        def draw(shift: object, n: int) -> np.ndarray:  # on a grid: no float-cell leak
+            return np.round(rng.laplace(shift, scale, (n, 4)) * 1024) / 1024
+
+        events = VectorEvents(classifier=False).propose(draw(0, 20_000), draw(s, 20_000), plan)
+        fresh, fresh_prime = draw(0, plan.n), draw(s, plan.n)
+        found = []
+        for event in events:
+            k, k_prime = (int(np.count_nonzero(event(y))) for y in (fresh, fresh_prime))
+            found += [
+                (epsilon_lower_bound(k, plan.n, k_prime, plan.n, plan.alpha), event.description),
+                (epsilon_lower_bound(k_prime, plan.n, k, plan.n, plan.alpha), event.description),
+            ]
+        return max(found)
+
+    tight, text = bound(4.0, 0)
+    assert 0.75 < tight < 1.0 and "moved entries (0, 1, 2, 3)" in text, (tight, text)
+    broken, text = bound(2.5, 1)
+    assert broken > 1.1 and "moved entries" in text, (broken, text)
