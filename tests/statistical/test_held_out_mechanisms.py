@@ -1,4 +1,4 @@
-"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py to _7.py,
+"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py to _8.py,
 each written by a session without sight of our test mechanisms): the correct ones are never
 called broken at the default budget, and the broken ones the first run found stay found."""
 
@@ -126,3 +126,16 @@ def test_the_seventh_held_out_set_of_accounting_bugs_passes_and_finds_the_broken
             assert verdict is Verdict.NO_VIOLATION, (name, verdict)
         elif name not in missed:
             assert verdict is Verdict.VIOLATION, (name, verdict)
+
+
+@pytest.mark.slow
+def test_the_eighth_held_out_set_of_iterative_algorithms_keeps_its_verdicts():
+    """Multi-step algorithms (DP-SGD, tree counters, MWEM, a privacy filter, ...): no false
+    alarm; the broken ones found by the first runs stay found (the filter since commit 1f82f19)."""
+    module, verdicts = audited("held_out_mechanisms_8.py")
+    assert len(verdicts) == 24
+    missed = {"ho8.svt-restarts.budget-per-run", "ho8.dpsgd-momentum.batch-sampled-once"}
+    for adapter in module.ADAPTERS:
+        if adapter.name not in missed:
+            expected = Verdict.VIOLATION if adapter.broken else Verdict.NO_VIOLATION
+            assert verdicts[adapter.name] is expected, (adapter.name, verdicts[adapter.name])
