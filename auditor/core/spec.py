@@ -91,9 +91,11 @@ class AdapterSpec:
     @property
     def kind_label(self) -> str:
         """The family's name, or ``input → output`` for adapters outside the four families."""
+        users = f" (up to {self.max_contributions} records per user)"
+        users = users if self.max_contributions > 1 else ""
         if self.family is not None:
-            return self.family.value + (" (monotone)" if self.input.monotone else "")
-        return f"{self.input.label} → {self.output.label}"
+            return self.family.value + (" (monotone)" if self.input.monotone else "") + users
+        return f"{self.input.label} → {self.output.label}{users}"
 
     @property
     def input_bounds(self) -> tuple[float, float] | None:

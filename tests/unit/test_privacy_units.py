@@ -94,7 +94,9 @@ def test_max_contributions_must_be_a_whole_number():
         adapter.max_contributions = bad
         with pytest.raises(AdapterContractError, match="max_contributions"):
             check_adapter(adapter)
-    assert check_adapter(UnitCount(3.0)).max_contributions == 3
+    spec = check_adapter(UnitCount(3.0))
+    assert spec.max_contributions == 3
+    assert spec.kind_label == "dataset (up to 3 records per user)"
 
 
 @pytest.mark.parametrize("neighbours", ["add_remove", "replace"])
