@@ -418,9 +418,10 @@ _RECORDS_SAMPLE = """
 class ClampedSum(_OpenDPAdapter):
     """Pipeline ``then_clamp(domain) >> then_sum() >> then_laplace(scale)`` on float records.
 
-    The neighbour relation is OpenDP's ``symmetric_distance`` with d_in = 1: add or remove
-    one record.  The scale is OpenDP's binary search for the smallest one meeting ε; the
-    float sum's rounding error is part of OpenDP's own sensitivity (CSVW22).
+    The neighbour relation is OpenDP's ``symmetric_distance`` with d_in = ``max_contributions``
+    (1: add or remove one record; k: one user's up to k records).  The scale is OpenDP's binary
+    search for the smallest one meeting ε at that d_in; the float sum's rounding error is part
+    of OpenDP's own sensitivity (CSVW22).
     """
 
     name = "opendp.clamped_sum"
@@ -431,22 +432,36 @@ class ClampedSum(_OpenDPAdapter):
     space = {"epsilon": _EPSILON, "domain": _BOUNDS}
     _reproducer_sample = _RECORDS_SAMPLE
 
-    def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 1.0)) -> None:
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        domain: tuple[float, float] = (0.0, 1.0),
+        max_contributions: int = 1,
+    ) -> None:
         super().__init__()
         if not epsilon > 0:
             raise ValueError(f"epsilon={epsilon!r} must be > 0")
         self.domain = (float(domain[0]), float(domain[1]))
         if not self.domain[0] < self.domain[1]:
             raise ValueError(f"domain={domain!r} must have lower < upper")
+        if not (isinstance(max_contributions, int) and max_contributions >= 1):
+            raise ValueError(f"max_contributions={max_contributions!r} must be a whole number >= 1")
+        self.max_contributions = max_contributions
+        if max_contributions > 1:
+            self.name = f"opendp.clamped_sum(max_contributions={max_contributions})"
         self._target_epsilon = float(epsilon)
-        self.epsilon = float(self._measurement.map(1))
+        self.epsilon = float(self._measurement.map(max_contributions))
 
     def _chain(self, dp: Any, scale: float) -> Any:
         space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.symmetric_distance()
         return space >> dp.t.then_clamp(self.domain) >> dp.t.then_sum() >> dp.m.then_laplace(scale)
 
+    def with_parameters(self, **values: Any) -> ClampedSum:
+        """The same per-user relation at another point of ``space``."""
+        return type(self)(**values, max_contributions=self.max_contributions)
+
     def _build(self, dp: Any) -> Any:
-        return self._calibrated(dp, 1, self._target_epsilon)
+        return self._calibrated(dp, self.max_contributions, self._target_epsilon)
 
     def _measurement_source(self) -> str:
         clamp, scale = literal(self.domain), literal(self._calibrated_scale())
@@ -878,4 +893,5 @@ def vector_adapters() -> list[Any]:
         NoisyTopKMonotonic(),
         PrivateQuantile(),
         RandomizedResponseBitvec(),
+        ClampedSum(max_contributions=3),  # user-level: one user's up to 3 records
     ]

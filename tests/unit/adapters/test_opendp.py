@@ -120,6 +120,19 @@ def test_clamped_sum_pipeline():
     assert a.sample(np.array([]), 3).shape == (3,)
 
 
+def test_the_per_user_clamped_sum_is_calibrated_at_d_in_k_and_declares_it():
+    """OpenDP's symmetric distance d_in = 3 (one user's up to 3 records): its scale is three
+    times the one-record scale at the same epsilon, and the adapter says so to the harness."""
+    one, user = odp.ClampedSum(), odp.ClampedSum(max_contributions=3)
+    assert user.epsilon <= 1.0 and user.max_contributions == 3
+    assert user._calibrated_scale() == pytest.approx(3 * one._calibrated_scale(), rel=1e-6)
+    spec = check_adapter(user)
+    assert spec.max_contributions == 3 and user.name == "opendp.clamped_sum(max_contributions=3)"
+    assert user.with_parameters(epsilon=0.5, domain=(0.0, 1.0)).max_contributions == 3
+    with pytest.raises(ValueError, match="max_contributions"):
+        odp.ClampedSum(max_contributions=0)
+
+
 def test_adapters_pickle_without_their_measurement():
     a = odp.Laplace()
     a.sample(0.0, 1)
