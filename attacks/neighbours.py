@@ -42,6 +42,7 @@ import numpy as np
 
 from auditor.core.kinds import InputKind, Norm
 from auditor.core.spec import AdapterSpec
+from auditor.core.trials import row_keys
 
 #: vector length the search uses when the adapter does not fix one (StatDP and DP-Sniper use
 #: 5 and 10; 10 leaves room for half-and-half and prefix patterns)
@@ -302,9 +303,6 @@ def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:
     if not 1 <= len(big) - len(small) <= k:
         return False
 
-    def rows(d: np.ndarray) -> list[tuple[Any, ...]]:
-        return [tuple(np.atleast_1d(r).tolist()) for r in d]
-
-    left = Counter(rows(big))
-    left.subtract(rows(small))
+    left = Counter(row_keys(big))
+    left.subtract(row_keys(small))
     return min(left.values(), default=0) >= 0 and sum(left.values()) == len(big) - len(small)

@@ -144,6 +144,10 @@ def is_point(claim: Any) -> bool:
 REPORT_DELTA = 1e-6
 
 
+#: the epsilon where a curve claim with no finite epsilon at its report delta is read instead
+_FAR_EPSILON = 64.0
+
+
 class _ImpliedPoint:
     """``epsilon`` and ``delta`` of a curve claim: the (epsilon, delta) point it implies at its
     ``report_delta``.  Reports state it beside the curve's own bound, and attacks that need a
@@ -174,10 +178,6 @@ class _ImpliedPoint:
     @property
     def epsilon(self) -> float:
         return self._point[0]
-
-
-#: the epsilon where a curve claim with no finite epsilon at its report delta is read instead
-_FAR_EPSILON = 64.0
 
 
 def _report_delta(x: Any) -> float:

@@ -154,7 +154,7 @@ def grouped_pair(x: Any, x_prime: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
     and each one only ``x_prime`` holds ``k - 1`` more in ``x_prime`` (appended).  Added,
     removed or replaced, one record's change becomes one privacy unit's ``k`` records."""
     a, b = np.asarray(x), np.asarray(x_prime)
-    rows_a, rows_b = _row_keys(a), _row_keys(b)
+    rows_a, rows_b = row_keys(a), row_keys(b)
     only_a, only_b = Counter(rows_a) - Counter(rows_b), Counter(rows_b) - Counter(rows_a)
 
     def more(d: np.ndarray, keys: list[Any], only: Counter[Any]) -> np.ndarray:
@@ -167,7 +167,7 @@ def grouped_pair(x: Any, x_prime: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
     return more(a, rows_a, only_a), more(b, rows_b, only_b)
 
 
-def _row_keys(d: np.ndarray) -> list[Any]:
+def row_keys(d: np.ndarray) -> list[Any]:
     """Each record of a dataset (1-D, or (m, c) rows) as a hashable key."""
     return [tuple(np.atleast_1d(row).tolist()) for row in d]
 

@@ -1142,7 +1142,7 @@ class VectorEvents:
                 text = "projection on the difference of the two sides' means"
                 projections.append(Linear(w, columns.mean, scale, text))
             moved = np.sort(columns.ranked[: columns.visible])
-            centre = medians[moved] if len(moved) else medians[:0]
+            centre = medians[moved]
             if len(moved) >= 2 and np.isfinite(centre).all():
                 sign = np.sign(columns.mean_a[moved] - columns.mean_b[moved])
                 projections += [Toward(moved, sign, centre, how) for how in ("min", "max")]
