@@ -5,8 +5,9 @@ pair's), so a zCDP or RDP claim that is off by less than that factor passes ever
 event.  The counts of k cells cut along the same score keep most of it
 (``auditor.statistics.renyi_cells``).  The score is that of a threshold event proposed on the
 training split -- the output itself, a projection of a vector, a classifier's score -- and the
-cuts are quantiles of the training scores; which score and how many cells is decided by the
-bound each would certify at the training proportions.  Nothing here sees certification outputs.
+cuts are quantiles of the training scores, equal-mass or thinning out into a tail (where a high
+order's divergence sits); which score and which cuts is decided by the bound each would
+certify at the training proportions.  Nothing here sees certification outputs.
 
 A chain is counted as k - 1 nested threshold events ``score > cut_j`` (cuts increasing), so the
 engine's event counting serves it unchanged: the cells' counts are differences of the events'
@@ -33,8 +34,14 @@ from auditor.statistics.renyi_cells import ZCDP_ORDERS, cell_box, renyi_lower_bo
 
 #: claim kinds a chain is proposed for
 RENYI_KINDS = ("zcdp", "rdp")
-#: numbers of cells tried per score
+#: numbers of equal-mass cells tried per score
 CELL_COUNTS = (3, 4, 6, 8, 12, 16)
+#: ratios of tail cells' masses in the tail layouts tried per score (a high order's divergence
+#: sits where the likelihood ratio is extreme, in a score's far tail, which equal cells lump)
+TAIL_RATIOS = (0.1, 0.25)
+#: fewest outputs a tail layout's outermost cell is expected to hold among the training outputs
+#: it is chosen on (fewer, and their proportions are mostly noise)
+MIN_TAIL_OUTPUTS = 50
 #: scores tried: those of the first proposed threshold events with distinct scores
 MAX_SCORES = 3
 #: report.json's ``estimator`` of a bound certified on cells
@@ -168,11 +175,29 @@ def chain_plug_in(claim: Any, on_x: np.ndarray, on_x_prime: np.ndarray, n0: int,
     return parameter_bound(renyi_plug_in(on_x, on_x_prime, n0, n1, a), divisors)
 
 
-def _chain(score: Score, text: str, pooled: np.ndarray, k: int) -> CellChain | None:
+def quantile_layouts(m: int) -> list[np.ndarray]:
+    """Where to cut a score, as quantiles, for a choice made on ``m`` training outputs: ``k``
+    equal-mass cells for each of ``CELL_COUNTS``, and, for each of ``TAIL_RATIOS`` r, cuts at
+    the median and at tail masses r, r^2, ... (down to ``MIN_TAIL_OUTPUTS`` / m) in the upper
+    tail, the lower tail or both."""
+    layouts = [np.arange(1, k) / k for k in CELL_COUNTS]
+    for r in TAIL_RATIOS:
+        masses = r ** np.arange(1, 64)
+        masses = masses[masses * m >= MIN_TAIL_OUTPUTS]
+        if masses.size == 0:
+            continue
+        upper, lower = 1.0 - masses, masses
+        for levels in (upper, lower, np.concatenate([lower, upper])):
+            layouts.append(np.unique(np.concatenate([levels, [0.5]])))
+    return layouts
+
+
+def _chain(score: Score, text: str, pooled: np.ndarray, levels: np.ndarray) -> CellChain | None:
+    """The cells of ``score`` cut at the ``levels`` quantiles of the ``pooled`` scores."""
     finite = pooled[np.isfinite(pooled)]
     if finite.size == 0:
         return None
-    cuts = np.unique(np.quantile(finite, np.arange(1, k) / k))
+    cuts = np.unique(np.quantile(finite, levels))
     cuts = cuts[cuts < finite.max()]  # a cut at the top leaves an empty cell
     if cuts.size == 0:
         return None
@@ -189,9 +214,13 @@ def propose_chain(
     claim: Any,
 ) -> CellChain | None:
     """The cells, along the score of one of the first proposed threshold events, predicted to
-    certify the largest value of the claim's parameter on ``n`` outputs per side at ``alpha``
-    (predicted: the training proportions taken as the certification's)."""
-    if claim_orders(claim) is None or min(len(train_x), len(train_x_prime)) == 0:
+    certify the largest value of the claim's parameter on ``n`` outputs per side at ``alpha``.
+
+    The training split's first half is the one the events' scores were fitted on (as in
+    ``event_selection``): the cuts are its quantiles, and the prediction takes the second
+    half's proportions as the certification's, so a score that memorised its fitting outputs
+    (boosted trees) or a tail cut on a few of them is not favoured."""
+    if claim_orders(claim) is None or min(len(train_x), len(train_x_prime)) < 2:
         return None
     scores: list[tuple[Score, str]] = []
     for event in events:
@@ -202,6 +231,7 @@ def propose_chain(
             break
     best: tuple[float, CellChain] | None = None
     m0, m1 = len(train_x), len(train_x_prime)
+    h0, h1 = m0 // 2, m1 // 2
     for score, text in scores:
         try:
             s0 = np.asarray(score(train_x), dtype=float)
@@ -210,12 +240,14 @@ def propose_chain(
             continue
         if s0.shape != (m0,) or s1.shape != (m1,):
             continue  # one number per output, or no cells
-        for k in CELL_COUNTS:
-            chain = _chain(score, text, np.concatenate([s0, s1]), k)
+        pooled = np.concatenate([s0[:h0], s1[:h1]])
+        held0, held1 = s0[h0:], s1[h1:]
+        for levels in quantile_layouts(len(held0) + len(held1)):
+            chain = _chain(score, text, pooled, levels)
             if chain is None:
                 continue
-            c0 = chain.cells(np.array([np.count_nonzero(s0 > c) for c in chain.cuts]), m0)
-            c1 = chain.cells(np.array([np.count_nonzero(s1 > c) for c in chain.cuts]), m1)
+            c0 = chain.cells(np.array([np.count_nonzero(held0 > c) for c in chain.cuts]), m0 - h0)
+            c1 = chain.cells(np.array([np.count_nonzero(held1 > c) for c in chain.cuts]), m1 - h1)
             chain = dataclasses.replace(chain, train_cells=(c0, c1))
             predicted = chain.predicted(claim, n, alpha)
             if best is None or predicted > best[0]:
