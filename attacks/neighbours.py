@@ -98,12 +98,12 @@ def _norm(v: np.ndarray, norm: Norm) -> float:
 
 
 def vector_pairs(
-    spec: AdapterSpec, base_value: float | None = None, uniform: bool = False
+    spec: AdapterSpec, base_value: float | None = None, uniform: bool = False, spike: float = 0.0
 ) -> list[Pair]:
     """x (base) and x + move for every sign pattern, the move scaled to the sensitivity; the
     base's entries are all ``base_value`` (default: 0, or with declared bounds the value
-    nearest 0 that leaves room for a full move either way).  ``uniform``: only the patterns
-    that move every entry alike (all up, all down)."""
+    nearest 0 that leaves room for a full move either way), its first raised by ``spike``.
+    ``uniform``: only the patterns that move every entry alike (all up, all down)."""
     assert spec.sensitivity is not None and spec.input.norm is not None
     m = spec.input.length or DEFAULT_QUERIES
     delta, norm = spec.sensitivity, spec.input.norm
@@ -116,6 +116,11 @@ def vector_pairs(
     if integer:
         base_value = float(math.ceil(base_value)) if base_value < hi else float(math.floor(hi))
     base = np.full(m, base_value)
+    where = f"{m} queries at {base_value:g}"
+    if spike and m > 1:
+        top = min(max(base_value + spike, lo), hi)
+        base[0] = float(math.ceil(top)) if integer and top < hi else top
+        where += f", entry 0 at {base[0]:g}"
     pairs: list[Pair] = []
     seen: set[frozenset[tuple[float, ...]]] = set()  # a pair and its reverse are one
 
@@ -123,7 +128,7 @@ def vector_pairs(
         key = frozenset((tuple(x), tuple(x_prime)))
         if key not in seen:
             seen.add(key)
-            pairs.append((cast(x), cast(x_prime), f"{m} queries at {base_value:g}{text}"))
+            pairs.append((cast(x), cast(x_prime), f"{where}{text}"))
 
     def cast(v: np.ndarray) -> np.ndarray:
         return v.astype(np.int64) if integer else v

@@ -7,13 +7,20 @@ The threshold is the mechanism's business, unknown to the attack.  So before the
 screened, the outputs are probed at base values over many scales, ±1, ±2, ±4, ..., and read
 through the first output column that goes from one value at the far low base to another at
 the far high base (a response that saturates both ways, as a threshold's does; for a sequence
-the first answer, which no earlier answer can cut short).  How much more often it shows its
+the first answer, which no earlier answer can cut short), or failing that from the start's
+value to another at one far end (a response alike both ways, as to the queries' range).  How much more often it shows its
 high end's value than its low end's, scaled to 0 at the low end and 1 at the high end, is the
 base's *level* (for an answer that is 0 or 1, the share of 1s); 1/2 is the middle of the
 response, where a move of the queries changes the outputs most.  If the start's level is off
 the middle (by more than ``MIDDLE``), the search bisects for the base nearest the start where
 the level crosses 1/2; the patterns are screened there.  It also bisects for the levels 1/4 and
 3/4 (``END_LEVELS``), where the queries all moving up or all down are then screened as well.
+
+A base moved alike in every entry leaves the differences between the queries alone, and a
+mechanism may respond to those only: a noisy max that releases its argmax only when the gap to
+the runner-up is large (propose-test-release).  When no output column responds to the uniform
+base, the same probes raise the first entry alone (a *spike*), and the patterns are screened
+around the middle of that response.
 
 Only for outputs that repeat at the start (at most half the probe's rows distinct: answer
 patterns, indices, index sets): real-valued outputs vary everywhere and, for additive noise, the
@@ -59,6 +66,9 @@ class Response:
 
     middle: float | None = None
     ends: tuple[float, ...] = ()
+    #: whether any output column responds to the base at all (False: it may respond to a
+    #: base moved another way)
+    responds: bool = False
 
 
 def response_bases(probe: Probe, step: float, start: float = 0.0) -> Response:
@@ -90,6 +100,8 @@ def response_bases(probe: Probe, step: float, start: float = 0.0) -> Response:
                 # or the start is inside it): farther bases give this output too
                 break
     found = _responding_column(probed[min(probed)], probed[max(probed)])
+    for far in (max(probed), min(probed)):  # a response alike both ways: from the start out
+        found = found or _responding_column(rows0, probed[far])
     if found is None:
         return Response()
     column, low, high = found
@@ -116,7 +128,7 @@ def response_bases(probe: Probe, step: float, start: float = 0.0) -> Response:
     if abs(level[start] - 0.5) > MIDDLE:
         middle = _toward(0.5, level, start, step, measure)
     ends = (_toward(target, level, start, step, measure) for target in END_LEVELS)
-    return Response(middle, tuple(b for b in ends if b is not None and b != middle))
+    return Response(middle, tuple(b for b in ends if b is not None and b != middle), True)
 
 
 def _toward(

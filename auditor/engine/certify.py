@@ -766,19 +766,29 @@ class _TrialStages:
     def find_base(self) -> Trial:
         """The trial moved to the middle of where its outputs respond to the base, if its own
         base is far off it, with the uniform moves towards the ends of that response as
-        further candidates (``auditor.engine.base_search``; the probes spend no alpha)."""
+        further candidates; if nothing responds to a uniform base, moved to the middle of the
+        response to its first entry alone (``auditor.engine.base_search``; the probes spend no
+        alpha)."""
         trial, rebase = self.trial, self.trial.rebase
         assert rebase is not None
+        step = self.certifier.spec.sensitivity or 1.0
 
-        def probe(base: float | None) -> np.ndarray | None:
-            x = trial.x if base is None else rebase(base).x
-            where = ("base", "start" if base is None else repr(base))
+        def probe(base: float | None, spike: bool = False) -> np.ndarray | None:
+            x = trial.x if base is None else rebase(base, spike=spike).x
+            where = (
+                "base",
+                "start" if base is None else repr(base),
+                *(("spike",) if spike else ()),
+            )
             try:
                 return np.asarray(self.certifier._draw(x, BASE_PROBE, *self.label, *where))
             except DPAuditError:
                 return None  # the adapter fails there: probing stops in that direction
 
-        response = response_bases(probe, step=self.certifier.spec.sensitivity or 1.0)
+        response = response_bases(probe, step)
+        if not response.responds and np.size(trial.x) > 1:
+            spiked = response_bases(functools.partial(probe, spike=True), step)
+            return trial if spiked.middle is None else rebase(spiked.middle, spike=True)
         if response.middle is None:
             return trial
         # a start off the response makes the base the search's guess: the ends are as good a

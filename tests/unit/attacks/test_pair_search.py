@@ -470,3 +470,29 @@ def test_a_loss_at_the_end_of_the_response_is_found_by_a_uniform_move_there():
     assert found.error is None and found.verdict is Verdict.VIOLATION, found.epsilon_lower_bound
     assert "all up" in found.best.trial or "all down" in found.best.trial
     assert clean.error is None and clean.verdict is Verdict.NO_VIOLATION
+
+
+def spread_test(scale):
+    """One bit: is the queries' range (largest minus smallest, L∞ sensitivity 2) plus
+    Laplace noise of ``scale`` above 40?  Moving every query alike never changes it."""
+
+    def draw(rng, q, n):
+        spread = float(np.max(q) - np.min(q))
+        return spread + rng.laplace(0.0, scale, size=n) > 40.0
+
+    return draw
+
+
+def test_a_response_to_the_gap_between_queries_is_found_by_raising_one_entry():
+    # at every uniform base the range is 0 and the bit is 1 with probability e^-40 / 2 on both
+    # inputs; with the first entry raised to about 40 it is 1 half the time, and there a move
+    # of the range by 2 shows the broken scale's true epsilon of 2 (claimed 1)
+    attrs = {"norm": "linf", "sensitivity": 1.0, "query_length": 6, "output_kind": "boolean"}
+    broken = Vector("range_test.sensitivity_1", 1.0, spread_test(1.0), **attrs)
+    correct = Vector("range_test.correct", 1.0, spread_test(2.0), **attrs)
+    found, clean = run_audit([broken, correct], [PairSearchAttack()], CONFIG).results
+    assert found.error is None and found.verdict is Verdict.VIOLATION, found.epsilon_lower_bound
+    x = np.asarray(found.best.x, dtype=float)
+    assert np.ptp(x) > 20 and "entry 0 at" in found.best.trial, found.best.trial
+    assert found.epsilon_lower_bound < 2.0
+    assert clean.error is None and clean.verdict is Verdict.NO_VIOLATION, clean.best.trial

@@ -153,3 +153,21 @@ def test_one_end_that_holds_a_value_the_other_also_shows_is_no_response():
 
     probe, _ = prober(draw)
     assert response_bases(probe, step=1.0).middle is None
+
+
+def test_a_response_alike_both_ways_is_read_from_the_start_out():
+    # a bit on the queries' range, probed with the first entry raised (or lowered): the range
+    # grows either way, so the two far ends agree and only the start tells them apart
+    def range_bit(rng, base, n):
+        return abs(base) + rng.laplace(0.0, 1.0, size=n) > 40.0
+
+    probe, _ = prober(range_bit)
+    response = response_bases(probe, step=1.0)
+    assert response.responds and response.middle is not None
+    assert abs(abs(response.middle) - 40.0) < 3.0, response
+
+
+def test_nothing_responding_says_so():
+    probe, _ = prober(lambda rng, base, n: np.zeros(n, dtype=bool))
+    assert response_bases(probe, step=1.0) == Response()
+    assert not Response().responds
