@@ -26,7 +26,10 @@ the certifier screens them all on outputs of their own before certifying the mos
   domain; all records at one bound (large and small sums), a large dataset; two clusters at
   the bounds (a quantile that jumps); each changed by a record at a bound, at the midpoint, at
   just above the lower bound — added, removed or replaced as the relation allows; every value
-  of a small integer domain also changed by a record of each value.  Under
+  of a small integer domain also changed by a record of each value.  With
+  ``max_contributions`` k, every change is made k times (``Trial.grouped``) and each dataset
+  is also changed by one user's k distinct records (spread across the domain, or the k values
+  from the upper bound down).  Under
   add/remove, the certifier may add the pair at the size where the outputs change
   (``size_pair``, ``Trial.resize``): a minimum count is met by no fixed size.
 """
@@ -263,6 +266,36 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
             pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
     if values:
         neighbours_of(*every, values)
+    users = spec.max_contributions
+    if users > 1:
+        # one privacy unit's records at distinct values, beside the k copies of one record
+        # that ``Trial.grouped`` makes of every pair above: a mechanism that bounds what each
+        # value (partition, bin) takes in, or counts distinct values, shows its user-level
+        # loss only on distinct records
+        step = np.ones_like(lows) if integer else (highs - lows) / (2 * MANY)
+        below_top = np.maximum(highs - np.arange(users)[:, None] * step, lows)
+        units = [
+            (spread(users), f"{users} distinct values across the domain"),
+            (below_top, f"{users} distinct values from the upper bound down"),
+        ]
+        for rows, text in bases:
+            for unit, what in units:
+                if len(np.unique(unit, axis=0)) < users:
+                    continue  # a domain too small for that many distinct values
+                if spec.neighbours == "add_remove":
+                    x, grown = records(rows), records(np.vstack([rows, unit]))
+                    pairs.append((x, grown, f"{text}; add one user's {what}"))
+                elif len(rows) >= users:
+                    changed = rows.copy()
+                    changed[:users] = unit
+                    if not np.array_equal(changed, rows):
+                        pairs.append(
+                            (
+                                records(rows),
+                                records(changed),
+                                f"{text}; replace its first {users} records by one user's {what}",
+                            )
+                        )
     return pairs
 
 

@@ -112,6 +112,8 @@ class Trial:
 
         def group(pair: tuple[Any, Any, str]) -> tuple[Any, Any, str]:
             x, x_prime, description = pair
+            if changed_records(x, x_prime) > 1:
+                return pair  # a privacy unit's change already (``dataset_pairs``)
             text = f"{description}; the change made {k} times (one privacy unit's records)"
             return (*grouped_pair(x, x_prime, k), text)
 
@@ -165,6 +167,13 @@ def grouped_pair(x: Any, x_prime: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         return np.concatenate([d, copies.astype(d.dtype, copy=False)])
 
     return more(a, rows_a, only_a), more(b, rows_b, only_b)
+
+
+def changed_records(x: Any, x_prime: Any) -> int:
+    """How many records one dataset holds that the other does not, the larger side's count
+    (1 for one record added, removed or replaced)."""
+    rows_a, rows_b = Counter(row_keys(np.asarray(x))), Counter(row_keys(np.asarray(x_prime)))
+    return max(sum((rows_a - rows_b).values()), sum((rows_b - rows_a).values()))
 
 
 def row_keys(d: np.ndarray) -> list[Any]:

@@ -111,3 +111,47 @@ def test_noise_for_one_record_is_caught_under_units_of_three_and_noise_for_three
     )
     assert "the change made 3 times" in broken.best.trial
     assert correct.verdict is Verdict.NO_VIOLATION and correct.error is None, correct.to_dict()
+
+
+class DistinctValues(UnitCount):
+    """How many distinct values a dataset holds, plus Laplace noise, on a 2^-10 grid.  A
+    user's 3 records may be 3 new values: correct with scale 3; broken (true epsilon 3) with
+    the scale of one new value, as if a user's records were copies of one."""
+
+    def __init__(self, scale: float, neighbours: str = "add_remove") -> None:
+        super().__init__(scale, neighbours)
+        self.name = f"test.distinct_values(scale={scale:g},{neighbours})"
+
+    def sample(self, query, n: int) -> np.ndarray:
+        noisy = len(np.unique(np.asarray(query))) + self._rng.laplace(0.0, self.scale, n)
+        return np.round(noisy * 1024) / 1024
+
+
+def test_a_unit_s_distinct_records_are_paired_and_are_neighbours():
+    from attacks.neighbours import dataset_pairs
+    from auditor.core.trials import changed_records
+
+    for neighbours in ("add_remove", "replace"):
+        spec = check_adapter(DistinctValues(3.0, neighbours))
+        units = [p for p in dataset_pairs(spec) if "one user's" in p[2]]
+        assert units and all(2 <= changed_records(x, y) <= 3 for x, y, _ in units)
+        assert all(are_neighbours(spec, x, y) for x, y, _ in units)
+        # grouping leaves them as they are, and still makes one record's change k records'
+        x, x_prime, text = units[0]
+        trial = Trial(x, x_prime, None, text, candidates=((np.array([1]), np.array([1, 2]), "+2"),))
+        grouped = trial.grouped(3)
+        assert np.array_equal(grouped.x_prime, x_prime) and grouped.description == text
+        assert changed_records(*grouped.candidates[0][:2]) == 3
+
+
+@pytest.mark.parametrize("neighbours", ["add_remove", "replace"])
+def test_a_count_of_distinct_values_noised_for_one_value_per_user_is_caught(neighbours):
+    # k copies of one record change the count by 1: only distinct records show the loss of 3
+    adapters = [DistinctValues(1.0, neighbours), DistinctValues(3.0, neighbours)]
+    report = run_audit(adapters, load_attacks(None), AuditConfig(budget=50_000, seed=0))
+    broken, correct = report.results
+    assert broken.verdict is Verdict.VIOLATION and broken.epsilon_lower_bound > 1.5, (
+        broken.to_dict()
+    )
+    assert "one user's" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION and correct.error is None, correct.to_dict()
