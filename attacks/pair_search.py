@@ -20,16 +20,24 @@ References:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from attacks.neighbours import dataset_pairs, search_pairs, size_pair, vector_pairs
+from attacks.neighbours import (
+    SMALL_DOMAIN,
+    dataset_pairs,
+    search_pairs,
+    size_pair,
+    vector_pairs,
+)
 from auditor.core.claims import Family
 from auditor.core.kinds import InputKind, OutputKind
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Distinguisher, Trial
+from auditor.engine.value_search import probed_values
 from auditor.statistics.events.event_selection import DataDrivenEvents
 from auditor.statistics.events.vector_events import VectorEvents
 
@@ -61,14 +69,20 @@ class PairSearchAttack:
         movable = spec.input.kind is InputKind.VECTOR and spec.input_bounds is None
         # datasets whose size is private: a size may join the pairs (see Trial.resize)
         sized = spec.input.kind is InputKind.DATASET and spec.neighbours == "add_remove"
-        return [
-            _trial(
-                spec,
-                pairs,
-                partial(_rebased, spec) if movable else None,
-                partial(_resized, spec) if sized else None,
-            )
-        ]
+        trial = _trial(
+            spec,
+            pairs,
+            partial(_rebased, spec) if movable else None,
+            partial(_resized, spec) if sized else None,
+        )
+        if spec.input.kind is InputKind.LOCAL:
+            # a domain with too many pairs to screen: the values whose outputs stand apart
+            # are paired too (see Trial.probe_values)
+            assert spec.exact_domain is not None
+            lo, hi = (int(v) for v in spec.exact_domain)
+            if hi - lo + 1 > SMALL_DOMAIN:
+                trial = replace(trial, probe_values=tuple(probed_values(lo, hi)))
+        return [trial]
 
 
 def _trial(spec: AdapterSpec, pairs: list[Any], rebase: Any = None, resize: Any = None) -> Trial:

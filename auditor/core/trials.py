@@ -97,6 +97,10 @@ class Trial:
     #: at some size (a minimum count, which add/remove neighbours expose; see
     #: ``auditor.engine.size_search``); None: the relation fixes the size.
     resize: Callable[[int], Trial] | None = field(default=None, repr=False, compare=False)
+    #: local values whose outputs the certifier probes before screening, to pair those whose
+    #: outputs stand apart as further candidates (a domain with too many pairs to screen; see
+    #: ``auditor.engine.value_search``); empty: the candidates are fixed.
+    probe_values: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def pairs(self) -> list[tuple[Any, Any, str]]:

@@ -75,6 +75,7 @@ from auditor.engine.sampling import (
 )
 from auditor.engine.size_search import SIZE_PROBE, threshold_size
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
+from auditor.engine.value_search import probe_apart
 from auditor.statistics.clopper_pearson import (
     best_predicted_lower_bounds,
     best_splits,
@@ -694,6 +695,8 @@ class _TrialStages:
             self.trial = self.find_base()
         if self.trial.resize is not None:
             self.trial = self.find_size()
+        if self.trial.probe_values:
+            self.trial = self.find_values()
         # the probes may have added pairs: screening is planned for all (alpha is not)
         self.schedule = self.certifier._schedule(self.trial)
         if self.schedule.screened > 1:
@@ -813,6 +816,23 @@ class _TrialStages:
         size = threshold_size(probe, smallest=spec.min_records)
         resized = None if size is None else resize(size - 1).accepted_by(spec)
         return trial if resized is None else resized
+
+    def find_values(self) -> Trial:
+        """The trial with pairs of the local values whose outputs stand apart among those
+        probed as further candidates (``auditor.engine.value_search``; the probes spend no
+        alpha)."""
+        trial = self.trial
+
+        def probe(value: Any, n: int) -> np.ndarray | None:
+            try:
+                return np.asarray(self.certifier._draw(value, n, *self.label, "value", value))
+            except DPAuditError:
+                return None  # the adapter fails there: that value is left out
+
+        known = {frozenset((p[0], p[1])) for p in trial.pairs}
+        total = self.certifier.config.budget_for(self.certifier.spec)
+        found = probe_apart(probe, trial.probe_values, total)
+        return trial.with_candidates([p for p in found if frozenset(p[:2]) not in known])
 
     def choose_pair(self) -> Trial:
         """The candidate pair whose screening outputs promise the largest bound.

@@ -1,0 +1,149 @@
+"""Which values of a large local domain to pair: those whose outputs stand apart.
+
+Under local DP any two values are neighbours, and a randomizer that mishandles one value (a
+code listed twice, a bucket edge counted in two buckets, one category reported with the whole
+budget) leaks only on the pairs that hold it.  A domain of more than a few values has too many
+pairs to screen, and its ends, its middle and their neighbours meet such a value only by luck.
+So before the pairs are screened, the outputs are probed at up to ``MAX_VALUES`` values spread
+over the domain (every value of a smaller domain), ``VALUE_PROBE`` outputs each, and each
+value's outputs are summarised by the frequencies of a few features: each output column's
+value where it takes few values, else the pooled quantile bin it falls in.  A value whose
+frequencies lie far from the pooled ones (a chi-square statistic, robustly standardised across
+the values: the protocol's own differences between values are common to all of them) stands
+apart; the few that stand apart most are paired with the value, among those that do not, whose
+frequencies lie farthest from theirs, and with each other.
+
+The probes choose pairs as screening outputs do: nothing drawn here certifies anything, and no
+alpha is spent.  A symmetric protocol has no value that stands apart, and adds no pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from auditor.statistics.events.vector_events import as_matrix
+
+#: values probed at most (spread over the domain, ends included)
+MAX_VALUES = 1024
+#: outputs drawn at each value probed (fewer for wide outputs; see ``outputs_per_value``)
+VALUE_PROBE = 256
+#: output cells (outputs x columns) the probes hold in all, at most
+MAX_CELLS = 2**24
+#: a column with at most this many distinct values is read by its values, else by bins
+FEW_VALUES = 64
+#: quantile bins of a column with more distinct values
+BINS = 8
+#: values that stand apart, at most, that get pairs
+MAX_APART = 4
+#: robust z-score (median and MAD across the values) above which a value stands apart
+APART_Z = 5.0
+
+Pair = tuple[Any, Any, str]
+
+
+def probed_values(lo: int, hi: int) -> list[int]:
+    """Every value of ``lo .. hi`` if there are at most ``MAX_VALUES``, else that many spread
+    evenly, both ends included."""
+    if hi - lo + 1 <= MAX_VALUES:
+        return list(range(lo, hi + 1))
+    return sorted({int(v) for v in np.round(np.linspace(lo, hi, MAX_VALUES))})
+
+
+def outputs_per_value(values: int, width: int, total: int) -> int:
+    """Outputs drawn at each value: ``VALUE_PROBE``, fewer when the cells would pass
+    ``MAX_CELLS`` or the outputs ``total`` (a trial's budget: a slow library's too), at least
+    32."""
+    return int(max(32, min(VALUE_PROBE, MAX_CELLS // max(1, values * width), total // values)))
+
+
+def _features(
+    rows: np.ndarray, edges: list[np.ndarray | None], kinds: list[np.ndarray]
+) -> np.ndarray:
+    """Frequencies of each column's values (``kinds[j]``) or bins (``edges[j]``) in ``rows``."""
+    parts = []
+    for j, (cuts, known) in enumerate(zip(edges, kinds, strict=True)):
+        col = np.nan_to_num(rows[:, j], nan=np.inf)
+        if cuts is None:
+            parts.append((col[:, None] == known[None, :]).mean(axis=0))
+        else:
+            parts.append(
+                np.bincount(np.searchsorted(cuts, col), minlength=len(cuts) + 1) / len(col)
+            )
+    return np.concatenate(parts)
+
+
+def apart_pairs(values: Sequence[Any], outputs: Sequence[np.ndarray]) -> list[Pair]:
+    """Pairs of the values (``outputs[i]`` drawn at ``values[i]``, equally many each) whose
+    outputs stand apart, each with the value farthest from it and with each other; [] when
+    none stands apart."""
+    rows = [as_matrix(o) for o in outputs]
+    if len(rows) < 3 or any(r.shape[1:] != rows[0].shape[1:] for r in rows):
+        return []
+    pooled = np.vstack(rows)
+    width = pooled.shape[1]
+    kinds: list[np.ndarray] = []
+    edges: list[np.ndarray | None] = []
+    for j in range(width):
+        col = np.nan_to_num(pooled[:, j], nan=np.inf)
+        distinct = np.unique(col)
+        if len(distinct) <= FEW_VALUES:
+            kinds.append(distinct)
+            edges.append(None)
+        else:
+            kinds.append(distinct[:0])
+            edges.append(np.unique(np.quantile(col[np.isfinite(col)], np.arange(1, BINS) / BINS)))
+    f = np.array([_features(r, edges, kinds) for r in rows])
+    mean = f.mean(axis=0)
+    spread = mean * (1.0 - mean)
+    keep = spread > 0
+    if not keep.any():
+        return []
+    n = np.array([len(r) for r in rows], dtype=float)[:, None]
+    z = (f[:, keep] - mean[keep]) / np.sqrt(spread[keep])
+    statistic = (n * z * z).sum(axis=1)  # chi-square-like, about the feature count if alike
+    centre = float(np.median(statistic))
+    mad = 1.4826 * float(np.median(np.abs(statistic - centre)))
+    if mad <= 0:
+        return []
+    score = (statistic - centre) / mad
+    apart = [int(i) for i in np.argsort(-score)[:MAX_APART] if score[i] > APART_Z]
+    pairs: list[Pair] = []
+    seen: set[frozenset[Any]] = set()
+
+    def add(i: int, k: int, why: str) -> None:
+        key = frozenset((values[i], values[k]))
+        if i != k and key not in seen:
+            seen.add(key)
+            pairs.append((values[i], values[k], f"values {values[i]} and {values[k]} ({why})"))
+
+    # partners among the values that do not stand apart: two that do may stand apart alike
+    usual = np.flatnonzero(score <= APART_Z)
+    for i in apart:
+        far = int(usual[np.argmax(((z[usual] - z[i]) ** 2).sum(axis=1))])
+        add(i, far, f"value {values[i]}'s outputs stand apart among {len(values)} probed")
+    for a, i in enumerate(apart):
+        for k in apart[a + 1 :]:
+            add(i, k, f"both stand apart among {len(values)} probed")
+    return pairs
+
+
+#: draws outputs at one value, or None if the adapter failed there
+Probe = Callable[[Any, int], np.ndarray | None]
+
+
+def probe_apart(probe: Probe, values: Sequence[Any], total: int) -> list[Pair]:
+    """:func:`apart_pairs` on outputs drawn by ``probe`` at each of ``values``, about
+    ``total`` in all (a value whose probe fails is left out; the first value's first outputs
+    tell the output's width)."""
+    if len(values) < 3:
+        return []
+    first = probe(values[0], 32)
+    if first is None:
+        return []
+    n = outputs_per_value(len(values), as_matrix(first).shape[1], total)
+    drawn = [(v, probe(v, n)) for v in values]
+    kept = [(v, o) for v, o in drawn if o is not None]
+    return apart_pairs([v for v, _ in kept], [o for _, o in kept])
