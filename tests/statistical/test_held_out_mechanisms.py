@@ -1,4 +1,4 @@
-"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py to _9.py,
+"""Held-out mechanisms (bench/held_out_mechanisms.py, held_out_mechanisms_2.py, _3.py to _10.py,
 each written by a session without sight of our test mechanisms): the correct ones are never
 called broken at the default budget, and the broken ones the first run found stay found."""
 
@@ -151,6 +151,21 @@ def test_the_ninth_held_out_set_of_approximate_dp_keeps_its_verdicts():
     # beyond the default budget: epsilon 18.9 against a claimed 16, and a Gaussian whose
     # certifiable epsilon at 150,000 outputs per side is 0.91 for a claimed 1 (true 1.81)
     missed = {"ho9.analytic-gaussian.broken", "ho9.user-histogram-gaussian.broken"}
+    for adapter in module.ADAPTERS:
+        if adapter.name not in missed:
+            expected = Verdict.VIOLATION if adapter.broken else Verdict.NO_VIOLATION
+            assert verdicts[adapter.name] is expected, (adapter.name, verdicts[adapter.name])
+
+
+@pytest.mark.slow
+def test_the_tenth_held_out_set_of_local_protocols_keeps_its_verdicts():
+    """Local DP as deployed (OLH, unary encodings, Hadamard response, the piecewise and
+    square-wave mechanisms, ...): no false alarm; the broken ones found stay found, the two
+    whose bug sits on one middle value since the value search."""
+    module, verdicts = audited("held_out_mechanisms_10.py")
+    assert len(verdicts) == 26
+    # its leak beyond 1 needs a rare output (probability 1/70): found alone, not in this run
+    missed = {"ho10.dbitflip.broken"}
     for adapter in module.ADAPTERS:
         if adapter.name not in missed:
             expected = Verdict.VIOLATION if adapter.broken else Verdict.NO_VIOLATION
