@@ -40,6 +40,8 @@ BINS = 8
 MAX_APART = 4
 #: robust z-score (median and MAD across the values) above which a value stands apart
 APART_Z = 5.0
+#: probes that may fail (the adapter raised or timed out) before the search gives up
+MAX_FAILURES = 3
 
 Pair = tuple[Any, Any, str]
 
@@ -68,10 +70,9 @@ def _features(
         col = np.nan_to_num(rows[:, j], nan=np.inf)
         if cuts is None:
             parts.append((col[:, None] == known[None, :]).mean(axis=0))
-        else:
-            parts.append(
-                np.bincount(np.searchsorted(cuts, col), minlength=len(cuts) + 1) / len(col)
-            )
+        else:  # the bins, then "no answer" (NaN) on its own
+            bins = np.where(np.isinf(col), len(cuts) + 1, np.searchsorted(cuts, col))
+            parts.append(np.bincount(bins, minlength=len(cuts) + 2) / len(col))
     return np.concatenate(parts)
 
 
@@ -136,14 +137,20 @@ Probe = Callable[[Any, int], np.ndarray | None]
 
 def probe_apart(probe: Probe, values: Sequence[Any], total: int) -> list[Pair]:
     """:func:`apart_pairs` on outputs drawn by ``probe`` at each of ``values``, about
-    ``total`` in all (a value whose probe fails is left out; the first value's first outputs
-    tell the output's width)."""
+    ``total`` in all (a value whose probe fails is left out, and after ``MAX_FAILURES`` the
+    search gives up; the first value's first outputs tell the output's width)."""
     if len(values) < 3:
         return []
     first = probe(values[0], 32)
     if first is None:
         return []
     n = outputs_per_value(len(values), as_matrix(first).shape[1], total)
-    drawn = [(v, probe(v, n)) for v in values]
-    kept = [(v, o) for v, o in drawn if o is not None]
+    kept: list[tuple[Any, np.ndarray]] = []
+    failed = 0
+    for v in values:
+        out = probe(v, n)
+        if out is not None:
+            kept.append((v, out))
+        elif (failed := failed + 1) >= MAX_FAILURES:
+            return []  # an adapter that fails or hangs here keeps the pairs it has
     return apart_pairs([v for v, _ in kept], [o for _, o in kept])

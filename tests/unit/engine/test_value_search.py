@@ -15,6 +15,7 @@ from auditor.core.results import Verdict
 from auditor.engine.runner import run_audit
 from auditor.engine.value_search import (
     MAX_CELLS,
+    MAX_FAILURES,
     MAX_VALUES,
     VALUE_PROBE,
     apart_pairs,
@@ -64,6 +65,23 @@ def test_probes_cover_the_domain_and_stay_within_their_cells():
 
     assert probe_apart(probe, list(range(10)), 10**6) == []  # one failing value is left out
     assert set(asked) == set(range(10))
+    asked.clear()
+
+    def failing(v, n):
+        asked.append(v)
+        return None if v >= 3 else np.zeros(n)
+
+    assert probe_apart(failing, list(range(100)), 10**6) == []
+    assert len(asked) == 1 + 3 + MAX_FAILURES  # gives up: a hanging adapter costs 3 timeouts
+
+
+def test_a_value_that_often_answers_none_stands_apart():
+    rng = np.random.default_rng(2)
+    values = list(range(30))
+    outputs = [rng.normal(0.0, 1.0, 256) for _ in values]
+    outputs[17][rng.random(256) < 0.3] = np.nan  # "none" 30% of the time at value 17 only
+    pairs = apart_pairs(values, outputs)
+    assert pairs and all(17 in p[:2] for p in pairs), pairs
 
 
 class UnaryEncoding(SeededAdapter):
