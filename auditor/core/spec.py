@@ -235,9 +235,9 @@ def check_adapter(adapter: Any) -> AdapterSpec:
     if inputs.kind is InputKind.DATASET:
         raw_domain = read("domain")
         if inputs.columns > 1:
-            column_domains = _column_domains(raw_domain, inputs.columns, fail)
+            column_domains, exact_domain = _column_domains(raw_domain, inputs.columns, fail)
             lows, highs = zip(*column_domains, strict=True)
-            domain = exact_domain = (min(lows), max(highs))
+            domain = (min(lows), max(highs))
         else:
             domain, exact_domain = _domain(raw_domain, fail)
         neighbours = read("neighbours", "add_remove")
@@ -326,8 +326,10 @@ def _domain(
 
 def _column_domains(
     raw: Any, columns: int, fail: Callable[[str, str], AdapterContractError]
-) -> tuple[tuple[float, float], ...]:
-    """One ``(lo, hi)`` per column: a single pair applies to every column."""
+) -> tuple[tuple[tuple[float, float], ...], tuple[int | float, int | float]]:
+    """One ``(lo, hi)`` per column (a single pair applies to every column), as floats, and
+    the lowest and highest bound as the adapter's own numbers: ints when every column's
+    bounds are (its records are then integers)."""
     try:
         pairs = list(raw)
         if len(pairs) == 2 and all(isinstance(v, numbers.Real) for v in pairs):
@@ -336,7 +338,12 @@ def _column_domains(
         raise fail("domain", f"={raw!r} must be (lo, hi) or one (lo, hi) per column") from None
     if len(pairs) != columns:
         raise fail("domain", f"={raw!r} must hold one (lo, hi) per column ({columns} columns)")
-    return tuple(_domain(pair, fail)[0] for pair in pairs)
+    parsed = [_domain(pair, fail) for pair in pairs]
+    lows, highs = zip(*(exact for _, exact in parsed), strict=True)
+    lo, hi = min(lows), max(highs)
+    if not all(isinstance(b, int) for b in (*lows, *highs)):
+        lo, hi = float(lo), float(hi)
+    return tuple(floats for floats, _ in parsed), (lo, hi)
 
 
 def _choice(
@@ -491,9 +498,9 @@ def typical_query(spec: AdapterSpec) -> Any:
         return 1 if spec.family is Family.BINARY else spec.exact_domain[0]
     size = max(11, spec.min_records)
     if spec.column_domains is not None:
-        return np.column_stack([np.linspace(lo, hi, size) for lo, hi in spec.column_domains])
-    assert spec.domain is not None
-    lo, hi = spec.domain
-    records = np.linspace(lo, hi, size)
+        records = np.column_stack([np.linspace(lo, hi, size) for lo, hi in spec.column_domains])
+    else:
+        assert spec.domain is not None
+        records = np.linspace(*spec.domain, size)
     # an integer domain (categories, counts) takes integer records
     return records.round().astype(np.int64) if spec.integer_domain else records

@@ -145,6 +145,42 @@ def test_multi_column_datasets_take_one_domain_or_one_per_column():
     assert typical_query(spec).shape == (11, 2)
 
 
+@pytest.mark.parametrize(
+    ("domain", "integer"),
+    [([(0, 2), (0, 7)], True), ((0, 4), True), ([(0, 2), (0.0, 7.0)], False)],
+)
+def test_columns_bounded_by_ints_get_integer_records_from_every_attack(domain, integer):
+    # categories and node ids: a record at the midpoint of 0..7 is 3, never 3.5
+    from attacks import load_attacks
+
+    for neighbours in ("add_remove", "replace"):
+        spec = check_adapter(
+            Kinds(
+                input_kind="dataset",
+                columns=2,
+                domain=domain,
+                neighbours=neighbours,
+                output_kind="real",
+            )
+        )
+        assert spec.integer_domain is integer
+        rng = np.random.default_rng(0)
+        pairs = [
+            p
+            for a in load_attacks(None)
+            if a.applies_to(spec)
+            for t in a.trials(spec, rng)
+            for p in t.pairs
+        ]
+        pairs.append((typical_query(spec), typical_query(spec), "typical"))
+        assert pairs
+        for x, x_prime, text in pairs:
+            for d in (np.asarray(x), np.asarray(x_prime)):
+                assert d.ndim == 2 and d.shape[1] == 2, text
+                if integer:
+                    assert d.dtype.kind == "i", (text, d)
+
+
 # --- conform: one checker for every output kind ---
 
 
