@@ -56,6 +56,8 @@ SPLIT_ALL = 16
 MANY = 20
 #: records in the large dataset
 LARGE = 1000
+#: columns of a multi-column domain that get records mixing the bounds (two each)
+MIXED_COLUMNS = 4
 #: at most this many values of an integer domain are listed one by one
 SMALL_DOMAIN = 16
 
@@ -229,6 +231,16 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         (mids, "the midpoint"),
         (near_low, "just above the lower bound"),
     ]
+    # records mixing the bounds across columns: one column at one bound, the rest at the
+    # other (a customer id at the top with a product at the bottom: a new record of a key
+    # the dataset already holds, with another column's extreme)
+    mixed: list[tuple[np.ndarray, str]] = []
+    for j in range(min(len(lows), MIXED_COLUMNS) if len(lows) > 1 else 0):
+        for base_row, other, where in ((highs, lows, "lower"), (lows, highs, "upper")):
+            row = base_row.copy()
+            row[j] = other[j]
+            if not any(np.array_equal(row, r) for r, _ in changes + mixed):
+                mixed.append((row, f"column {j} at its {where} bound, the rest at the other"))
     pairs: list[Pair] = []
 
     def neighbours_of(rows: np.ndarray, text: str, moves: list[tuple[np.ndarray, str]]) -> None:
@@ -264,6 +276,8 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         neighbours_of(rows, text, changes)
         if spec.neighbours == "add_remove" and len(rows) > 1:  # never the empty dataset
             pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
+    for rows, text in bases[:2] + bases[3:5]:  # the midpoint's and the bounds' datasets
+        neighbours_of(rows, text, mixed)
     if values:
         neighbours_of(*every, values)
     users = spec.max_contributions

@@ -326,3 +326,44 @@ def test_the_engine_names_the_adapter_and_the_call_and_draws_chunks_of_any_width
     out = draw(spec, np.arange(5.0), 10_000, 7)
     assert out.shape == (10_000, 5) and (out[:, 4] == 4).all()
     assert draw(spec, np.arange(5.0), 0, 7).shape == (0, 5)
+
+
+class CappedLinks:
+    """(customer 0..9, product 0..4) links; each customer keeps its 3 smallest products (a
+    contribution bound); Laplace noise on the 5 product counts.  A new link of a customer with
+    3 kept can push one out (one count down, another up: L1 2): correct with scale 2/eps,
+    broken (true epsilon 2 for a claimed 1) with scale 1/eps."""
+
+    input_kind, columns, domain = "dataset", 2, [(0, 9), (0, 4)]
+    neighbours, output_kind, output_length, epsilon = "add_remove", "real", 5, 1.0
+
+    def __init__(self, scale: float) -> None:
+        self.scale, self.name = scale, f"capped_links(scale={scale:g})"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        links = np.asarray(query).reshape(-1, 2)
+        kept: dict[int, list[int]] = {}
+        for customer, product in links.tolist():
+            kept[customer] = sorted([*kept.get(customer, []), product])[:3]
+        counts = np.bincount([p for ps in kept.values() for p in ps], minlength=5)
+        noisy = counts.astype(float) + self._rng.laplace(0.0, self.scale, size=(n, 5))
+        return np.round(noisy * 1024) / 1024
+
+
+def test_a_record_mixing_the_column_bounds_finds_a_swapped_contribution():
+    # only a customer with 3 links already, given a smaller product, swaps a count: records at
+    # one bound in every column add a new customer (L1 1) or a link that is not kept (0)
+    from attacks import load_attacks
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import Verdict
+    from auditor.engine.runner import run_audit
+
+    adapters = [CappedLinks(1.0), CappedLinks(2.0)]
+    broken, correct = run_audit(adapters, load_attacks(None), AuditConfig()).results
+    assert broken.verdict is Verdict.VIOLATION and broken.epsilon_lower_bound > 1.3, broken.best
+    assert "the rest at the other" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION and correct.error is None, correct.best
