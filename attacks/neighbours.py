@@ -211,12 +211,16 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
 
     # between the two lowest of the distinct values: present in none of the datasets
     near_low = np.minimum(lows + 1, highs) if integer else lows + (highs - lows) / (2 * MANY)
+    one_mid = (mids[None, :], "one record at the midpoint")
+    many_mid = (np.repeat(mids[None, :], MANY, axis=0), f"{MANY} records at the midpoint")
+    at_low = (np.repeat(lows[None, :], MANY, axis=0), f"{MANY} records at the lower bound")
+    at_high = (np.repeat(highs[None, :], MANY, axis=0), f"{MANY} records at the upper bound")
     bases: list[tuple[np.ndarray, str]] = [
-        (mids[None, :], "one record at the midpoint"),
-        (np.repeat(mids[None, :], MANY, axis=0), f"{MANY} records at the midpoint"),
+        one_mid,
+        many_mid,
         (spread(MANY), f"{MANY} distinct values across the domain"),
-        (np.repeat(lows[None, :], MANY, axis=0), f"{MANY} records at the lower bound"),
-        (np.repeat(highs[None, :], MANY, axis=0), f"{MANY} records at the upper bound"),
+        at_low,
+        at_high,
         (
             np.vstack(
                 [np.repeat(lows[None, :], MANY // 2, 0), np.repeat(highs[None, :], MANY // 2, 0)]
@@ -243,21 +247,29 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
                 mixed.append((row, f"column {j} at its {where} bound, the rest at the other"))
     pairs: list[Pair] = []
 
-    def neighbours_of(rows: np.ndarray, text: str, moves: list[tuple[np.ndarray, str]]) -> None:
-        """``rows`` with each of ``moves`` added, or put in place of its first record."""
+    def neighbours_of(
+        rows: np.ndarray,
+        text: str,
+        moves: list[tuple[np.ndarray, str]],
+        who: tuple[str, str] = ("a record at", "one at"),
+    ) -> None:
+        """``rows`` with each of ``moves`` (a record, or a block of one user's records) added,
+        or put in place of its first records; ``who`` names a move added and put in place."""
         x = records(rows)
-        if spec.neighbours == "add_remove":
-            for value, where in moves:
-                added = records(np.vstack([rows, value[None, :]]))
-                pairs.append((x, added, f"{text}; add a record at {where}"))
-        else:
-            for value, where in moves:
-                changed = rows.copy()
-                changed[0] = value
-                if not np.array_equal(changed, rows):
-                    pairs.append(
-                        (x, records(changed), f"{text}; replace its first record by one at {where}")
-                    )
+        for value, where in moves:
+            block = np.atleast_2d(value)
+            if spec.neighbours == "add_remove":
+                grown = records(np.vstack([rows, block]))
+                pairs.append((x, grown, f"{text}; add {who[0]} {where}"))
+                continue
+            if len(rows) < len(block):
+                continue
+            changed = rows.copy()
+            changed[: len(block)] = block
+            first = "record" if len(block) == 1 else f"{len(block)} records"
+            if not np.array_equal(changed, rows):
+                text_changed = f"{text}; replace its first {first} by {who[1]} {where}"
+                pairs.append((x, records(changed), text_changed))
 
     values: list[tuple[np.ndarray, str]] = []
     if integer and all(h - lo_ + 1 <= SMALL_DOMAIN for lo_, h in zip(lows, highs, strict=True)):
@@ -276,7 +288,7 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         neighbours_of(rows, text, changes)
         if spec.neighbours == "add_remove" and len(rows) > 1:  # never the empty dataset
             pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
-    for rows, text in bases[:2] + bases[3:5]:  # the midpoint's and the bounds' datasets
+    for rows, text in (one_mid, many_mid, at_low, at_high):
         neighbours_of(rows, text, mixed)
     if values:
         neighbours_of(*every, values)
@@ -292,24 +304,10 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
             (spread(users), f"{users} distinct values across the domain"),
             (below_top, f"{users} distinct values from the upper bound down"),
         ]
+        # a domain too small for that many distinct values has no such unit
+        units = [(unit, what) for unit, what in units if len(np.unique(unit, axis=0)) == users]
         for rows, text in bases:
-            for unit, what in units:
-                if len(np.unique(unit, axis=0)) < users:
-                    continue  # a domain too small for that many distinct values
-                if spec.neighbours == "add_remove":
-                    x, grown = records(rows), records(np.vstack([rows, unit]))
-                    pairs.append((x, grown, f"{text}; add one user's {what}"))
-                elif len(rows) >= users:
-                    changed = rows.copy()
-                    changed[:users] = unit
-                    if not np.array_equal(changed, rows):
-                        pairs.append(
-                            (
-                                records(rows),
-                                records(changed),
-                                f"{text}; replace its first {users} records by one user's {what}",
-                            )
-                        )
+            neighbours_of(rows, text, units, who=("one user's", "one user's"))
     return pairs
 
 

@@ -61,42 +61,42 @@ def outputs_per_value(values: int, width: int, total: int) -> int:
     return int(max(32, min(VALUE_PROBE, MAX_CELLS // max(1, values * width), total // values)))
 
 
-def _features(
-    rows: np.ndarray, edges: list[np.ndarray | None], kinds: list[np.ndarray]
-) -> np.ndarray:
-    """Frequencies of each column's values (``kinds[j]``) or bins (``edges[j]``) in ``rows``."""
+#: how a column is read: by its ``levels`` (distinct values), or by bins between ``levels``
+#: (quantile cuts) with "no answer" (NaN) a bin of its own
+ColumnReading = tuple[np.ndarray, bool]
+
+
+def _reading(col: np.ndarray) -> ColumnReading:
+    """How to read a column, from its pooled values (NaN as inf)."""
+    distinct = np.unique(col)
+    if len(distinct) <= FEW_VALUES:
+        return distinct, False
+    return np.unique(np.quantile(col[np.isfinite(col)], np.arange(1, BINS) / BINS)), True
+
+
+def _features(rows: np.ndarray, readings: list[ColumnReading]) -> np.ndarray:
+    """Frequencies of each column's levels or bins in ``rows``."""
     parts = []
-    for j, (cuts, known) in enumerate(zip(edges, kinds, strict=True)):
+    for j, (levels, binned) in enumerate(readings):
         col = np.nan_to_num(rows[:, j], nan=np.inf)
-        if cuts is None:
-            parts.append((col[:, None] == known[None, :]).mean(axis=0))
-        else:  # the bins, then "no answer" (NaN) on its own
-            bins = np.where(np.isinf(col), len(cuts) + 1, np.searchsorted(cuts, col))
-            parts.append(np.bincount(bins, minlength=len(cuts) + 2) / len(col))
+        if binned:
+            bins = np.where(np.isinf(col), len(levels) + 1, np.searchsorted(levels, col))
+            parts.append(np.bincount(bins, minlength=len(levels) + 2) / len(col))
+        else:
+            parts.append((col[:, None] == levels[None, :]).mean(axis=0))
     return np.concatenate(parts)
 
 
 def apart_pairs(values: Sequence[Any], outputs: Sequence[np.ndarray]) -> list[Pair]:
     """Pairs of the values (``outputs[i]`` drawn at ``values[i]``, equally many each) whose
-    outputs stand apart, each with the value farthest from it and with each other; [] when
-    none stands apart."""
+    outputs stand apart, each with the value farthest from it among those that do not and
+    with each other; [] when none stands apart."""
     rows = [as_matrix(o) for o in outputs]
     if len(rows) < 3 or any(r.shape[1:] != rows[0].shape[1:] for r in rows):
         return []
-    pooled = np.vstack(rows)
-    width = pooled.shape[1]
-    kinds: list[np.ndarray] = []
-    edges: list[np.ndarray | None] = []
-    for j in range(width):
-        col = np.nan_to_num(pooled[:, j], nan=np.inf)
-        distinct = np.unique(col)
-        if len(distinct) <= FEW_VALUES:
-            kinds.append(distinct)
-            edges.append(None)
-        else:
-            kinds.append(distinct[:0])
-            edges.append(np.unique(np.quantile(col[np.isfinite(col)], np.arange(1, BINS) / BINS)))
-    f = np.array([_features(r, edges, kinds) for r in rows])
+    pooled = np.nan_to_num(np.vstack(rows), nan=np.inf)
+    readings = [_reading(pooled[:, j]) for j in range(pooled.shape[1])]
+    f = np.array([_features(r, readings) for r in rows])
     mean = f.mean(axis=0)
     spread = mean * (1.0 - mean)
     keep = spread > 0
