@@ -45,7 +45,7 @@ import numpy as np
 
 from auditor.core.kinds import InputKind, Norm
 from auditor.core.spec import AdapterSpec
-from auditor.core.trials import row_keys
+from auditor.core.trials import USER_RECORDS, row_keys
 
 #: vector length the search uses when the adapter does not fix one (StatDP and DP-Sniper use
 #: 5 and 10; 10 leaves room for half-and-half and prefix patterns)
@@ -92,6 +92,16 @@ def sign_patterns(m: int) -> list[tuple[np.ndarray, str]]:
     add(np.ones(m), "all up")
     add(-np.ones(m), "all down")
     return out
+
+
+def _one_user_apart(small: np.ndarray, big: np.ndarray, column: int) -> bool:
+    """Whether ``big`` is ``small`` plus every record of one user id ``small`` does not hold."""
+    small, big = np.atleast_2d(small.T).T, np.atleast_2d(big.T).T
+    added = set(big[:, column].tolist()) - set(small[:, column].tolist())
+    if len(added) != 1 or len(big) == len(small):
+        return False
+    rest = big[big[:, column] != added.pop()]
+    return Counter(row_keys(rest)) == Counter(row_keys(small))
 
 
 def _norm(v: np.ndarray, norm: Norm) -> float:
@@ -292,20 +302,34 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         neighbours_of(rows, text, mixed)
     if values:
         neighbours_of(*every, values)
-    users = spec.max_contributions
-    if users > 1:
-        # one privacy unit's records at distinct values, beside the k copies of one record
-        # that ``Trial.grouped`` makes of every pair above: a mechanism that bounds what each
-        # value (partition, bin) takes in, or counts distinct values, shows its user-level
-        # loss only on distinct records
-        step = np.ones_like(lows) if integer else (highs - lows) / (2 * MANY)
+    # one privacy unit's records at distinct values, beside the copies of one record that
+    # ``Trial.for_privacy_units`` makes of every pair above: a mechanism that bounds what each
+    # value (partition, bin) takes in, or counts distinct values, shows its user-level loss
+    # only on distinct records
+    unit_sizes = [spec.max_contributions] if spec.max_contributions > 1 else []
+    if spec.user_column is not None:
+        unit_sizes = [k for k in USER_RECORDS if k > 1]
+    step = np.ones_like(lows) if integer else (highs - lows) / (2 * MANY)
+    unit_width = len(lows)
+    for users in unit_sizes:
         below_top = np.maximum(highs - np.arange(users)[:, None] * step, lows)
         units = [
             (spread(users), f"{users} distinct values across the domain"),
             (below_top, f"{users} distinct values from the upper bound down"),
         ]
-        # a domain too small for that many distinct values has no such unit
-        units = [(unit, what) for unit, what in units if len(np.unique(unit, axis=0)) == users]
+        # a domain too small for that many distinct values has no such unit (user ids aside:
+        # a user's records spread over fewer values still spread)
+        data = [c for c in range(unit_width) if c != spec.user_column]
+        kept = []
+        for unit, what in units:
+            distinct = len(np.unique(unit[:, data], axis=0)) if data else 1
+            if distinct == users:
+                kept.append((unit, what))
+            elif spec.user_column is not None and distinct > 1:
+                kept.append(
+                    (unit, what.replace("distinct values", f"records on {distinct} values"))
+                )
+        units = kept
         for rows, text in bases:
             neighbours_of(rows, text, units, who=("one user's", "one user's"))
     return pairs
@@ -350,6 +374,8 @@ def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:
     if spec.neighbours == "replace":
         return a.shape == b.shape and int((a != b).reshape(len(a), -1).any(axis=1).sum()) <= k
     small, big = (a, b) if len(a) < len(b) else (b, a)
+    if spec.user_column is not None:
+        return _one_user_apart(small, big, spec.user_column)
     if not 1 <= len(big) - len(small) <= k:
         return False
 

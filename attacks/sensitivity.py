@@ -437,7 +437,8 @@ class SensitivityAttack:
     )
 
     def applies_to(self, spec: AdapterSpec) -> bool:
-        return spec.family is Family.DATASET
+        # its pairs differ in records; a sensitivity per user id is not one per record
+        return spec.family is Family.DATASET and spec.user_column is None
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         # the white-box check calls the adapter on its pairs too: only sizes it accepts

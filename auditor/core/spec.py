@@ -87,12 +87,20 @@ class AdapterSpec:
     #: records one privacy unit (a user) may contribute (``max_contributions``): neighbouring
     #: datasets differ in up to this many records, as OpenDP's symmetric distance d_in
     max_contributions: int = 1
+    #: the dataset column holding user ids (``user_column``): neighbours then differ in all
+    #: the records of one user, however many; None: a record is a privacy unit of its own
+    user_column: int | None = None
+    #: the ids that column may hold, ``(lo, hi)`` as Python ints (None without user ids)
+    user_ids: tuple[int, int] | None = None
 
     @property
     def kind_label(self) -> str:
         """The family's name, or ``input → output`` for adapters outside the four families."""
-        users = f" (up to {self.max_contributions} records per user)"
-        users = users if self.max_contributions > 1 else ""
+        users = ""
+        if self.max_contributions > 1:
+            users = f" (up to {self.max_contributions} records per user)"
+        if self.user_column is not None:
+            users = f" (user ids in column {self.user_column})"
         if self.family is not None:
             return self.family.value + (" (monotone)" if self.input.monotone else "") + users
         return f"{self.input.label} → {self.output.label}{users}"
@@ -225,6 +233,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
     sensitivity = domain = exact_domain = neighbours = dataset_sensitivity = None
     column_domains = None
     min_records = max_contributions = 1
+    user_column = user_ids = None
     if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
         sensitivity = read("sensitivity")
         if sensitivity is None:
@@ -254,6 +263,12 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         max_contributions = read("max_contributions", 1)
         if not _whole(max_contributions):
             raise fail("max_contributions", f"={max_contributions!r} must be a whole number >= 1")
+        user_column, user_ids = _user_column(read, inputs.columns, neighbours, fail)
+        if user_column is not None and max_contributions > 1:
+            raise fail(
+                "max_contributions",
+                "cannot be declared with user_column: a user's records are the ids' to group",
+            )
     if inputs.kind is InputKind.LOCAL:
         # the binary family's inputs are the bits 0 and 1, whatever else it calls a domain
         raw_domain = (0, 1) if family is Family.BINARY else read("domain")
@@ -301,7 +316,43 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         column_domains=column_domains,
         min_records=int(min_records),
         max_contributions=int(max_contributions),
+        user_column=user_column,
+        user_ids=user_ids,
     )
+
+
+def _user_column(
+    read: Callable[..., Any],
+    columns: int,
+    neighbours: str,
+    fail: Callable[[str, str], AdapterContractError],
+) -> tuple[int | None, tuple[int, int] | None]:
+    """The declared ``user_column`` and the ids its domain allows, checked: a column index
+    whose bounds are integers with room for two ids, under add/remove of one user."""
+    raw = read("user_column")
+    if raw is None:
+        return None, None
+    if not (isinstance(raw, numbers.Integral) and not isinstance(raw, bool)):
+        raise fail("user_column", f"={raw!r} must be a column index (an integer)")
+    if not 0 <= int(raw) < columns:
+        raise fail("user_column", f"={raw!r} must be a column index in 0..{columns - 1}")
+    column = int(raw)
+    # the adapter's own bounds (the domain is already checked): ids are integers
+    declared = list(read("domain"))
+    shared = len(declared) == 2 and all(isinstance(v, numbers.Real) for v in declared)
+    lo, hi = declared if shared else declared[column]
+    if not all(isinstance(v, numbers.Integral) for v in (lo, hi)) or hi - lo < 1:
+        raise fail(
+            "user_column",
+            f"={column}: its domain {(lo, hi)!r} must be integer bounds with room for 2 ids",
+        )
+    if neighbours != "add_remove":
+        raise fail(
+            "user_column",
+            f"needs neighbours = 'add_remove' (one user's records added or removed), "
+            f"not {neighbours!r}",
+        )
+    return column, (int(lo), int(hi))
 
 
 def _domain(

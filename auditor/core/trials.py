@@ -132,6 +132,49 @@ class Trial:
             resize=None if resize is None else lambda size: resize(size).grouped(k),
         )
 
+    def for_privacy_units(self, spec: AdapterSpec) -> Trial | None:
+        """This trial for the adapter's privacy unit: a record, up to ``max_contributions``
+        records (:meth:`grouped`) or every record of one user id (:meth:`by_user`)."""
+        if spec.user_column is not None:
+            assert spec.user_ids is not None
+            return self.by_user(spec.user_column, spec.user_ids)
+        return self.grouped(spec.max_contributions)
+
+    def by_user(self, column: int, ids: tuple[int, int]) -> Trial | None:
+        """This trial for datasets whose ``column`` holds user ids: each add/remove pair made
+        a pair of one user added, holding the changed records once and (a single changed
+        record) also :data:`USER_RECORDS` times; the other records each their own user
+        (:func:`user_pair`).  Pairs that come out alike are kept once, replace pairs dropped;
+        None if no pair is left."""
+        made: dict[tuple[bytes, bytes], tuple[Any, Any, str]] = {}
+        for x, x_prime, description in self.pairs:
+            for size in USER_RECORDS:
+                pair = user_pair(x, x_prime, column, ids, size)
+                if pair is None:
+                    continue
+                a, b, records = pair
+                text = f"{description}; one user per record, the changed one with {records}"
+                made.setdefault((_key(a), _key(b)), (a, b, text))
+        if not made:
+            return None
+        (x, x_prime, description), *rest = made.values()
+        resize = self.resize
+
+        def by_user_resized(size: int) -> Trial:
+            assert resize is not None
+            trial = resize(size).by_user(column, ids)
+            assert trial is not None  # a size pair adds one record
+            return trial
+
+        return replace(
+            self,
+            x=x,
+            x_prime=x_prime,
+            description=description,
+            candidates=tuple(rest),
+            resize=None if resize is None else by_user_resized,
+        )
+
     def with_candidates(self, more: Sequence[tuple[Any, Any, str]]) -> Trial:
         """This trial with ``more`` pairs to choose from, after its own candidates."""
         return replace(self, candidates=(*self.candidates, *more)) if more else self
@@ -171,6 +214,70 @@ def grouped_pair(x: Any, x_prime: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         return np.concatenate([d, copies.astype(d.dtype, copy=False)])
 
     return more(a, rows_a, only_a), more(b, rows_b, only_b)
+
+
+#: how many copies of a changed record one user holds in the pairs :meth:`Trial.by_user`
+#: makes, when nothing bounds a user's records: one, a few (a per-user cap of 1-3 that is
+#: off by one or missing shows), and many (caps up to 31, and sums without any cap)
+USER_RECORDS = (1, 4, 32)
+
+
+def user_pair(
+    x: Any, x_prime: Any, column: int, ids: tuple[int, int], size: int
+) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """An add/remove pair of datasets as a pair of one user added: the records the larger one
+    holds beyond the smaller get the first id in ``ids``, each ``size`` times when there is
+    one such record; the shared records get the next ids, one each (round robin when the ids
+    run out: users of several records, never the changed one).  Returns the pair in its
+    order and what the changed user holds, or None for a pair of equal sizes (replace)."""
+    a, b = np.atleast_2d(np.asarray(x).T).T, np.atleast_2d(np.asarray(x_prime).T).T
+    if len(a) == len(b):
+        return None
+    small, big = (a, b) if len(a) < len(b) else (b, a)
+    extra = _extra_rows(small, big)
+    copies = np.where(extra, size if int(extra.sum()) == 1 else 1, 1)
+    rows = np.repeat(big, copies, axis=0)
+    changed = np.repeat(extra, copies)
+    lo, hi = ids
+    others = max(1, hi - lo)
+    shared = lo + 1 + np.arange(int((~changed).sum())) % others
+    labelled = rows.copy()
+    labelled[changed, column] = lo
+    labelled[~changed, column] = shared.astype(labelled.dtype, copy=False)
+    big_out, small_out = labelled, labelled[~changed]
+    shape = np.asarray(x).shape[1:]
+    big_out, small_out = big_out.reshape(-1, *shape), small_out.reshape(-1, *shape)
+    n = int(changed.sum())
+    held = f"{n} copies of one record" if n > int(extra.sum()) else f"{n} record" + "s" * (n > 1)
+    pair = (small_out, big_out) if len(a) < len(b) else (big_out, small_out)
+    return (*pair, held)
+
+
+def _extra_rows(small: np.ndarray, big: np.ndarray) -> np.ndarray:
+    """Which rows of ``big`` ``small`` lacks: ``small`` matched in order as a subsequence of
+    ``big`` (a record appended, or the first one removed, stays where it was), else the last
+    copies of each surplus record."""
+    keys_small, keys_big = row_keys(small), row_keys(big)
+    extra = np.ones(len(big), dtype=bool)
+    i = 0
+    for j, key in enumerate(keys_big):
+        if i < len(keys_small) and key == keys_small[i]:
+            extra[j] = False
+            i += 1
+    if i == len(keys_small):
+        return extra
+    surplus = Counter(keys_big) - Counter(keys_small)
+    extra[:] = False
+    for j in range(len(keys_big) - 1, -1, -1):
+        if surplus[keys_big[j]] > 0:
+            surplus[keys_big[j]] -= 1
+            extra[j] = True
+    return extra
+
+
+def _key(d: np.ndarray) -> bytes:
+    """A dataset as bytes that tell datasets apart (shape, dtype and values)."""
+    return repr((d.shape, d.dtype.str)).encode() + np.ascontiguousarray(d).tobytes()
 
 
 def changed_records(x: Any, x_prime: Any) -> int:

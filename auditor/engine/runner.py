@@ -91,10 +91,8 @@ def _plan(adapter: Any, attacks: Sequence[Attack], seed: int, claim: Any = None)
         rng = np.random.default_rng(entropy(seed, spec.name, attack.name, "inputs"))
         try:  # attacks may read the adapter's own extras: its faults are reported, the run goes on
             with adapter_code(f"attack {attack.name!r}: planning trials"):
-                planned = [
-                    t.grouped(spec.max_contributions).accepted_by(spec)
-                    for t in attack.trials(spec, rng)
-                ]
+                units = [t.for_privacy_units(spec) for t in attack.trials(spec, rng)]
+                planned = [None if t is None else t.accepted_by(spec) for t in units]
                 trials += [(attack, t) for t in planned if t is not None]
         except DPAuditError as exc:
             return _PlannedAdapter(spec, spec.name, [], str(exc), traceback=exc.adapter_traceback)
