@@ -169,6 +169,14 @@ def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarr
     return check_outputs(spec, query, n, raw)
 
 
+def same_outputs(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal outputs, NaN ("no answer") equal to NaN, field by field for records."""
+    if a.dtype.names is not None:
+        names = a.dtype.names
+        return a.dtype == b.dtype and all(same_outputs(a[name], b[name]) for name in names)
+    return bool(np.array_equal(a, b, equal_nan=np.issubdtype(a.dtype, np.floating)))
+
+
 def distinct_outputs(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """``(values, multiplicities)`` of integer (or boolean) outputs, one value or a row each,
     that can take no more distinct values than there are outputs (indices, bits, small counts,

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from auditor.core.claims import Family
 from auditor.core.errors import AdapterContractError
 from auditor.core.spec import AdapterSpec, check_adapter, typical_query
 from auditor.engine.probes import declared_sensitivity, noiseless_release
-from auditor.engine.sampling import draw
+from auditor.engine.sampling import draw, same_outputs
 
 
 def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) -> AdapterSpec:
@@ -41,7 +39,7 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
         )
     if spec.seedable:
         again = draw(spec, query, n, entropy=12345)
-        if not _same(first, again):
+        if not same_outputs(first, again):
             raise AdapterContractError(
                 f"adapter {spec.name!r}: seed(entropy) does not replay: two draws with the same seed differ"
             )
@@ -49,10 +47,3 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
         declared_sensitivity(spec)  # a declared sensitivity must be a finite number > 0
         noiseless_release(spec, query)  # one finite number, integers kept exact
     return spec
-
-
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal outputs, NaN ("no answer") equal to NaN, field by field for records."""
-    if a.dtype.names is not None:
-        return a.dtype == b.dtype and all(_same(a[name], b[name]) for name in a.dtype.names)
-    return bool(np.array_equal(a, b, equal_nan=np.issubdtype(a.dtype, np.floating)))

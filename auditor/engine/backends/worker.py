@@ -36,7 +36,7 @@ from auditor.core.errors import (
 from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
 from auditor.core.text import printable
 from auditor.core.trials import Event
-from auditor.engine.sampling import count_events, sample_once
+from auditor.engine.sampling import count_events, same_outputs, sample_once
 
 #: how many distinct event lists a worker keeps unpickled
 EVENT_CACHE = 8
@@ -157,8 +157,7 @@ def _check_replay(spec: AdapterSpec) -> None:
     query = typical_query(spec)
     first = sample_once(spec, query, 16, 20240917)
     again = sample_once(spec, query, 16, 20240917)
-    floating = np.issubdtype(first.dtype, np.floating)
-    if not np.array_equal(first, again, equal_nan=floating):
+    if not same_outputs(first, again):
         raise AdapterContractError(
             f"adapter {spec.name!r}: seed(entropy) does not replay (two draws after the same "
             "seed differ), so its copies in worker processes could repeat one random stream; "

@@ -156,6 +156,39 @@ def test_a_seed_that_does_not_replay_is_refused_in_workers_but_fine_in_process()
     assert inline.verdict.value == "no_violation"
 
 
+class NullableRecord:
+    """A record whose real field is often "no answer" (NaN): seeded, so it replays."""
+
+    name = "test.nullable_record"
+    input_kind, output_kind, sensitivity, epsilon = "scalar", "record", 1.0, 1.0
+    fields = {"value": "real", "released": "boolean"}
+    nullable = True
+
+    def __init__(self):
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        noisy = query + self._rng.laplace(0.0, 2.0, n)
+        out = np.zeros(n, dtype=[("value", float), ("released", bool)])
+        out["released"] = noisy > 0
+        out["value"] = np.where(noisy > 0, np.round(noisy * 1024) / 1024, np.nan)
+        return out
+
+
+def test_a_record_with_no_answers_replays_in_workers():
+    """NaN equals NaN field by field when a worker checks that the seed replays."""
+    (result,) = run_audit(
+        [NullableRecord()],
+        load_attacks(["black-box"]),
+        AuditConfig(budget=2000),
+        engine=EngineConfig(backend="local", workers=2, timeout=30.0),
+    ).results
+    assert result.error is None and result.verdict.value == "no_violation", result.to_dict()
+
+
 def test_an_unseedable_adapter_whose_worker_was_stopped_is_not_reloaded():
     """A fresh copy would restart its stream (here: 0, 1, 2, ... again) and fake new samples."""
     counter, exits = check_adapter(Counter()), check_adapter(Exits())
