@@ -7,7 +7,8 @@ with probability 1 and 0, an unbounded privacy loss.  The pair search's fixed da
 20, 1,000 records, plus one) meet such a k only by luck, and k is the mechanism's business.
 So before the pairs are screened, the outputs are probed at datasets of 1, 2, 4, 8, ...
 records (all at the domain's midpoint; from ``min_records`` up, when declared).  If the
-smallest dataset's output is (almost) always the same one -- its *usual* output -- the first
+smallest dataset's output, or one of its columns (an "insufficient data" flag beside noisy
+counts), is (almost) always the same -- its *usual* output -- the first
 size where that output's share drops to 1/2 or below is bracketed by the doubling and found
 by bisection; the pair of that size and one record less is screened with the others.  A noisy threshold (propose-test-release done right)
 moves the usual output's share smoothly, and the pair found sits where it moves most.
@@ -22,7 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from auditor.statistics.events.vector_events import RowKey
+from auditor.statistics.events.vector_events import RowKey, as_matrix
 
 #: outputs drawn at each size probed
 SIZE_PROBE = 256
@@ -39,20 +40,29 @@ Probe = Callable[[int], np.ndarray | None]
 
 def threshold_size(probe: Probe, smallest: int = 1, largest: int = MAX_SIZE) -> int | None:
     """The first size (above ``smallest``, the fewest records the mechanism accepts, and at
-    most ``largest``) at which the usual output at ``smallest`` records is given at most half
-    of the time, or None when that output varies or no size up to ``largest`` loses it."""
-    keys = _keys(probe(smallest))
-    if keys is None:
+    most ``largest``) at which a usual output at ``smallest`` records is given at most half
+    of the time, or None when nothing is usual there or no size up to ``largest`` loses it.
+
+    Usual outputs are looked for in the whole output and in each of its columns (record
+    fields, coordinates): "insufficient data" beside noisy counts is a usual column of an
+    output that is never the same twice."""
+    first = _features(probe(smallest))
+    if first is None:
         return None
-    values, counts = np.unique(keys, return_counts=True)
-    if counts.max() < USUAL * len(keys):
+    usual: dict[int, np.ndarray] = {}
+    for i, keys in enumerate(first):
+        values, counts = np.unique(keys, return_counts=True)
+        if counts.max() >= USUAL * len(keys):
+            usual[i] = values[int(counts.argmax())]
+    if not usual:
         return None
-    usual = values[int(counts.argmax())]
 
     def lost(size: int) -> bool | None:
-        """Whether the usual output is given at most half of the time (None: failed)."""
-        at = _keys(probe(size))
-        return None if at is None else bool(np.count_nonzero(at == usual) <= len(at) / 2)
+        """Whether a usual output is given at most half of the time (None: failed)."""
+        at = _features(probe(size))
+        if at is None:
+            return None
+        return any(np.count_nonzero(at[i] == u) <= len(at[i]) / 2 for i, u in usual.items())
 
     kept, size = smallest, 2 * smallest
     while size <= largest:
@@ -73,8 +83,12 @@ def threshold_size(probe: Probe, smallest: int = 1, largest: int = MAX_SIZE) -> 
     return size
 
 
-def _keys(out: np.ndarray | None) -> np.ndarray | None:
-    """One key per output (NaN and -0.0 folded, so a "None" output has one key), or None."""
+def _features(out: np.ndarray | None) -> list[np.ndarray] | None:
+    """One key per output (NaN and -0.0 folded, so a "None" output has one key), then, for an
+    output of several columns, one per column; None when nothing was drawn."""
     if out is None or not len(out):
         return None
-    return np.asarray(RowKey()(out))
+    key = RowKey()
+    m = as_matrix(out)
+    columns = [key(m[:, j : j + 1]) for j in range(m.shape[1])] if m.shape[1] > 1 else []
+    return [np.asarray(key(out)), *map(np.asarray, columns)]

@@ -47,6 +47,24 @@ def test_a_usual_output_that_is_a_number_counts_too():
     assert threshold_size(probe) == 5
 
 
+def test_a_usual_column_beside_noisy_ones_counts_too():
+    # an "insufficient data" flag (and a mean that is none) beside a noisy count: the whole
+    # output is never the same twice, its flag column is
+    def flagged(rng, size, n):
+        count = size + rng.normal(0, 1.0, n)
+        short = np.full(n, size < 23.0)
+        out = np.zeros(n, dtype=[("count", float), ("mean", float), ("short", bool)])
+        out["count"], out["short"] = count, short
+        out["mean"] = np.where(short, np.nan, rng.normal(0, 1.0, n))
+        return out
+
+    probe, _ = prober(flagged)
+    assert threshold_size(probe) == 23
+    # noisy columns alone have no usual output
+    probe, asked = prober(lambda rng, size, n: rng.laplace(0, 1, (n, 3)))
+    assert threshold_size(probe) is None and asked == [1]
+
+
 def test_outputs_that_vary_at_one_record_or_never_change_are_left_alone():
     probe, asked = prober(lambda rng, size, n: rng.laplace(0, 1, n))
     assert threshold_size(probe) is None and asked == [1]
