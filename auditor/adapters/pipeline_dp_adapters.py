@@ -10,7 +10,9 @@ A record is one privacy unit contributing one row to one partition: the dataset 
 of partition keys, integers in ``0 .. partitions - 1`` (``max_partitions_contributed = 1``,
 ``max_contributions_per_partition = 1``, so bounding drops nothing).  Adding or removing a record
 is adding or removing a privacy unit: the add/remove relation.  The release is the vector of
-noisy counts, one per partition key in order.
+noisy counts, one per partition key in order.  With ``max_partitions_contributed`` the records
+carry privacy ids instead, users hold any number of rows and PipelineDP's contribution
+bounding is audited too.
 
 PipelineDP is imported lazily; :func:`builtin_adapters` raises ``ImportError`` when it is
 missing (the loader reports it as skipped).
@@ -40,6 +42,11 @@ class CountPerPartition:
     chosen privately from the data, a key without enough (noisy) users is not released: NaN
     ("none", ``nullable = True``); claim ``(epsilon, delta)``, the accountant's total budget
     split by PipelineDP between selection and counting.
+
+    ``max_partitions_contributed=k``: records are rows ``(privacy id, partition key)`` and a
+    user may hold any number of them (``user_column = 0``); PipelineDP's own contribution
+    bounding keeps at most k keys per user and one row per key, and calibrates the noise to
+    k.  The audit adds and removes whole users, so the bounding itself is under test.
     """
 
     library = "pipeline-dp"
@@ -54,6 +61,7 @@ class CountPerPartition:
         delta: float = 0.0,
         partitions: int = 5,
         public_partitions: bool = True,
+        max_partitions_contributed: int | None = None,
     ) -> None:
         if not epsilon > 0:
             raise ValueError(f"epsilon={epsilon!r} must be > 0")
@@ -67,9 +75,20 @@ class CountPerPartition:
         self.nullable = not self.public_partitions
         which = "public" if self.public_partitions else "private"
         self.name = f"pipeline_dp.count_{which}_partitions"
+        units = "one row per privacy unit"
+        self.max_partitions, self.columns, self.user_column = 1, 1, None
+        if max_partitions_contributed is not None:
+            # records (privacy id, partition key): PipelineDP bounds each user itself
+            self.max_partitions = as_integer(
+                max_partitions_contributed, "max_partitions_contributed"
+            )
+            self.columns, self.user_column = 2, 0
+            self.domain = ((0, 10**6), (0, self.output_length - 1))
+            self.name += f"(max_partitions_contributed={self.max_partitions})"
+            units = f"rows (privacy id, key), each user bounded to {self.max_partitions} keys"
         self.description = (
             f"pipeline_dp DPEngine.aggregate(COUNT, LAPLACE) on LocalBackend, {which} "
-            f"partitions 0..{self.output_length - 1}, one row per privacy unit; claim = the "
+            f"partitions 0..{self.output_length - 1}, {units}; claim = the "
             "NaiveBudgetAccountant's total (epsilon, delta)"
         )
 
@@ -84,7 +103,7 @@ class CountPerPartition:
         params = pipeline_dp.AggregateParams(
             noise_kind=pipeline_dp.NoiseKind.LAPLACE,
             metrics=[pipeline_dp.Metrics.COUNT],
-            max_partitions_contributed=1,
+            max_partitions_contributed=self.max_partitions,
             max_contributions_per_partition=1,
         )
         extractors = pipeline_dp.DataExtractors(
@@ -104,11 +123,15 @@ class CountPerPartition:
         """``n`` releases on dataset ``query`` (partition keys): shape (n, partitions)."""
         import pipeline_dp
 
-        keys = [as_integer(x, "record") for x in np.asarray(query).ravel()]
-        lo, hi = self.domain
-        if any(not lo <= k <= hi for k in keys):
-            raise ValueError(f"records must be partition keys in {lo}..{hi}")
-        rows = list(enumerate(keys))  # privacy unit i contributes one row to partition keys[i]
+        if self.user_column is None:
+            keys = [as_integer(x, "record") for x in np.asarray(query).ravel()]
+            rows = list(enumerate(keys))  # privacy unit i contributes one row to keys[i]
+        else:
+            records = np.asarray(query).reshape(-1, 2)
+            rows = [(as_integer(u, "privacy id"), as_integer(k, "key")) for u, k in records]
+        hi = self.output_length - 1
+        if any(not 0 <= k <= hi for _, k in rows):
+            raise ValueError(f"partition keys must be in 0..{hi}")
         out = np.empty((n, self.output_length), dtype=np.float64)
         for i in range(n):
             out[i] = self._release(pipeline_dp, rows)
@@ -122,4 +145,5 @@ def builtin_adapters() -> list[Any]:
     return [
         CountPerPartition(epsilon=1.0, public_partitions=True),
         CountPerPartition(epsilon=1.0, delta=1e-5, public_partitions=False),
+        CountPerPartition(epsilon=1.0, public_partitions=True, max_partitions_contributed=2),
     ]

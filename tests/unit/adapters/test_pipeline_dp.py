@@ -26,7 +26,11 @@ N = 2000
 def test_provenance_and_kinds():
     from importlib.metadata import version
 
-    public, private = pdp.builtin_adapters()
+    public, private, per_user = pdp.builtin_adapters()
+    assert (
+        check_adapter(per_user).kind_label == "dataset(2 columns) → real[5] (user ids in column 0)"
+    )
+    assert per_user.name == "pipeline_dp.count_public_partitions(max_partitions_contributed=2)"
     for a in (public, private):
         spec = check_adapter(a)
         assert a.library == "pipeline-dp" and a.library_version == version("pipeline-dp")
@@ -68,3 +72,18 @@ def test_arguments_and_records():
     with pytest.raises(ValueError):
         a.sample(np.array([0.5]), 1)
     assert pickle.loads(pickle.dumps(a)).sample(np.array([1]), 2).shape == (2, 3)
+
+
+def test_privacy_ids_are_bounded_by_pipeline_dp_itself():
+    a = pdp.CountPerPartition(epsilon=1.0, partitions=4, max_partitions_contributed=2)
+    # user 7 holds 3 rows in each of the 4 keys; users 1 and 2 one row in key 0
+    data = np.array([[7, k] for k in range(4) for _ in range(3)] + [[1, 0], [2, 0]])
+    x = draw(check_adapter(a), data, N, 0)
+    assert x.shape == (N, 4)
+    # at most 2 keys and one row per key for user 7: its 2 of the 4 keys, chosen at random;
+    # Laplace of scale 2 per count (sd 2 sqrt 2)
+    total = x.sum(axis=1).mean()
+    assert abs(total - 4) < 6 * 2 * math.sqrt(2) * 2 / math.sqrt(N)
+    assert abs(x[:, 0].mean() - 2.5) < 6 * 2 * math.sqrt(2) / math.sqrt(N)
+    with pytest.raises(ValueError, match="partition keys"):
+        a.sample(np.array([[1, 4]]), 1)
