@@ -70,13 +70,14 @@ class CountPerPartition:
         self.library_version = installed_version("pipeline-dp")
         self.epsilon, self.delta = float(epsilon), float(delta)
         self.output_length = as_integer(partitions, "partitions")
-        self.domain = (0, self.output_length - 1)
+        self.domain: Any = (0, self.output_length - 1)
         self.public_partitions = bool(public_partitions)
         self.nullable = not self.public_partitions
         which = "public" if self.public_partitions else "private"
         self.name = f"pipeline_dp.count_{which}_partitions"
         units = "one row per privacy unit"
-        self.max_partitions, self.columns, self.user_column = 1, 1, None
+        self.max_partitions, self.columns = 1, 1
+        self.user_column: int | None = None
         if max_partitions_contributed is not None:
             # records (privacy id, partition key): PipelineDP bounds each user itself
             self.max_partitions = as_integer(
