@@ -46,6 +46,13 @@ MAX_PREFIXES = 64
 #: tail or amid the noise
 MAX_ATOMS = 8
 MIN_ATOM = 5
+#: the repeated values likelier on one side are also united, alone and with either tail cut
+#: where the other side's build half ends or at these build-half quantiles: noise clamped
+#: to [q - A, q + A] puts atoms at both bounds that a neighbour never gives, beside an edge
+#: strip it does not reach, and only together do they exceed a delta (up to ``MAX_UNITED``
+#: values, the most repeated)
+ATOM_TAILS = (1e-3, 1e-2, 0.1)
+MAX_UNITED = 64
 
 
 def _fmt(value: float) -> str:
@@ -90,6 +97,33 @@ def threshold_event(t: float, above: bool) -> Event:
     op = ">" if above else "<"
     code = event_code(f"np.asarray(x, dtype=float) {op} {literal(float(t))}")
     return Event(f"output {op} {_fmt(t)}", _Tail(float(t), above), code=code)
+
+
+@dataclass(frozen=True)
+class _InOrTail:
+    """``y`` in ``values`` or beyond ``threshold`` (a :class:`_Tail`); NaN is in neither."""
+
+    values: np.ndarray
+    threshold: float
+    above: bool
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        y = np.asarray(y, dtype=float)
+        beyond = y > self.threshold if self.above else y < self.threshold
+        return np.isin(y, self.values) | beyond
+
+
+def outcome_set_or_tail_event(values: np.ndarray, t: float, above: bool) -> Event:
+    """The outputs in ``values`` together with one tail, ``output > t`` or ``output < t``."""
+    values = np.sort(np.asarray(values, dtype=float))
+    op = ">" if above else "<"
+    inside = outcome_set_event(values).description.removeprefix("output ")
+    code = event_code(
+        f"np.isin(x, VALUES) | (np.asarray(x, dtype=float) {op} {literal(float(t))})",
+        f"VALUES = {array_literal(values, values.dtype.name)}",
+    )
+    text = f"output {inside} or output {op} {_fmt(t)}"
+    return Event(text, _InOrTail(values, float(t), above), code=code)
 
 
 def outcome_set_event(values: np.ndarray) -> Event:
@@ -258,13 +292,47 @@ def _atoms(a: np.ndarray, b: np.ndarray) -> list[Event]:
     return [outcome_set_event(values[i : i + 1]) for i in np.sort(top[counts[top] >= MIN_ATOM])]
 
 
+def _united_atoms(a: np.ndarray, b: np.ndarray) -> list[Event]:
+    """The values the build half repeats (each at least ``MIN_ATOM`` times) that are likelier
+    on one side, united (``MAX_UNITED`` at most), alone and with each tail (``ATOM_TAILS``)."""
+    build = np.concatenate([a, b])
+    build = build[np.isfinite(build)]
+    values, counts = np.unique(build, return_counts=True)
+    keep = counts >= MIN_ATOM
+    values, counts = values[keep], counts[keep]
+    if not len(values):
+        return []
+    if len(values) > MAX_UNITED:
+        values = np.sort(values[np.argsort(-counts, kind="stable")[:MAX_UNITED]])
+    in_a = np.searchsorted(values, a[np.isin(a, values)])
+    in_b = np.searchsorted(values, b[np.isin(b, values)])
+    counts_a = np.bincount(in_a, minlength=len(values)) / max(len(a), 1)
+    counts_b = np.bincount(in_b, minlength=len(values)) / max(len(b), 1)
+    events: list[Event] = []
+    quantiles = np.quantile(build, [*ATOM_TAILS, *(1 - q for q in ATOM_TAILS)])
+    lows, highs = np.split(quantiles, 2)
+    for side, other in ((counts_a > counts_b, b), (counts_b > counts_a, a)):
+        chosen = values[side]
+        if not len(chosen):
+            continue
+        if len(chosen) > 1:
+            events.append(outcome_set_event(chosen))
+        seen = other[np.isfinite(other)]
+        ends = (seen.min(), seen.max()) if len(seen) else ()
+        for low in np.unique([*ends[:1], *lows]):
+            events.append(outcome_set_or_tail_event(chosen, float(low), above=False))
+        for high in np.unique([*ends[1:], *highs]):
+            events.append(outcome_set_or_tail_event(chosen, float(high), above=True))
+    return events
+
+
 @dataclass
 class DataDrivenEvents:
     """Model-free distinguisher for one-dimensional outputs of any family.
 
     The training split is halved.  The first half *builds* candidates: thresholds, single
     outcomes and top-ratio outcome unions (discrete outputs), the most repeated values
-    (``MAX_ATOMS``), unions of top-ratio histogram bins and of top-ratio (sign, binade, last
+    (``MAX_ATOMS``) alone and united with a tail (``ATOM_TAILS``), unions of top-ratio histogram bins and of top-ratio (sign, binade, last
     mantissa bits) cells (continuous outputs), thresholds on a logistic-regression score of
     the value and its float bits.  The second half *scores* them by the bound each is
     predicted to certify at the planned certification ``n`` and ``alpha``
@@ -342,7 +410,8 @@ class DataDrivenEvents:
         distinct = np.unique(pooled[np.isfinite(pooled)])
         events = self._candidates(build_a, build_b, pooled, distinct)
         # atoms last, and scored exactly whatever the stand-in says (see MAX_ATOMS)
-        atoms = [] if _is_discrete(distinct, pooled.dtype) else _atoms(build_a, build_b)
+        discrete = _is_discrete(distinct, pooled.dtype)
+        atoms = [] if discrete else _atoms(build_a, build_b) + _united_atoms(build_a, build_b)
         always = np.arange(len(events), len(events) + len(atoms))
         events += atoms
         ka, kb = selection_counts(events, sel_a), selection_counts(events, sel_b)

@@ -225,3 +225,33 @@ def test_a_value_the_mechanism_emits_as_such_is_an_event_of_its_own() -> None:
     assert event.description == "output == 50"
     k, k_prime = (np.count_nonzero(event(outputs(q, plan.n, p))) for q, p in ((0, 3e-4), (1, 3e-3)))
     assert epsilon_lower_bound(k_prime, plan.n, k, plan.n, plan.alpha) > 1.5
+
+
+def test_values_a_clamp_emits_are_united_with_the_edge_a_neighbour_never_reaches() -> None:
+    """Laplace noise clamped to [q - A, q + A] (np.clip where truncation needs resampling):
+    each bound is an atom of mass 5.8e-4 that the neighbour q + 1 never gives, beside a strip
+    below q + 1 - A of mass 1e-3 that it never reaches.  No part alone exceeds delta = 1e-3;
+    together they do (2.16e-3): the union is proposed first (this one or its mirror), and
+    the correctly truncated noise (resampled, no atoms) gets no such event."""
+    rng = np.random.default_rng(1)
+    half_width = -np.log(2 * 5.81e-4)  # each clamp bound gets e^-A / 2
+
+    def outputs(q: float, n: int, clamp: bool) -> np.ndarray:
+        noise = rng.laplace(0, 1, 2 * n)
+        if clamp:
+            noise = np.clip(noise, -half_width, half_width)
+        else:
+            noise = noise[np.abs(noise) <= half_width]
+        return np.round((q + noise[:n]) * 2**20) / 2**20
+
+    plan = CertificationPlan(n=200_000, alpha=0.05 / 16, epsilon=1.0, delta=1e-3)
+    (event,) = DataDrivenEvents(max_events=1).propose(
+        outputs(0, 40_000, True), outputs(1, 40_000, True), plan
+    )
+    assert event.description.startswith("output in {") and " or output " in event.description
+    k, k_prime = sorted(np.count_nonzero(event(outputs(q, plan.n, True))) for q in (0, 1))
+    assert k == 0 and k_prime / plan.n > 2e-3  # on one side only, in either direction
+    resampled = DataDrivenEvents(max_events=100).propose(
+        outputs(0, 40_000, False), outputs(1, 40_000, False), plan
+    )
+    assert not any(" or output " in e.description for e in resampled)
