@@ -9,8 +9,10 @@ propose-test-release, through the model-free distinguisher in
 Trials per family:
 
 * additive: 0 vs Δ (the standard pair), plus two pairs at magnitudes drawn from the attack's
-  rng — a moderate offset a vs a + Δ and a large one ±2**k vs ±2**k + Δ — for mechanisms whose
-  noise or rounding depends on the magnitude of the answer;
+  rng — a moderate offset a vs a + Δ (a random multiple of Δ, for real answers at ``PHASES``
+  fractions of Δ screened as candidates, off the standard pair's grid) and a large one
+  ±2**k vs ±2**k + Δ — for mechanisms whose noise or rounding depends on the magnitude or
+  the position of the answer;
 * binary: 0 vs 1;
 * selection: equal utilities vs one up (and the rest down) by the sensitivity;
 * dataset: the standard pairs (midpoint records, one changed to a bound), a random pair (a
@@ -55,6 +57,8 @@ from auditor.statistics.events.event_selection import DataDrivenEvents, bottom_e
 
 #: events per randomised trial (each event is tested in both directions)
 EXTRA_MAX_EVENTS = 4
+#: phases of the step at which the moderate pair is screened (real answers)
+PHASES = 8
 #: share of the per-side budget the stability chain spends on deciding whether to certify
 CHAIN_TRAIN_FRACTION = 0.01
 #: longest stability chain (number of trials)
@@ -119,38 +123,55 @@ def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]
                 f"inputs 0 and {standard!r} (one sensitivity apart)",
             )
         )
-    moderate = float(rng.integers(-100, 101)) * step
+    multiple = float(rng.integers(-100, 101))
     # ulp(2**k) = 2**(k - 52) must stay below the step, or x + step rounds back to x
     k_max = 50 if spec.integer_queries else min(50, math.floor(math.log2(step)) + 50)
     k = int(rng.integers(min(20, k_max), k_max + 1))
     large = float(rng.choice([-1.0, 1.0])) * 2.0**k
-    offsets = [(moderate, "a moderate offset"), (large, f"a large magnitude (±2**{k})")]
+    # off the standard pair's grid: a mechanism that snaps or rounds its answer to a grid
+    # loses most between answers on either side of a boundary, so the moderate pair comes at
+    # ``PHASES`` phases of the step (from a random one), screened as candidates
+    phase = 0.0 if spec.integer_queries else float(rng.random())
+    phases = [0.0] if spec.integer_queries else [(phase + j / PHASES) % 1 for j in range(PHASES)]
+    offsets = [
+        ([(multiple + f) * step for f in phases], "a moderate offset"),
+        ([large], f"a large magnitude (±2**{k})"),
+    ]
     if bounds is not None:  # keep both inputs inside the range the mechanism accepts
         lo, hi = bounds
-        offsets = [(a, t) for a, t in offsets if lo <= a and a + step <= hi]
+        offsets = [([a for a in bases if lo <= a and a + step <= hi], t) for bases, t in offsets]
+        offsets = [(bases, t) for bases, t in offsets if bases]
         if not offsets and spec.integer_queries:
             first, last = math.ceil(lo), math.floor(hi - step)
             if first <= last:
-                offsets = [(float(rng.integers(first, last + 1)), "a random offset")]
+                offsets = [([float(rng.integers(first, last + 1))], "a random offset")]
         elif not offsets and hi - lo >= step:
-            offsets = [(lo + rng.random() * (hi - lo - step), "a random offset")]
-    x: int | float
-    x_prime: int | float
-    for a, text in offsets:
-        if spec.integer_queries:
-            x, x_prime = int(a), int(a) + int(step)
-        else:
-            x, x_prime = float(a), _shifted(float(a), float(step))
-            if x_prime == x:  # the step vanishes at this magnitude
-                continue
-        trials.append(
-            Trial(
-                x,
-                x_prime,
-                DataDrivenEvents(max_events=EXTRA_MAX_EVENTS),
-                f"inputs {x!r} and {x_prime!r} (one sensitivity apart at {text})",
+            offsets = [([lo + rng.random() * (hi - lo - step)], "a random offset")]
+    for bases, text in offsets:
+        pairs: list[tuple[int | float, int | float, str]] = []
+        for a in bases:
+            x: int | float
+            x_prime: int | float
+            if spec.integer_queries:
+                x, x_prime = int(a), int(a) + int(step)
+            else:
+                x, x_prime = float(a), _shifted(float(a), float(step))
+                if x_prime == x:  # the step vanishes at this magnitude
+                    continue
+            pairs.append(
+                (x, x_prime, f"inputs {x!r} and {x_prime!r} (one sensitivity apart at {text})")
             )
-        )
+        if pairs:
+            (x, x_prime, description), *rest = pairs
+            trials.append(
+                Trial(
+                    x,
+                    x_prime,
+                    DataDrivenEvents(max_events=EXTRA_MAX_EVENTS),
+                    description,
+                    candidates=tuple(rest),
+                )
+            )
     return trials
 
 

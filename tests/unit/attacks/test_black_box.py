@@ -3,6 +3,7 @@ straddles any threshold."""
 
 import math
 from fractions import Fraction
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from attacks.black_box import (
     EXTRA_MAX_EVENTS,
+    PHASES,
     BlackBoxAttack,
     BottomGap,
     _chain_length,
@@ -58,10 +60,56 @@ def test_additive_pairs_are_within_the_sensitivity_exactly(sensitivity, seed):
     assert len(trials) == 3
     assert trials[0].distinguisher.max_events == 8  # the standard pair keeps its events
     assert all(t.distinguisher.max_events == EXTRA_MAX_EVENTS for t in trials[1:])
-    for t in trials:
-        gap = Fraction(t.x_prime) - Fraction(t.x)
-        assert 0 < gap <= Fraction(sensitivity), t.description
+    for x, x_prime, description in (p for t in trials for p in t.pairs):
+        gap = Fraction(x_prime) - Fraction(x)
+        assert 0 < gap <= Fraction(sensitivity), description
     assert any(abs(t.x) >= 2**20 for t in trials)  # a large magnitude is tried
+
+
+def test_the_moderate_pair_is_screened_at_phases_of_the_step_off_the_standard_grid():
+    for seed in range(5):
+        moderate = _trials(_Additive(0.4), seed)[1]
+        phases = sorted((Fraction(x) / Fraction(0.4)) % 1 for x, _, _ in moderate.pairs)
+        assert len(phases) == PHASES and len(set(phases)) == PHASES
+        gaps = [b - a for a, b in pairwise(phases)]
+        assert all(abs(g - Fraction(1, PHASES)) < Fraction(1, 10**6) for g in gaps), phases
+    # integer answers have one phase
+    assert not _trials(GeometricLaplace())[1].candidates
+
+
+class Snapped:
+    """The answer snapped to multiples of 0.4, plus two-sided geometric noise in grid steps:
+    answers 1 apart land up to 3 steps apart (0.1 and 1.1: 0 and 3), so a per-step rate of
+    eps/3 is eps-DP and eps * 0.4 (broken: 2.5 steps assumed) is 1.2 eps-DP, but only off
+    the grid of the pair 0 and 1 (0 and 2 steps: 0.8 eps)."""
+
+    family, epsilon, sensitivity = "additive", 1.0, 1.0
+
+    def __init__(self, rate: float) -> None:
+        self.rate, self.name = rate, f"test.snapped(rate={rate:.3g})"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        p = -np.expm1(-self.rate)
+        steps = self._rng.geometric(p, n) - self._rng.geometric(p, n)
+        return (int(np.rint(float(query) / 0.4)) + steps) * 0.4
+
+
+def test_a_snapped_answer_calibrated_for_the_pair_on_the_grid_is_caught_off_it():
+    from attacks import load_attacks
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import Verdict
+    from auditor.engine.runner import run_audit
+
+    adapters = [Snapped(0.4), Snapped(1 / 3)]
+    report = run_audit(adapters, load_attacks(["black-box"]), AuditConfig(budget=100_000, seed=0))
+    broken, correct = report.results
+    assert broken.verdict is Verdict.VIOLATION, broken.to_dict()
+    assert "moderate offset" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION, correct.to_dict()
 
 
 def test_integer_queries_get_integer_pairs():
@@ -72,7 +120,8 @@ def test_integer_queries_get_integer_pairs():
 def test_query_bounds_are_respected():
     for seed in range(10):
         for t in _trials(_Additive(1.0, query_bounds=(-10.0, 10.0)), seed):
-            assert -10.0 <= t.x <= t.x_prime <= 10.0, t.description
+            for x, x_prime, description in t.pairs:
+                assert -10.0 <= x <= x_prime <= 10.0, description
 
 
 def test_randomised_inputs_depend_on_the_rng_only():
@@ -163,8 +212,9 @@ def test_bottom_gap_proposes_only_on_a_promising_gap():
 def test_narrow_query_bounds_get_a_random_offset_inside():
     for seed in range(20):
         for t in _trials(_Additive(1.0, query_bounds=(-10.5, -7.25)), seed):
-            if t.x != 0:
-                assert -10.5 <= t.x <= t.x_prime <= -7.25, t.description
+            for x, x_prime, description in t.pairs:
+                if x != 0:
+                    assert -10.5 <= x <= x_prime <= -7.25, description
     for seed in range(20):
         adapter = _Additive(1.0, query_bounds=(-10.5, -7.25), integer_queries=True)
         for t in _trials(adapter, seed):
