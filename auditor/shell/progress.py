@@ -1,8 +1,9 @@
 """Progress for ``dp-audit run``, fed by the runner's progress callback.
 
 The runner calls ``progress(adapter_name, outputs_drawn_so_far, planned_total)``.  The total is
-the planned maximum: early stopping on a certified violation means a run usually finishes
-before it is reached.  On an interactive stderr a bar is drawn (:class:`TerminalProgress`);
+what training and certification plan to draw: early stopping on a certified violation means a
+run often finishes before it is reached, and screening candidate pairs and probing sizes or
+values draw more besides (a run with many candidates passes it).  On an interactive stderr a bar is drawn (:class:`TerminalProgress`);
 in a log (CI), where a bar would be noise, a plain line is written only when the run has been
 silent for a while (:class:`LogProgress`), so a slow first adapter does not look like a hang.
 Neither writes anything with ``--quiet``.
@@ -51,6 +52,7 @@ class TerminalProgress:
                     # a pty may report 0 columns (tqdm would then draw nothing); shutil falls back
                     ncols=min(120, shutil.get_terminal_size().columns),
                 )
+            total = max(total, done)  # screening may draw past the plan
             if total != self._bar.total:
                 self._bar.total = total
             self._bar.set_description_str(name[:40], refresh=False)
@@ -110,8 +112,8 @@ class LogProgress:
                 else:
                     name, done, total = self._state
                     line = (
-                        f"  ... {elapsed:.0f} s: {done:,} of at most {total:,} outputs drawn; "
-                        f"last sampled: {name}"
+                        f"  ... {elapsed:.0f} s: {done:,} outputs drawn ({total:,} planned, "
+                        f"besides screening); last sampled: {name}"
                     )
             print(line, file=self.stream, flush=True)
 

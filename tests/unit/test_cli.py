@@ -250,7 +250,7 @@ def test_a_log_hears_from_a_run_that_prints_nothing_for_a_while(
     f = write("slow.py", SLOW)
     main(["run", "--out", str(tmp_path / "o"), "--adapter", f"{f}:slow", "--budget", "5000"])
     err = capsys.readouterr().err
-    assert "outputs drawn; last sampled: user.slow" in err
+    assert "besides screening); last sampled: user.slow" in err
     assert err.count("user.slow: epsilon") == 1
 
 

@@ -36,7 +36,10 @@ def test_a_silent_log_gets_a_line_of_progress() -> None:
         progress("slow.adapter", 1200, 400000)
         time.sleep(0.5)
     line = stream.getvalue().splitlines()[0]
-    assert "1,200 of at most 400,000 outputs drawn" in line and "slow.adapter" in line
+    assert (
+        "1,200 outputs drawn (400,000 planned, besides screening)" in line
+        and "slow.adapter" in line
+    )
 
 
 def test_no_progress_line_while_other_lines_are_written_or_when_disabled() -> None:
