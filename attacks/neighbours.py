@@ -24,8 +24,12 @@ the certifier screens them all on outputs of their own before certifying the mos
   midpoint; many records at the midpoint; many distinct values
   (a mechanism that reads its categories from the data); every value of a small integer
   domain; all records at one bound (large and small sums), a large dataset; two clusters at
-  the bounds (a quantile that jumps); each changed by a record at a bound, at the midpoint, at
-  just above the lower bound — added, removed or replaced as the relation allows; every value
+  the bounds (a quantile that jumps); the fewest records the mechanism accepts (``min_records``,
+  where a mean or a variance moves most) at the midpoint and at each bound; each changed by a
+  record at a bound, at the midpoint, at just above the lower bound — added, removed or
+  replaced as the relation allows; with several columns also by records mixing the bounds
+  across columns and records on one axis (one column at a bound, the rest at the midpoint),
+  and a record on one axis replaced by one on another (a covariance moves most there); every value
   of a small integer domain also changed by a record of each value.  With
   ``max_contributions`` k, every change is made k times (``Trial.grouped``) and each dataset
   is also changed by one user's k distinct records (spread across the domain, or the k values
@@ -239,6 +243,17 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         ),
         (np.repeat(highs[None, :], LARGE, axis=0), f"{LARGE} records at the upper bound"),
     ]
+    fewest = spec.min_records
+    if fewest > 1:
+        # the fewest records the mechanism accepts: where a mean or a variance moves most
+        bases[1:1] = [
+            (np.repeat(row[None, :], fewest, axis=0), f"{fewest} records at {where}")
+            for row, where in (
+                (mids, "the midpoint"),
+                (lows, "the lower bound"),
+                (highs, "the upper bound"),
+            )
+        ]
     changes = [
         (lows, "the lower bound"),
         (highs, "the upper bound"),
@@ -248,13 +263,22 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
     # records mixing the bounds across columns: one column at one bound, the rest at the
     # other (a customer id at the top with a product at the bottom: a new record of a key
     # the dataset already holds, with another column's extreme)
+    # and records on one axis: one column at a bound, the rest at the midpoint (a record
+    # that moves one feature alone: a covariance moves most between two such records)
     mixed: list[tuple[np.ndarray, str]] = []
+    axes: list[tuple[np.ndarray, str]] = []
     for j in range(min(len(lows), MIXED_COLUMNS) if len(lows) > 1 else 0):
         for base_row, other, where in ((highs, lows, "lower"), (lows, highs, "upper")):
             row = base_row.copy()
             row[j] = other[j]
             if not any(np.array_equal(row, r) for r, _ in changes + mixed):
                 mixed.append((row, f"column {j} at its {where} bound, the rest at the other"))
+        for bound, where in ((highs, "upper"), (lows, "lower")):
+            row = mids.copy()
+            row[j] = bound[j]
+            if not any(np.array_equal(row, r) for r, _ in changes + mixed + axes):
+                axes.append((row, f"column {j} at its {where} bound, the rest at the midpoint"))
+    mixed += axes
     pairs: list[Pair] = []
 
     def neighbours_of(
@@ -298,7 +322,8 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         neighbours_of(rows, text, changes)
         if spec.neighbours == "add_remove" and len(rows) > 1:  # never the empty dataset
             pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
-    for rows, text in (one_mid, many_mid, at_low, at_high):
+    on_axis = [(row[None, :], f"one record with {where}") for row, where in axes[:1]]
+    for rows, text in (one_mid, many_mid, at_low, at_high, *on_axis):
         neighbours_of(rows, text, mixed)
     if values:
         neighbours_of(*every, values)

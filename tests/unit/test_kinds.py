@@ -367,3 +367,83 @@ def test_a_record_mixing_the_column_bounds_finds_a_swapped_contribution():
     assert broken.verdict is Verdict.VIOLATION and broken.epsilon_lower_bound > 1.3, broken.best
     assert "the rest at the other" in broken.best.trial
     assert correct.verdict is Verdict.NO_VIOLATION and correct.error is None, correct.best
+
+
+class SecondMoments:
+    """The 3 second moments x0^2, x1^2, x0 x1 summed over records in [-1, 1]^2 clipped to the
+    unit disc, Gaussian noise, claimed 1-GDP under replace.  Two records on different axes,
+    (1, 0) and (0, 1), move them by sqrt 2 (the most a replacement can): correct with sigma
+    sqrt 2; broken (mu sqrt 2) with sigma 1, the add/remove figure.  Records at the corners
+    or on the diagonal move them by less."""
+
+    input_kind, columns, domain = "dataset", 2, [(-1.0, 1.0), (-1.0, 1.0)]
+    neighbours, output_kind, output_length, claim = "replace", "real", 3, "gdp:mu=1"
+
+    def __init__(self, sigma: float) -> None:
+        self.sigma, self.name = sigma, f"second_moments(sigma={sigma:.3g})"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        x = np.asarray(query, dtype=float).reshape(-1, 2)
+        x = x / np.maximum(1.0, np.linalg.norm(x, axis=1))[:, None]
+        moments = np.array([(x[:, 0] ** 2).sum(), (x[:, 1] ** 2).sum(), (x[:, 0] * x[:, 1]).sum()])
+        noisy = moments + self._rng.normal(0.0, self.sigma, size=(n, 3))
+        return np.round(noisy * 2**20) / 2**20
+
+
+def test_records_on_different_axes_find_a_covariance_calibrated_for_one_record():
+    from attacks import load_attacks
+    from attacks.neighbours import dataset_pairs
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import Verdict
+    from auditor.core.spec import check_adapter
+    from auditor.engine.runner import run_audit
+
+    texts = [text for _, _, text in dataset_pairs(check_adapter(SecondMoments(1.0)))]
+    assert (
+        "one record with column 0 at its upper bound, the rest at the midpoint; replace its "
+        "first record by one at column 1 at its upper bound, the rest at the midpoint" in texts
+    )
+    adapters = [SecondMoments(1.0), SecondMoments(2**0.5)]
+    broken, correct = run_audit(adapters, load_attacks(None), AuditConfig(seed=0)).results
+    assert broken.verdict is Verdict.VIOLATION, broken.best
+    assert "the rest at the midpoint" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION and correct.error is None, correct.best
+
+
+class SmallVariance:
+    """The variance (ddof = 1) of at least 2 records in [0, 1], Laplace noise, claimed 1-DP
+    under replace.  Its sensitivity is 1/m at m records, largest at the fewest (1/2): correct
+    with scale 1/2; broken (true epsilon 2 at 2 records, 20/19 at 20) with scale 1/4, the
+    ddof = 0 figure at 2 records (1/4) taken for ddof = 1."""
+
+    input_kind, domain, min_records = "dataset", (0.0, 1.0), 2
+    neighbours, output_kind, epsilon = "replace", "real", 1.0
+
+    def __init__(self, scale: float) -> None:
+        self.scale, self.name = scale, f"small_variance(scale={scale:g})"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        variance = float(np.var(np.clip(np.asarray(query, dtype=float), 0, 1), ddof=1))
+        noisy = variance + self._rng.laplace(0.0, self.scale, n)
+        return np.round(noisy * 2**20) / 2**20
+
+
+def test_the_fewest_records_a_mechanism_accepts_are_a_dataset_of_their_own():
+    from attacks import load_attacks
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import Verdict
+    from auditor.engine.runner import run_audit
+
+    adapters = [SmallVariance(0.25), SmallVariance(0.5)]
+    broken, correct = run_audit(adapters, load_attacks(None), AuditConfig(seed=0)).results
+    assert broken.verdict is Verdict.VIOLATION and broken.epsilon_lower_bound > 1.3, broken.best
+    assert broken.best.trial.startswith("2 records at"), broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION and correct.error is None, correct.best
