@@ -357,6 +357,20 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         units = kept
         for rows, text in bases:
             neighbours_of(rows, text, units, who=("one user's", "one user's"))
+        # several columns: the records spread along one column, the rest at the upper bound
+        # (a user in every partition, each with the largest value: a bound on partitions per
+        # user shows only when the values it keeps are large)
+        along = data[:MIXED_COLUMNS] if len(data) > 1 else []
+        lined = []
+        for j in along:
+            rows = np.repeat(highs[None, :], users, axis=0)
+            line = np.linspace(lows[j], highs[j], users)
+            rows[:, j] = np.round(line) if integer else line
+            if len(np.unique(rows[:, j])) > 1:
+                text = f"{users} records spread along column {j}, the rest at the upper bound"
+                lined.append((rows, text))
+        for rows, text in (one_mid, many_mid):
+            neighbours_of(rows, text, lined, who=("one user's", "one user's"))
     return pairs
 
 

@@ -162,3 +162,38 @@ def test_unbounded_and_off_by_one_user_bounds_are_caught_and_the_bound_one_is_no
     assert unbounded.epsilon_lower_bound > 2, unbounded.to_dict()
     for fine in (correct, two_partitions):
         assert fine.verdict is Verdict.NO_VIOLATION and fine.error is None, fine.to_dict()
+
+
+class PartitionSums(CappedSum):
+    """Sums of values in [0, 1] (column 2) per partition (column 1, 0..4), each user's 2
+    smallest partitions and one record in each, Gaussian noise of sigma sqrt 2 per sum: rho
+    = 2 / (2 * 2) = 0.5.  ``keeps=3`` keeps a third partition (true rho 0.75), which shows
+    only on a user in three partitions each with a large value."""
+
+    columns, domain = 3, ((0, 1000), (0, 4), (0.0, 1.0))
+    output_kind, output_length, claim = "real", 5, "zcdp:rho=0.5"
+
+    def __init__(self, keeps: int) -> None:
+        super().__init__(keeps=keeps)
+        self.name = f"test.partition_sums(keeps={keeps})"
+
+    def sample(self, query, n: int) -> np.ndarray:
+        sums = np.zeros(5)
+        kept: dict[int, dict[int, float]] = {}
+        for user, key, value in np.asarray(query, dtype=float).reshape(-1, 3):
+            mine = kept.setdefault(int(user), {})
+            mine.setdefault(int(key), min(max(value, 0.0), 1.0))
+        for mine in kept.values():
+            for key in sorted(mine)[: self.keeps]:
+                sums[key] += mine[key]
+        noisy = sums + self._rng.normal(0.0, 2**0.5, (n, 5))
+        return np.round(noisy * 2**20) / 2**20
+
+
+def test_a_cap_on_partitions_off_by_one_shows_on_a_user_spread_along_the_partitions():
+    adapters = [PartitionSums(keeps=3), PartitionSums(keeps=2)]
+    report = run_audit(adapters, load_attacks(None), AuditConfig(budget=100_000, seed=0))
+    broken, correct = report.results
+    assert broken.verdict is Verdict.VIOLATION, broken.to_dict()
+    assert "spread along column 1" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION and correct.error is None, correct.to_dict()
