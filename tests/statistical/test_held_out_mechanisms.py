@@ -211,6 +211,17 @@ def test_the_thirteenth_held_out_set_of_releases_with_diagnostics_keeps_its_verd
 
 
 @pytest.mark.slow
+def test_the_fourteenth_held_out_set_of_user_ids_keeps_its_verdicts():
+    """User-level privacy with user ids in the records (per-partition sums and counts,
+    distinct users, partition selection, user medians and means, per-user clipping): no
+    false alarm; the broken ones found stay found (the partition sum since users spread
+    along one column)."""
+    module, verdicts = audited("held_out_mechanisms_14.py")
+    assert len(verdicts) == 24
+    keeps_verdicts(module, verdicts, {"ho14.user_mean.broken"})  # 13/12 for a claimed 1
+
+
+@pytest.mark.slow
 def test_the_fifteenth_held_out_set_of_estimators_keeps_its_verdicts():
     """Estimators that release a fitted model (output perturbation, naive Bayes, Analyze
     Gauss, a small-sample variance, a noisy gradient step, trimmed means, a random tree): no
