@@ -121,15 +121,10 @@ class Trial:
             text = f"{description}; the change made {k} times (one privacy unit's records)"
             return (*grouped_pair(x, x_prime, k), text)
 
-        (x, x_prime, description), *rest = [group(p) for p in self.pairs]
         resize = self.resize
-        return replace(
-            self,
-            x=x,
-            x_prime=x_prime,
-            description=description,
-            candidates=tuple(rest),
-            resize=None if resize is None else lambda size: resize(size).grouped(k),
+        return self._with_pairs(
+            [group(p) for p in self.pairs],
+            None if resize is None else lambda size: resize(size).grouped(k),
         )
 
     def for_privacy_units(self, spec: AdapterSpec) -> Trial | None:
@@ -157,7 +152,6 @@ class Trial:
                 made.setdefault((_key(a), _key(b)), (a, b, text))
         if not made:
             return None
-        (x, x_prime, description), *rest = made.values()
         resize = self.resize
 
         def by_user_resized(size: int) -> Trial:
@@ -166,13 +160,21 @@ class Trial:
             assert trial is not None  # a size pair adds one record
             return trial
 
+        return self._with_pairs(list(made.values()), None if resize is None else by_user_resized)
+
+    def _with_pairs(
+        self, pairs: list[tuple[Any, Any, str]], resize: Callable[[int], Trial] | None
+    ) -> Trial:
+        """This trial with ``pairs`` in place of its own (the first becomes its own pair) and
+        ``resize`` in place of its own."""
+        (x, x_prime, description), *rest = pairs
         return replace(
             self,
             x=x,
             x_prime=x_prime,
             description=description,
             candidates=tuple(rest),
-            resize=None if resize is None else by_user_resized,
+            resize=resize,
         )
 
     def with_candidates(self, more: Sequence[tuple[Any, Any, str]]) -> Trial:
@@ -193,8 +195,7 @@ class Trial:
             return self
         if not kept:
             return None
-        (x, x_prime, description), *rest = kept
-        return replace(self, x=x, x_prime=x_prime, description=description, candidates=tuple(rest))
+        return self._with_pairs(kept, self.resize)
 
 
 def grouped_pair(x: Any, x_prime: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
