@@ -49,7 +49,7 @@ import numpy as np
 
 from auditor.core.kinds import InputKind, Norm
 from auditor.core.spec import AdapterSpec
-from auditor.core.trials import USER_RECORDS, row_keys
+from auditor.core.trials import USER_RECORDS, as_rows, row_keys
 
 #: vector length the search uses when the adapter does not fix one (StatDP and DP-Sniper use
 #: 5 and 10; 10 leaves room for half-and-half and prefix patterns)
@@ -100,7 +100,7 @@ def sign_patterns(m: int) -> list[tuple[np.ndarray, str]]:
 
 def _one_user_apart(small: np.ndarray, big: np.ndarray, column: int) -> bool:
     """Whether ``big`` is ``small`` plus every record of one user id ``small`` does not hold."""
-    small, big = np.atleast_2d(small.T).T, np.atleast_2d(big.T).T
+    small, big = as_rows(small), as_rows(big)
     added = set(big[:, column].tolist()) - set(small[:, column].tolist())
     if len(added) != 1 or len(big) == len(small):
         return False
@@ -335,7 +335,6 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
     if spec.user_column is not None:
         unit_sizes = [k for k in USER_RECORDS if k > 1]
     step = np.ones_like(lows) if integer else (highs - lows) / (2 * MANY)
-    unit_width = len(lows)
     for users in unit_sizes:
         below_top = np.maximum(highs - np.arange(users)[:, None] * step, lows)
         units = [
@@ -344,7 +343,7 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
         ]
         # a domain too small for that many distinct values has no such unit (user ids aside:
         # a user's records spread over fewer values still spread)
-        data = [c for c in range(unit_width) if c != spec.user_column]
+        data = [c for c in range(len(lows)) if c != spec.user_column]
         kept = []
         for unit, what in units:
             distinct = len(np.unique(unit[:, data], axis=0)) if data else 1

@@ -244,11 +244,13 @@ def check_adapter(adapter: Any) -> AdapterSpec:
     if inputs.kind is InputKind.DATASET:
         raw_domain = read("domain")
         if inputs.columns > 1:
-            column_domains, exact_domain = _column_domains(raw_domain, inputs.columns, fail)
+            column_domains, exact_columns = _column_domains(raw_domain, inputs.columns, fail)
             lows, highs = zip(*column_domains, strict=True)
             domain = (min(lows), max(highs))
+            exact_domain = _widest(exact_columns)
         else:
             domain, exact_domain = _domain(raw_domain, fail)
+            exact_columns = (exact_domain,)
         neighbours = read("neighbours", "add_remove")
         if neighbours not in NEIGHBOUR_RELATIONS:
             raise fail("neighbours", f"={neighbours!r} must be one of {NEIGHBOUR_RELATIONS}")
@@ -263,7 +265,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         max_contributions = read("max_contributions", 1)
         if not _whole(max_contributions):
             raise fail("max_contributions", f"={max_contributions!r} must be a whole number >= 1")
-        user_column, user_ids = _user_column(read, inputs.columns, neighbours, fail)
+        user_column, user_ids = _user_column(read, exact_columns, neighbours, fail)
         if user_column is not None and max_contributions > 1:
             raise fail(
                 "max_contributions",
@@ -323,25 +325,23 @@ def check_adapter(adapter: Any) -> AdapterSpec:
 
 def _user_column(
     read: Callable[..., Any],
-    columns: int,
+    columns: tuple[tuple[int | float, int | float], ...],
     neighbours: str,
     fail: Callable[[str, str], AdapterContractError],
 ) -> tuple[int | None, tuple[int, int] | None]:
     """The declared ``user_column`` and the ids its domain allows, checked: a column index
-    whose bounds are integers with room for two ids, under add/remove of one user."""
+    whose bounds (``columns``: each column's, as the adapter wrote them) are integers with
+    room for two ids, under add/remove of one user."""
     raw = read("user_column")
     if raw is None:
         return None, None
     if not (isinstance(raw, numbers.Integral) and not isinstance(raw, bool)):
         raise fail("user_column", f"={raw!r} must be a column index (an integer)")
-    if not 0 <= int(raw) < columns:
-        raise fail("user_column", f"={raw!r} must be a column index in 0..{columns - 1}")
+    if not 0 <= int(raw) < len(columns):
+        raise fail("user_column", f"={raw!r} must be a column index in 0..{len(columns) - 1}")
     column = int(raw)
-    # the adapter's own bounds (the domain is already checked): ids are integers
-    declared = list(read("domain"))
-    shared = len(declared) == 2 and all(isinstance(v, numbers.Real) for v in declared)
-    lo, hi = declared if shared else declared[column]
-    if not all(isinstance(v, numbers.Integral) for v in (lo, hi)) or hi - lo < 1:
+    lo, hi = columns[column]
+    if not all(isinstance(v, int) for v in (lo, hi)) or hi - lo < 1:
         raise fail(
             "user_column",
             f"={column}: its domain {(lo, hi)!r} must be integer bounds with room for 2 ids",
@@ -377,10 +377,9 @@ def _domain(
 
 def _column_domains(
     raw: Any, columns: int, fail: Callable[[str, str], AdapterContractError]
-) -> tuple[tuple[tuple[float, float], ...], tuple[int | float, int | float]]:
-    """One ``(lo, hi)`` per column (a single pair applies to every column), as floats, and
-    the lowest and highest bound as the adapter's own numbers: ints when every column's
-    bounds are (its records are then integers)."""
+) -> tuple[tuple[tuple[float, float], ...], tuple[tuple[int | float, int | float], ...]]:
+    """One ``(lo, hi)`` per column (a single pair applies to every column), as floats and as
+    the adapter's own numbers."""
     try:
         pairs = list(raw)
         if len(pairs) == 2 and all(isinstance(v, numbers.Real) for v in pairs):
@@ -390,11 +389,19 @@ def _column_domains(
     if len(pairs) != columns:
         raise fail("domain", f"={raw!r} must hold one (lo, hi) per column ({columns} columns)")
     parsed = [_domain(pair, fail) for pair in pairs]
-    lows, highs = zip(*(exact for _, exact in parsed), strict=True)
+    return tuple(floats for floats, _ in parsed), tuple(exact for _, exact in parsed)
+
+
+def _widest(
+    columns: tuple[tuple[int | float, int | float], ...],
+) -> tuple[int | float, int | float]:
+    """The lowest and highest of the columns' bounds, as the adapter's own numbers: ints when
+    every column's bounds are (its records are then integers)."""
+    lows, highs = zip(*columns, strict=True)
     lo, hi = min(lows), max(highs)
     if not all(isinstance(b, int) for b in (*lows, *highs)):
         lo, hi = float(lo), float(hi)
-    return tuple(floats for floats, _ in parsed), (lo, hi)
+    return lo, hi
 
 
 def _choice(

@@ -141,7 +141,7 @@ class Trial:
         record) also :data:`USER_RECORDS` times; the other records each their own user
         (:func:`user_pair`).  Pairs that come out alike are kept once, replace pairs dropped;
         None if no pair is left."""
-        made: dict[tuple[bytes, bytes], tuple[Any, Any, str]] = {}
+        made: dict[tuple[tuple[Any, ...], tuple[Any, ...]], tuple[Any, Any, str]] = {}
         for x, x_prime, description in self.pairs:
             for size in USER_RECORDS:
                 pair = user_pair(x, x_prime, column, ids, size)
@@ -149,7 +149,7 @@ class Trial:
                     continue
                 a, b, records = pair
                 text = f"{description}; one user per record, the changed one with {records}"
-                made.setdefault((_key(a), _key(b)), (a, b, text))
+                made.setdefault((tuple(row_keys(a)), tuple(row_keys(b))), (a, b, text))
         if not made:
             return None
         resize = self.resize
@@ -231,7 +231,7 @@ def user_pair(
     one such record; the shared records get the next ids, one each (round robin when the ids
     run out: users of several records, never the changed one).  Returns the pair in its
     order and what the changed user holds, or None for a pair of equal sizes (replace)."""
-    a, b = np.atleast_2d(np.asarray(x).T).T, np.atleast_2d(np.asarray(x_prime).T).T
+    a, b = as_rows(x), as_rows(x_prime)
     if len(a) == len(b):
         return None
     small, big = (a, b) if len(a) < len(b) else (b, a)
@@ -276,16 +276,17 @@ def _extra_rows(small: np.ndarray, big: np.ndarray) -> np.ndarray:
     return extra
 
 
-def _key(d: np.ndarray) -> bytes:
-    """A dataset as bytes that tell datasets apart (shape, dtype and values)."""
-    return repr((d.shape, d.dtype.str)).encode() + np.ascontiguousarray(d).tobytes()
-
-
 def changed_records(x: Any, x_prime: Any) -> int:
     """How many records one dataset holds that the other does not, the larger side's count
     (1 for one record added, removed or replaced)."""
     rows_a, rows_b = Counter(row_keys(np.asarray(x))), Counter(row_keys(np.asarray(x_prime)))
     return max(sum((rows_a - rows_b).values()), sum((rows_b - rows_a).values()))
+
+
+def as_rows(d: Any) -> np.ndarray:
+    """A dataset as (m, c) rows: a 1-D dataset (one value per record) as one column."""
+    rows: np.ndarray = np.asarray(d)
+    return rows[:, None] if rows.ndim == 1 else rows
 
 
 def row_keys(d: np.ndarray) -> list[Any]:

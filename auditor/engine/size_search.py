@@ -88,7 +88,6 @@ def _features(out: np.ndarray | None) -> list[np.ndarray] | None:
     output of several columns, one per column; None when nothing was drawn."""
     if out is None or not len(out):
         return None
-    key = RowKey()
-    m = as_matrix(out)
+    key, m = RowKey(), as_matrix(out)
     columns = [key(m[:, j : j + 1]) for j in range(m.shape[1])] if m.shape[1] > 1 else []
-    return [np.asarray(key(out)), *map(np.asarray, columns)]
+    return [key(m), *columns]

@@ -285,34 +285,31 @@ def ranking_scores(
 
 def _atoms(a: np.ndarray, b: np.ndarray) -> list[Event]:
     """Single outcomes for the ``MAX_ATOMS`` values the build half repeats most (each at
-    least ``MIN_ATOM`` times)."""
-    build = np.concatenate([a, b])
-    values, counts = np.unique(build[np.isfinite(build)], return_counts=True)
-    top = np.argsort(-counts, kind="stable")[:MAX_ATOMS]
-    return [outcome_set_event(values[i : i + 1]) for i in np.sort(top[counts[top] >= MIN_ATOM])]
-
-
-def _united_atoms(a: np.ndarray, b: np.ndarray) -> list[Event]:
-    """The values the build half repeats (each at least ``MIN_ATOM`` times) that are likelier
-    on one side, united (``MAX_UNITED`` at most), alone and with each tail (``ATOM_TAILS``)."""
+    least ``MIN_ATOM`` times), then the repeated values likelier on one side united
+    (``MAX_UNITED`` at most), alone and with each tail (``ATOM_TAILS``)."""
     build = np.concatenate([a, b])
     build = build[np.isfinite(build)]
     values, counts = np.unique(build, return_counts=True)
-    keep = counts >= MIN_ATOM
-    values, counts = values[keep], counts[keep]
-    if not len(values):
-        return []
-    if len(values) > MAX_UNITED:
-        values = np.sort(values[np.argsort(-counts, kind="stable")[:MAX_UNITED]])
-    in_a = np.searchsorted(values, a[np.isin(a, values)])
-    in_b = np.searchsorted(values, b[np.isin(b, values)])
-    counts_a = np.bincount(in_a, minlength=len(values)) / max(len(a), 1)
-    counts_b = np.bincount(in_b, minlength=len(values)) / max(len(b), 1)
-    events: list[Event] = []
-    quantiles = np.quantile(build, [*ATOM_TAILS, *(1 - q for q in ATOM_TAILS)])
-    lows, highs = np.split(quantiles, 2)
-    for side, other in ((counts_a > counts_b, b), (counts_b > counts_a, a)):
-        chosen = values[side]
+    order = np.argsort(-counts, kind="stable")
+
+    def most(k: int) -> np.ndarray:
+        """The up to ``k`` most repeated values seen at least ``MIN_ATOM`` times, sorted."""
+        top = order[:k]
+        return np.sort(values[top[counts[top] >= MIN_ATOM]])
+
+    events = [outcome_set_event(np.array([v])) for v in most(MAX_ATOMS)]
+    repeated = most(MAX_UNITED)
+    if not len(repeated):
+        return events
+
+    def share(y: np.ndarray) -> np.ndarray:
+        hits = np.searchsorted(repeated, y[np.isin(y, repeated)])
+        return np.bincount(hits, minlength=len(repeated)) / max(len(y), 1)
+
+    share_a, share_b = share(a), share(b)
+    lows, highs = np.split(np.quantile(build, [*ATOM_TAILS, *(1 - q for q in ATOM_TAILS)]), 2)
+    for side, other in ((share_a > share_b, b), (share_b > share_a, a)):
+        chosen = repeated[side]
         if not len(chosen):
             continue
         if len(chosen) > 1:
@@ -332,8 +329,9 @@ class DataDrivenEvents:
 
     The training split is halved.  The first half *builds* candidates: thresholds, single
     outcomes and top-ratio outcome unions (discrete outputs), the most repeated values
-    (``MAX_ATOMS``) alone and united with a tail (``ATOM_TAILS``), unions of top-ratio histogram bins and of top-ratio (sign, binade, last
-    mantissa bits) cells (continuous outputs), thresholds on a logistic-regression score of
+    (``MAX_ATOMS``) alone and united with a tail (``ATOM_TAILS``), unions of top-ratio
+    histogram bins and of top-ratio (sign, binade, last mantissa bits) cells (continuous
+    outputs), thresholds on a logistic-regression score of
     the value and its float bits.  The second half *scores* them by the bound each is
     predicted to certify at the planned certification ``n`` and ``alpha``
     (:func:`predicted_scores`); the best ``max_events`` are proposed.
@@ -410,8 +408,7 @@ class DataDrivenEvents:
         distinct = np.unique(pooled[np.isfinite(pooled)])
         events = self._candidates(build_a, build_b, pooled, distinct)
         # atoms last, and scored exactly whatever the stand-in says (see MAX_ATOMS)
-        discrete = _is_discrete(distinct, pooled.dtype)
-        atoms = [] if discrete else _atoms(build_a, build_b) + _united_atoms(build_a, build_b)
+        atoms = [] if _is_discrete(distinct, pooled.dtype) else _atoms(build_a, build_b)
         always = np.arange(len(events), len(events) + len(atoms))
         events += atoms
         ka, kb = selection_counts(events, sel_a), selection_counts(events, sel_b)
