@@ -43,11 +43,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from attacks.neighbours import scalar_pair_groups
 from attacks.selection_common import bounds_note, largest_move, middle, outcome_counts, within
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
@@ -57,8 +57,6 @@ from auditor.statistics.events.event_selection import DataDrivenEvents, bottom_e
 
 #: events per randomised trial (each event is tested in both directions)
 EXTRA_MAX_EVENTS = 4
-#: phases of the step at which the moderate pair is screened (real answers)
-PHASES = 8
 #: share of the per-side budget the stability chain spends on deciding whether to certify
 CHAIN_TRAIN_FRACTION = 0.01
 #: longest stability chain (number of trials)
@@ -99,79 +97,13 @@ class BottomGap:
 # --- additive ------------------------------------------------------------------------------
 
 
-def _shifted(a: float, step: float) -> float:
-    """The largest float <= a + step (rounding must never push a pair past the sensitivity)."""
-    y = a + step
-    while Fraction(y) - Fraction(a) > Fraction(step):
-        y = math.nextafter(y, -math.inf)
-    return y
-
-
 def _additive_trials(spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
-    step = largest_move(spec)
-    if step <= 0:
-        return []
+    """A trial per group of ``scalar_pair_groups``, its other pairs screened as candidates:
+    the standard pair keeps 8 events, the randomised ones ``EXTRA_MAX_EVENTS``."""
     trials = []
-    standard = int(step) if spec.integer_queries else float(step)
-    bounds = spec.query_bounds
-    if bounds is None or bounds[0] <= 0 <= standard <= bounds[1]:  # else refused, maybe
-        trials.append(
-            Trial(
-                0,
-                standard,
-                DataDrivenEvents(),
-                f"inputs 0 and {standard!r} (one sensitivity apart)",
-            )
-        )
-    multiple = float(rng.integers(-100, 101))
-    # ulp(2**k) = 2**(k - 52) must stay below the step, or x + step rounds back to x
-    k_max = 50 if spec.integer_queries else min(50, math.floor(math.log2(step)) + 50)
-    k = int(rng.integers(min(20, k_max), k_max + 1))
-    large = float(rng.choice([-1.0, 1.0])) * 2.0**k
-    # off the standard pair's grid: a mechanism that snaps or rounds its answer to a grid
-    # loses most between answers on either side of a boundary, so the moderate pair comes at
-    # ``PHASES`` phases of the step (from a random one), screened as candidates
-    phase = 0.0 if spec.integer_queries else float(rng.random())
-    phases = [0.0] if spec.integer_queries else [(phase + j / PHASES) % 1 for j in range(PHASES)]
-    offsets = [
-        ([(multiple + f) * step for f in phases], "a moderate offset"),
-        ([large], f"a large magnitude (±2**{k})"),
-    ]
-    if bounds is not None:  # keep both inputs inside the range the mechanism accepts
-        lo, hi = bounds
-        offsets = [([a for a in bases if lo <= a and a + step <= hi], t) for bases, t in offsets]
-        offsets = [(bases, t) for bases, t in offsets if bases]
-        if not offsets and spec.integer_queries:
-            first, last = math.ceil(lo), math.floor(hi - step)
-            if first <= last:
-                offsets = [([float(rng.integers(first, last + 1))], "a random offset")]
-        elif not offsets and hi - lo >= step:
-            offsets = [([lo + rng.random() * (hi - lo - step)], "a random offset")]
-    for bases, text in offsets:
-        pairs: list[tuple[int | float, int | float, str]] = []
-        for a in bases:
-            x: int | float
-            x_prime: int | float
-            if spec.integer_queries:
-                x, x_prime = int(a), int(a) + int(step)
-            else:
-                x, x_prime = float(a), _shifted(float(a), float(step))
-                if x_prime == x:  # the step vanishes at this magnitude
-                    continue
-            pairs.append(
-                (x, x_prime, f"inputs {x!r} and {x_prime!r} (one sensitivity apart at {text})")
-            )
-        if pairs:
-            (x, x_prime, description), *rest = pairs
-            trials.append(
-                Trial(
-                    x,
-                    x_prime,
-                    DataDrivenEvents(max_events=EXTRA_MAX_EVENTS),
-                    description,
-                    candidates=tuple(rest),
-                )
-            )
+    for standard, ((x, x_prime, description), *rest) in scalar_pair_groups(spec, rng):
+        events = DataDrivenEvents() if standard else DataDrivenEvents(max_events=EXTRA_MAX_EVENTS)
+        trials.append(Trial(x, x_prime, events, description, candidates=tuple(rest)))
     return trials
 
 

@@ -17,6 +17,8 @@ the certifier screens them all on outputs of their own before certifying the mos
   rest down and the reverse, the first k up and the rest down for every k, the first k up and
   the rest unchanged, every other entry up, all up, all down.  With ``integer_queries``,
   moves are rounded toward 0 (a pattern that rounds to nothing is dropped).
+* **scalar** queries: 0 vs Δ, a moderate offset at ``PHASES`` phases of Δ and a large
+  magnitude (``scalar_pair_groups``, shared with the black box's additive trials).
 * **local** inputs: pairs of values at both ends and in the middle of the domain (any two
   values are neighbours), and in a domain of at most ``SMALL_DOMAIN`` values every value
   with the next.
@@ -43,6 +45,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -62,6 +65,8 @@ MANY = 20
 LARGE = 1000
 #: columns of a multi-column domain that get records mixing the bounds (two each)
 MIXED_COLUMNS = 4
+#: phases of the step at which a scalar query's moderate pair is screened (real answers)
+PHASES = 8
 #: at most this many values of an integer domain are listed one by one
 SMALL_DOMAIN = 16
 
@@ -381,8 +386,75 @@ def size_pair(spec: AdapterSpec, size: int) -> Pair:
     return both[:size], both, f"{size} records at the midpoint; add one more there"
 
 
-def search_pairs(spec: AdapterSpec) -> list[Pair]:
-    """The pairs to screen for this adapter's input kind."""
+def _shifted(a: float, step: float) -> float:
+    """The largest float <= a + step (rounding must never push a pair past the sensitivity)."""
+    y = a + step
+    while Fraction(y) - Fraction(a) > Fraction(step):
+        y = math.nextafter(y, -math.inf)
+    return y
+
+
+def scalar_pair_groups(
+    spec: AdapterSpec, rng: np.random.Generator
+) -> list[tuple[bool, list[Pair]]]:
+    """A scalar query's pairs one sensitivity apart, in groups ``(standard, pairs)``: 0 vs Δ
+    (the standard group), then, at magnitudes drawn from ``rng``, a moderate offset a vs a + Δ
+    (a random multiple of Δ; real answers at ``PHASES`` phases of Δ from a random one) and a
+    large one ±2**k vs ±2**k + Δ, for mechanisms whose noise or rounding depends on the
+    magnitude or the position of the answer.  Inside declared query bounds only."""
+    step = float(math.floor(spec.sensitivity)) if spec.integer_queries else spec.sensitivity
+    assert step is not None
+    if step <= 0:
+        return []
+    groups: list[tuple[bool, list[Pair]]] = []
+    standard = int(step) if spec.integer_queries else float(step)
+    bounds = spec.query_bounds
+    if bounds is None or bounds[0] <= 0 <= standard <= bounds[1]:  # else refused, maybe
+        groups.append((True, [(0, standard, f"inputs 0 and {standard!r} (one sensitivity apart)")]))
+    multiple = float(rng.integers(-100, 101))
+    # ulp(2**k) = 2**(k - 52) must stay below the step, or x + step rounds back to x
+    k_max = 50 if spec.integer_queries else min(50, math.floor(math.log2(step)) + 50)
+    k = int(rng.integers(min(20, k_max), k_max + 1))
+    large = float(rng.choice([-1.0, 1.0])) * 2.0**k
+    # off the standard pair's grid: a mechanism that snaps or rounds its answer to a grid
+    # loses most between answers on either side of a boundary
+    phase = 0.0 if spec.integer_queries else float(rng.random())
+    phases = [0.0] if spec.integer_queries else [(phase + j / PHASES) % 1 for j in range(PHASES)]
+    offsets = [
+        ([(multiple + f) * step for f in phases], "a moderate offset"),
+        ([large], f"a large magnitude (±2**{k})"),
+    ]
+    if bounds is not None:  # keep both inputs inside the range the mechanism accepts
+        lo, hi = bounds
+        offsets = [([a for a in bases if lo <= a and a + step <= hi], t) for bases, t in offsets]
+        offsets = [(bases, t) for bases, t in offsets if bases]
+        if not offsets and spec.integer_queries:
+            first, last = math.ceil(lo), math.floor(hi - step)
+            if first <= last:
+                offsets = [([float(rng.integers(first, last + 1))], "a random offset")]
+        elif not offsets and hi - lo >= step:
+            offsets = [([lo + rng.random() * (hi - lo - step)], "a random offset")]
+    for bases, text in offsets:
+        pairs: list[Pair] = []
+        for a in bases:
+            x: int | float
+            x_prime: int | float
+            if spec.integer_queries:
+                x, x_prime = int(a), int(a) + int(step)
+            else:
+                x, x_prime = float(a), _shifted(float(a), step)
+                if x_prime == x:  # the step vanishes at this magnitude
+                    continue
+            pairs.append(
+                (x, x_prime, f"inputs {x!r} and {x_prime!r} (one sensitivity apart at {text})")
+            )
+        if pairs:
+            groups.append((False, pairs))
+    return groups
+
+
+def search_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
+    """The pairs to screen for this adapter's input kind (``rng`` places a scalar query's)."""
     kind = spec.input.kind
     if kind is InputKind.VECTOR:
         return vector_pairs(spec)
@@ -390,8 +462,7 @@ def search_pairs(spec: AdapterSpec) -> list[Pair]:
         return local_pairs(spec)
     if kind is InputKind.DATASET:
         return dataset_pairs(spec)
-    assert spec.sensitivity is not None
-    return [(0.0, spec.sensitivity, f"inputs 0 and {spec.sensitivity:g}")]
+    return [pair for _, group in scalar_pair_groups(spec, rng) for pair in group]
 
 
 def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:

@@ -62,7 +62,7 @@ class PairSearchAttack:
         return spec.family in (None, Family.SELECTION, Family.DATASET)
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
-        pairs = search_pairs(spec)
+        pairs = search_pairs(spec, rng)
         if not pairs:
             return []
         # vector queries in no declared bounds: the base may move (see Trial.rebase)

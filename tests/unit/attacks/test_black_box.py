@@ -12,14 +12,8 @@ from audit_fixtures import GeometricLaplace, RandomizedResponse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attacks.black_box import (
-    EXTRA_MAX_EVENTS,
-    PHASES,
-    BlackBoxAttack,
-    BottomGap,
-    _chain_length,
-    _shifted,
-)
+from attacks.black_box import EXTRA_MAX_EVENTS, BlackBoxAttack, BottomGap, _chain_length
+from attacks.neighbours import PHASES, _shifted
 from auditor.core.spec import check_adapter
 from auditor.core.trials import CertificationPlan
 

@@ -496,3 +496,33 @@ def test_a_response_to_the_gap_between_queries_is_found_by_raising_one_entry():
     assert np.ptp(x) > 20 and "entry 0 at" in found.best.trial, found.best.trial
     assert found.epsilon_lower_bound < 2.0
     assert clean.error is None and clean.verdict is Verdict.NO_VIOLATION, clean.best.trial
+
+
+class SnappedWithDiagnostic(SeededAdapter):
+    """A scalar query's answer snapped to multiples of 0.4 plus two-sided geometric noise in
+    grid steps, released beside a diagnostic column (noise of its own): outside the additive
+    family, so only the pair search sees it.  Answers 1 apart land up to 3 steps apart, so a
+    per-step rate of eps/3 is eps-DP; eps * 0.4 (2.5 steps assumed) is 1.2 eps-DP, but only
+    off the grid of the pair 0 and 1 (0 and 2 steps there: 0.8 eps)."""
+
+    input_kind, output_kind, output_length = "scalar", "real", 2
+    epsilon, delta, sensitivity = 1.0, 0.0, 1.0
+
+    def __init__(self, rate: float) -> None:
+        super().__init__()
+        self.rate, self.name = rate, f"test.snapped_with_diagnostic(rate={rate:.3g})"
+
+    def sample(self, query, n):
+        p = -np.expm1(-self.rate)
+        steps = self._rng.geometric(p, n) - self._rng.geometric(p, n)
+        value = (int(np.rint(float(query) / 0.4)) + steps) * 0.4
+        return np.column_stack([np.round(value, 6), self._rng.integers(0, 4, n)]).astype(float)
+
+
+def test_a_scalar_query_outside_the_families_is_paired_off_the_standard_grid():
+    adapters = [SnappedWithDiagnostic(0.4), SnappedWithDiagnostic(1 / 3)]
+    report = run_audit(adapters, [PairSearchAttack()], AuditConfig(budget=100_000, seed=0))
+    broken, correct = report.results
+    assert broken.verdict is Verdict.VIOLATION, broken.to_dict()
+    assert "moderate offset" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION, correct.to_dict()
