@@ -402,8 +402,8 @@ def scalar_pair_groups(
     (a random multiple of Δ; real answers at ``PHASES`` phases of Δ from a random one) and a
     large one ±2**k vs ±2**k + Δ, for mechanisms whose noise or rounding depends on the
     magnitude or the position of the answer.  Inside declared query bounds only."""
+    assert spec.sensitivity is not None
     step = float(math.floor(spec.sensitivity)) if spec.integer_queries else spec.sensitivity
-    assert step is not None
     if step <= 0:
         return []
     groups: list[tuple[bool, list[Pair]]] = []
