@@ -101,13 +101,15 @@ def _trial(spec: AdapterSpec, pairs: list[Any], rebase: Any = None, resize: Any 
 
 def _rebased(
     spec: AdapterSpec, base_value: float, uniform: bool = False, spike: bool = False
-) -> Trial:
+) -> Trial | None:
     """The vector patterns around base entries ``base_value`` (the first pair's x); with
     ``uniform``, only those that move every entry alike; with ``spike``, around the default
-    base with its first entry raised by ``base_value`` instead."""
+    base with its first entry raised by ``base_value`` instead.  None if no pattern fits."""
     if spike:
-        return _trial(spec, vector_pairs(spec, None, uniform, spike=base_value))
-    return _trial(spec, vector_pairs(spec, base_value, uniform))
+        pairs = vector_pairs(spec, None, uniform, spike=base_value)
+    else:
+        pairs = vector_pairs(spec, base_value, uniform)
+    return _trial(spec, pairs) if pairs else None
 
 
 def _resized(spec: AdapterSpec, size: int) -> Trial:

@@ -89,8 +89,9 @@ class Trial:
     #: The certifier asks for the first when the outputs at 0 sit far off the middle of their
     #: response to the base (an SVT whose threshold is far from 0 answers ⊥ to most queries
     #: there), for the second towards the ends of that response (see
-    #: ``auditor.engine.base_search``); None: the base is fixed.
-    rebase: Callable[..., Trial] | None = field(default=None, repr=False, compare=False)
+    #: ``auditor.engine.base_search``); it returns None where no pattern fits (integer moves
+    #: under L1 leave no uniform one).  None: the base is fixed.
+    rebase: Callable[..., Trial | None] | None = field(default=None, repr=False, compare=False)
     #: the same search with one more pair: ``resize(k)`` is this trial with the pair of k and
     #: k + 1 records at the domain's midpoint screened first (its ``x`` the k records).  The
     #: certifier asks for it when a dataset mechanism's usual output at one record is lost

@@ -777,7 +777,10 @@ class _TrialStages:
         step = self.certifier.spec.sensitivity or 1.0
 
         def probe(base: float | None, spike: bool = False) -> np.ndarray | None:
-            x = trial.x if base is None else rebase(base, spike=spike).x
+            moved = trial if base is None else rebase(base, spike=spike)
+            if moved is None:
+                return None  # no pattern fits there: probing stops in that direction
+            x = moved.x
             where = (
                 "base",
                 "start" if base is None else repr(base),
@@ -791,13 +794,16 @@ class _TrialStages:
         response = response_bases(probe, step)
         if not response.responds and np.size(trial.x) > 1:
             spiked = response_bases(functools.partial(probe, spike=True), step)
-            return trial if spiked.middle is None else rebase(spiked.middle, spike=True)
-        if response.middle is None:
+            moved = None if spiked.middle is None else rebase(spiked.middle, spike=True)
+            return trial if moved is None else moved
+        middle = None if response.middle is None else rebase(response.middle)
+        if middle is None:
             return trial
         # a start off the response makes the base the search's guess: the ends are as good a
-        # one for a loss that adds up over the queries (see END_LEVELS)
-        ends = [p for b in response.ends for p in rebase(b, uniform=True).pairs]
-        return rebase(response.middle).with_candidates(ends)
+        # one for a loss that adds up over the queries (see END_LEVELS; under L1 with integer
+        # moves no uniform pattern fits)
+        uniform = [rebase(b, uniform=True) for b in response.ends]
+        return middle.with_candidates([p for u in uniform if u is not None for p in u.pairs])
 
     def find_size(self) -> Trial:
         """The trial with the pair at the dataset size where its outputs change screened

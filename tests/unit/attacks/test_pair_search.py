@@ -526,3 +526,26 @@ def test_a_scalar_query_outside_the_families_is_paired_off_the_standard_grid():
     assert broken.verdict is Verdict.VIOLATION, broken.to_dict()
     assert "moderate offset" in broken.best.trial
     assert correct.verdict is Verdict.NO_VIOLATION, correct.to_dict()
+
+
+class FirstAboveCount(SeededAdapter):
+    """AboveThreshold on integer counts under L1 (threshold 12): the index of the first count
+    above a noisy threshold, or none.  Its base search moves the base (0 answers "none"), and
+    under L1 with integer moves of 1 no pattern moves every entry alike."""
+
+    input_kind, norm, sensitivity, integer_queries, query_length = "vector", "l1", 1, True, 10
+    output_kind, nullable, epsilon, delta = "index", True, 1.0, 0.0
+    name = "test.first_above_count"
+
+    def sample(self, query, n):
+        q = np.asarray(query, dtype=float)
+        rho = self._rng.laplace(0, 2.0, (n, 1))
+        fire = q + self._rng.laplace(0, 4.0, (n, len(q))) >= 12 + rho
+        return np.where(fire.any(axis=1), np.argmax(fire, axis=1), -1)
+
+
+def test_a_base_with_no_uniform_pattern_is_searched_without_them():
+    report = run_audit([FirstAboveCount()], [PairSearchAttack()], CONFIG)
+    (result,) = report.results
+    assert result.verdict is Verdict.NO_VIOLATION, result.to_dict()
+    assert "queries at 0" not in result.best.trial  # the base moved towards the threshold
