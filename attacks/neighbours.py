@@ -32,7 +32,9 @@ the certifier screens them all on outputs of their own before certifying the mos
   replaced as the relation allows; with several columns also by records mixing the bounds
   across columns and records on one axis (one column at a bound, the rest at the midpoint),
   and a record on one axis replaced by one on another (a covariance moves most there); every value
-  of a small integer domain also changed by a record of each value.  With
+  of a small integer domain also changed by a record of each value; and random datasets of
+  ``RANDOM_SIZES`` records, each column drawn on its own from the attack's rng (a graph over
+  node-id columns, a contingency table), with a random record added, removed or replaced.  With
   ``max_contributions`` k, every change is made k times (``Trial.grouped``) and each dataset
   is also changed by one user's k distinct records (spread across the domain, or the k values
   from the upper bound down).  Under
@@ -63,6 +65,8 @@ SPLIT_ALL = 16
 MANY = 20
 #: records in the large dataset
 LARGE = 1000
+#: sizes of the random datasets (records drawn uniformly, each column on its own)
+RANDOM_SIZES = (4, 16, 64)
 #: columns of a multi-column domain that get records mixing the bounds (two each)
 MIXED_COLUMNS = 4
 #: phases of the step at which a scalar query's moderate pair is screened (real answers)
@@ -218,10 +222,19 @@ def _domain_rows(
     return lows, highs, mids, records
 
 
-def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
-    """Datasets and neighbours of each, following the declared relation."""
+def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> list[Pair]:
+    """Datasets and neighbours of each, following the declared relation; with ``rng``, also
+    random datasets (``RANDOM_SIZES``) and random neighbours of them."""
     lows, highs, mids, records = _domain_rows(spec)
     integer = spec.integer_domain
+
+    def uniform(k: int) -> np.ndarray:
+        """``k`` records drawn from ``rng``, each column uniform in its bounds on its own."""
+        assert rng is not None
+        u = rng.random((k, len(lows)))
+        if integer:
+            return np.asarray(np.minimum(lows + np.floor(u * (highs - lows + 1)), highs))
+        return np.asarray(lows + u * (highs - lows))
 
     def spread(k: int) -> np.ndarray:
         t = np.linspace(0, 1, k)[:, None]
@@ -326,6 +339,16 @@ def dataset_pairs(spec: AdapterSpec) -> list[Pair]:
     for rows, text in bases:
         neighbours_of(rows, text, changes)
         if spec.neighbours == "add_remove" and len(rows) > 1:  # never the empty dataset
+            pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
+    # random datasets, their columns drawn apart: the structured ones above tie the columns
+    # together (every spread record on the diagonal), so structure among records -- a graph
+    # over node-id columns, a contingency table -- is seen only here; their first record is
+    # random too, so removing or replacing it changes a random record
+    for size in RANDOM_SIZES if rng is not None else ():
+        rows = uniform(max(size, fewest))
+        text = f"{len(rows)} random records (columns drawn apart)"
+        neighbours_of(rows, text, [(uniform(1)[0], "random")])
+        if spec.neighbours == "add_remove" and len(rows) > 1:
             pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
     on_axis = [(row[None, :], f"one record with {where}") for row, where in axes[:1]]
     for rows, text in (one_mid, many_mid, at_low, at_high, *on_axis):
@@ -461,7 +484,7 @@ def search_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
     if kind is InputKind.LOCAL:
         return local_pairs(spec)
     if kind is InputKind.DATASET:
-        return dataset_pairs(spec)
+        return dataset_pairs(spec, rng)
     return [pair for _, group in scalar_pair_groups(spec, rng) for pair in group]
 
 

@@ -62,7 +62,9 @@ class PairSearchAttack:
         return spec.family in (None, Family.SELECTION, Family.DATASET)
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
-        pairs = search_pairs(spec, rng)
+        # one seed for the random pairs: a resized trial lists the same ones
+        seed = int(rng.integers(2**63))
+        pairs = search_pairs(spec, np.random.default_rng(seed))
         if not pairs:
             return []
         # vector queries in no declared bounds: the base may move (see Trial.rebase)
@@ -73,7 +75,7 @@ class PairSearchAttack:
             spec,
             pairs,
             partial(_rebased, spec) if movable else None,
-            partial(_resized, spec) if sized else None,
+            partial(_resized, spec, seed) if sized else None,
         )
         if spec.input.kind is InputKind.LOCAL:
             # a domain with too many pairs to screen: the values whose outputs stand apart
@@ -112,6 +114,7 @@ def _rebased(
     return _trial(spec, pairs) if pairs else None
 
 
-def _resized(spec: AdapterSpec, size: int) -> Trial:
+def _resized(spec: AdapterSpec, seed: int, size: int) -> Trial:
     """The dataset pairs with ``size`` and ``size + 1`` midpoint records screened first."""
-    return _trial(spec, [size_pair(spec, size), *dataset_pairs(spec)])
+    pairs = dataset_pairs(spec, np.random.default_rng(seed))
+    return _trial(spec, [size_pair(spec, size), *pairs])

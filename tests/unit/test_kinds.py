@@ -365,7 +365,8 @@ def test_a_record_mixing_the_column_bounds_finds_a_swapped_contribution():
     adapters = [CappedLinks(1.0), CappedLinks(2.0)]
     broken, correct = run_audit(adapters, load_attacks(None), AuditConfig()).results
     assert broken.verdict is Verdict.VIOLATION and broken.epsilon_lower_bound > 1.3, broken.best
-    assert "the rest at the other" in broken.best.trial
+    # a record with its columns at different places: the bounds mixed, or one on an axis
+    assert "the rest at the" in broken.best.trial, broken.best.trial
     assert correct.verdict is Verdict.NO_VIOLATION and correct.error is None, correct.best
 
 

@@ -131,6 +131,35 @@ def test_dataset_pairs_follow_the_relation_and_include_many_distinct_values(neig
     assert min(min(len(x), len(x_prime)) for x, x_prime, _ in pairs) >= 1  # never empty
 
 
+def test_random_datasets_draw_their_columns_apart_and_follow_the_seed():
+    # edges over node ids: the structured datasets put every spread record on the diagonal
+    # (self-loops), so a graph's structure comes only from records whose columns differ
+    spec = check_adapter(
+        Declared(
+            input_kind="dataset",
+            neighbours="add_remove",
+            output_kind="real",
+            domain=[(0, 7), (0, 7)],
+            columns=2,
+        )
+    )
+
+    def random_pairs(seed):
+        pairs = search_pairs(spec, np.random.default_rng(seed))
+        return [(x, x_prime) for x, x_prime, text in pairs if "random records" in text]
+
+    pairs = random_pairs(0)
+    assert len(pairs) >= 6
+    largest = max((x for x, _ in pairs), key=len)
+    assert len(largest) >= 64
+    distinct_edges = {tuple(r) for r in largest if r[0] != r[1]}
+    assert len(distinct_edges) >= 20  # a dense graph, not a line of records
+    assert abs(np.corrcoef(largest[:, 0], largest[:, 1])[0, 1]) < 0.5
+    same, other = random_pairs(0), random_pairs(1)
+    assert all(np.array_equal(a, b) for (a, _), (b, _) in zip(pairs, same, strict=True))
+    assert any(not np.array_equal(a, b) for (a, _), (b, _) in zip(pairs, other, strict=True))
+
+
 def test_are_neighbours_rejects_pairs_beyond_the_relation():
     spec = check_adapter(
         Declared(input_kind="vector", output_kind="index", norm="l1", sensitivity=1.0)
