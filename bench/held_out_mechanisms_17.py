@@ -346,7 +346,8 @@ class WedgeCount(_Base):
     def stat(self, x):
         a, b = _dedup_edges(x[:, 0], x[:, 1])
         deg = np.bincount(a, minlength=self.V) + np.bincount(b, minlength=self.V)
-        cap = self.D + 1 if self.broken else self.D  # BUG (broken): D + 1 ("a D-star has D + 1 nodes")
+        # BUG (broken): D + 1 ("a D-star has D + 1 nodes")
+        cap = self.D + 1 if self.broken else self.D
         deg = np.minimum(deg, cap)
         return int(np.sum(deg * (deg - 1) // 2))
 
@@ -389,7 +390,8 @@ class ConnectedPairs(_Base):
 
     def sample(self, query, n):
         pairs = self.stat(self._x(query))
-        sens = self.V - 1 if self.broken else (self.V // 2) * (self.V - self.V // 2)  # BUG (broken): V - 1
+        # BUG (broken): V - 1
+        sens = self.V - 1 if self.broken else (self.V // 2) * (self.V - self.V // 2)
         return pairs + _dgauss(self._rng, sens**2 / (2 * self.rho), n)
 
 
@@ -446,13 +448,16 @@ class AllTwoWayMarginals(_Base):
         tables = []
         for i in range(4):
             for j in range(i + 1, 4):
-                tables.append(np.bincount(x[:, i] * sizes[j] + x[:, j], minlength=sizes[i] * sizes[j]))
+                tables.append(
+                    np.bincount(x[:, i] * sizes[j] + x[:, j], minlength=sizes[i] * sizes[j])
+                )
         return np.concatenate(tables).astype(np.int64)
 
     def sample(self, query, n):
         c = self.stat(self._x(query))
         n_tables = 6
-        per_table = self.epsilon if self.broken else self.epsilon / n_tables  # BUG (broken): eps each
+        # BUG (broken): eps each
+        per_table = self.epsilon if self.broken else self.epsilon / n_tables
         return c + _dlap(self._rng, per_table, (n, c.size))
 
 
@@ -528,13 +533,20 @@ class MWEM(_Base):
     columns = 2
     domain = [(0, 3), (0, 3)]
     output_kind = "record"
-    fields = {"total": "real", "picks": ("integer", 3), "answers": ("real", 3), "synthetic": ("real", 16)}
+    fields = {
+        "total": "real",
+        "picks": ("integer", 3),
+        "answers": ("real", 3),
+        "synthetic": ("real", 16),
+    }
     epsilon, delta = 1.0, 0.0
     T, eps0, eps_sel, eps_meas = 3, 0.1, 0.1, 0.2
 
     def __init__(self, broken=False):
         super().__init__(broken)
-        one_way = np.vstack([np.kron(np.eye(4), np.ones((1, 4))), np.kron(np.ones((1, 4)), np.eye(4))])
+        one_way = np.vstack(
+            [np.kron(np.eye(4), np.ones((1, 4))), np.kron(np.ones((1, 4)), np.eye(4))]
+        )
         self.Q = np.vstack([one_way, np.eye(16)])  # 24 x 16, entries 0/1
 
     def sample(self, query, n):
@@ -612,7 +624,9 @@ _TRUE = {
     "degree_vector_clipped": (
         1.0,
         2.0,
-        ("pure eps, L1 Delta 2: add an edge whose endpoints both have degree < 5; broken scale 1/eps -> 2"),
+        (
+            "pure eps, L1 Delta 2: add an edge whose endpoints both have degree < 5; broken scale 1/eps -> 2"
+        ),
     ),
     "triangle_count": (
         1.0,
@@ -649,7 +663,9 @@ _TRUE = {
     "all_two_way_marginals": (
         1.0,
         6.0,
-        ("pure eps, L1 Delta 6 (one cell in each of 6 tables): any record; broken: 6 tables at eps each"),
+        (
+            "pure eps, L1 Delta 6 (one cell in each of 6 tables): any record; broken: 6 tables at eps each"
+        ),
     ),
     "normalised_table": (
         1.0,
@@ -662,7 +678,9 @@ _TRUE = {
     "data_cube": (
         1.0,
         2.0 / math.sqrt(3.0),
-        ("mu^2 = 4 / sigma^2 exactly for the GLS-consistent cells; any record; broken sigma sqrt(3)"),
+        (
+            "mu^2 = 4 / sigma^2 exactly for the GLS-consistent cells; any record; broken sigma sqrt(3)"
+        ),
     ),
     "mwem": (
         1.0,
