@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from attacks.selection_common import largest_move
 from auditor.core.kinds import InputKind, Norm
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import USER_RECORDS, as_rows, row_keys
@@ -323,6 +324,12 @@ def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> 
                 text_changed = f"{text}; replace its first {first} by {who[1]} {where}"
                 pairs.append((x, records(changed), text_changed))
 
+    def first_removed(rows: np.ndarray, text: str) -> None:
+        """``rows`` and the same without its first record (add/remove; never the empty
+        dataset)."""
+        if spec.neighbours == "add_remove" and len(rows) > 1:
+            pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
+
     values: list[tuple[np.ndarray, str]] = []
     if integer and all(h - lo_ + 1 <= SMALL_DOMAIN for lo_, h in zip(lows, highs, strict=True)):
         size = int(max(highs - lows)) + 1
@@ -338,8 +345,7 @@ def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> 
         values = [(np.array(row), "value " + ", ".join(f"{v:g}" for v in row)) for row in rest]
     for rows, text in bases:
         neighbours_of(rows, text, changes)
-        if spec.neighbours == "add_remove" and len(rows) > 1:  # never the empty dataset
-            pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
+        first_removed(rows, text)
     # random datasets, their columns drawn apart: the structured ones above tie the columns
     # together (every spread record on the diagonal), so structure among records -- a graph
     # over node-id columns, a contingency table -- is seen only here; their first record is
@@ -348,8 +354,7 @@ def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> 
         rows = uniform(max(size, fewest))
         text = f"{len(rows)} random records (columns drawn apart)"
         neighbours_of(rows, text, [(uniform(1)[0], "random")])
-        if spec.neighbours == "add_remove" and len(rows) > 1:
-            pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
+        first_removed(rows, text)
     on_axis = [(row[None, :], f"one record with {where}") for row, where in axes[:1]]
     for rows, text in (one_mid, many_mid, at_low, at_high, *on_axis):
         neighbours_of(rows, text, mixed)
@@ -425,8 +430,7 @@ def scalar_pair_groups(
     (a random multiple of Δ; real answers at ``PHASES`` phases of Δ from a random one) and a
     large one ±2**k vs ±2**k + Δ, for mechanisms whose noise or rounding depends on the
     magnitude or the position of the answer.  Inside declared query bounds only."""
-    assert spec.sensitivity is not None
-    step = float(math.floor(spec.sensitivity)) if spec.integer_queries else spec.sensitivity
+    step = largest_move(spec)
     if step <= 0:
         return []
     groups: list[tuple[bool, list[Pair]]] = []
