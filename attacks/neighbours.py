@@ -203,7 +203,7 @@ def local_pairs(spec: AdapterSpec) -> list[Pair]:
     return [(a, b, f"values {a} and {b}") for a, b in dict.fromkeys(chosen)]
 
 
-def _domain_rows(
+def domain_rows(
     spec: AdapterSpec,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """The domain's lower bounds, upper bounds and midpoints (rounded down in an integer
@@ -226,7 +226,7 @@ def _domain_rows(
 def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> list[Pair]:
     """Datasets and neighbours of each, following the declared relation; with ``rng``, also
     random datasets (``RANDOM_SIZES``) and random neighbours of them."""
-    lows, highs, mids, records = _domain_rows(spec)
+    lows, highs, mids, records = domain_rows(spec)
     integer = spec.integer_domain
 
     def uniform(k: int) -> np.ndarray:
@@ -409,7 +409,7 @@ def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> 
 def size_pair(spec: AdapterSpec, size: int) -> Pair:
     """``size`` records at the domain's midpoint, and the same plus one more there (add/remove:
     the pair that exposes a minimum count between the two sizes)."""
-    _, _, mids, records = _domain_rows(spec)
+    _, _, mids, records = domain_rows(spec)
     both = records(np.repeat(mids[None, :], size + 1, axis=0))
     return both[:size], both, f"{size} records at the midpoint; add one more there"
 

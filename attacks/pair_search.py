@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from attacks.dataset_moves import DatasetMoves
 from attacks.neighbours import (
     SMALL_DOMAIN,
     dataset_pairs,
@@ -71,11 +72,14 @@ class PairSearchAttack:
         movable = spec.input.kind is InputKind.VECTOR and spec.input_bounds is None
         # datasets whose size is private: a size may join the pairs (see Trial.resize)
         sized = spec.input.kind is InputKind.DATASET and spec.neighbours == "add_remove"
+        # datasets: climbs over them may add pairs (see Trial.explore)
+        explore = DatasetMoves(spec, seed) if spec.input.kind is InputKind.DATASET else None
         trial = _trial(
             spec,
             pairs,
             partial(_rebased, spec) if movable else None,
-            partial(_resized, spec, seed) if sized else None,
+            partial(_resized, spec, seed, explore) if sized else None,
+            explore,
         )
         if spec.input.kind is InputKind.LOCAL:
             # a domain with too many pairs to screen: the values whose outputs stand apart
@@ -87,7 +91,13 @@ class PairSearchAttack:
         return [trial]
 
 
-def _trial(spec: AdapterSpec, pairs: list[Any], rebase: Any = None, resize: Any = None) -> Trial:
+def _trial(
+    spec: AdapterSpec,
+    pairs: list[Any],
+    rebase: Any = None,
+    resize: Any = None,
+    explore: DatasetMoves | None = None,
+) -> Trial:
     x, x_prime, text = pairs[0]
     length = spec.query_length(x) or 1
     return Trial(
@@ -98,6 +108,7 @@ def _trial(spec: AdapterSpec, pairs: list[Any], rebase: Any = None, resize: Any 
         candidates=tuple(pairs[1:]),
         rebase=rebase,
         resize=resize,
+        explore=explore,
     )
 
 
@@ -114,7 +125,7 @@ def _rebased(
     return _trial(spec, pairs) if pairs else None
 
 
-def _resized(spec: AdapterSpec, seed: int, size: int) -> Trial:
+def _resized(spec: AdapterSpec, seed: int, explore: DatasetMoves | None, size: int) -> Trial:
     """The dataset pairs with ``size`` and ``size + 1`` midpoint records screened first."""
     pairs = dataset_pairs(spec, np.random.default_rng(seed))
-    return _trial(spec, [size_pair(spec, size), *pairs])
+    return _trial(spec, [size_pair(spec, size), *pairs], explore=explore)

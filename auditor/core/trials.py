@@ -102,6 +102,11 @@ class Trial:
     #: outputs stand apart as further candidates (a domain with too many pairs to screen; see
     #: ``auditor.engine.value_search``); empty: the candidates are fixed.
     probe_values: tuple[Any, ...] = field(default=(), repr=False, compare=False)
+    #: moves between neighbouring datasets that the certifier climbs on probe outputs before
+    #: screening, to add the pairs whose outputs lie farthest apart as further candidates
+    #: (structure among records: a graph statistic whose change depends on the rest of the
+    #: graph; see ``auditor.engine.dataset_search``); None: the candidates are fixed.
+    explore: Explorer | None = field(default=None, repr=False, compare=False)
 
     @property
     def pairs(self) -> list[tuple[Any, Any, str]]:
@@ -123,10 +128,11 @@ class Trial:
             return (*grouped_pair(x, x_prime, k), text)
 
         resize = self.resize
-        return self._with_pairs(
+        grouped = self._with_pairs(
             [group(p) for p in self.pairs],
             None if resize is None else lambda size: resize(size).grouped(k),
         )
+        return replace(grouped, explore=None)  # its moves change one record
 
     def for_privacy_units(self, spec: AdapterSpec) -> Trial | None:
         """This trial for the adapter's privacy unit: a record, up to ``max_contributions``
@@ -161,7 +167,8 @@ class Trial:
             assert trial is not None  # a size pair adds one record
             return trial
 
-        return self._with_pairs(list(made.values()), None if resize is None else by_user_resized)
+        users = self._with_pairs(list(made.values()), None if resize is None else by_user_resized)
+        return replace(users, explore=None)  # its moves change one record, not one user
 
     def _with_pairs(
         self, pairs: list[tuple[Any, Any, str]], resize: Callable[[int], Trial] | None
@@ -320,6 +327,24 @@ class CertificationPlan:
     def for_claim(cls, n: int, alpha: float, claim: Any, quick: bool = False) -> CertificationPlan:
         """The plan for auditing ``claim`` (a point claim or any claim kind)."""
         return cls(n, alpha, claim.value, claim.delta, quick, None if is_point(claim) else claim)
+
+
+class Explorer(Protocol):
+    """A neighbourhood of dataset pairs to climb (``Trial.explore``): states, each one pair of
+    neighbouring datasets, and random moves between them that keep the relation."""
+
+    def starts(self) -> Sequence[Any]:
+        """The states the climbs start from, one climb each."""
+        ...
+
+    def moved(self, state: Any, rng: np.random.Generator) -> Any:
+        """A random neighbour of ``state`` (one record changed, added or removed), or None
+        when the move drawn does not apply there."""
+        ...
+
+    def pair(self, state: Any) -> tuple[Any, Any, str]:
+        """The state's two datasets, as the adapter takes them, and what they are."""
+        ...
 
 
 class Distinguisher(Protocol):

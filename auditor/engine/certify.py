@@ -63,6 +63,7 @@ from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
 from auditor.engine.base_search import BASE_PROBE, response_bases
+from auditor.engine.dataset_search import DATASET_PROBE, climb, probes_for
 from auditor.engine.proposals import ProposalJob, Proposer
 from auditor.engine.sampling import (
     Counts,
@@ -695,6 +696,8 @@ class _TrialStages:
             self.trial = self.find_base()
         if self.trial.resize is not None:
             self.trial = self.find_size()
+        if self.trial.explore is not None:
+            self.trial = self.find_datasets()
         if self.trial.probe_values:
             self.trial = self.find_values()
         # the probes may have added pairs: screening is planned for all (alpha is not)
@@ -822,6 +825,22 @@ class _TrialStages:
         size = threshold_size(probe, smallest=spec.min_records)
         resized = None if size is None else resize(size - 1).accepted_by(spec)
         return trial if resized is None else resized
+
+    def find_datasets(self) -> Trial:
+        """The trial with the pairs that climbs over datasets end at as further candidates
+        (``auditor.engine.dataset_search``; the probes spend no alpha)."""
+        trial, c = self.trial, self.certifier
+        assert trial.explore is not None
+
+        def probe(query: Any, side: int) -> np.ndarray | None:
+            try:  # every state with the same seed per side: common noise
+                return np.asarray(c._draw(query, DATASET_PROBE, *self.label, "datasets", side))
+            except DPAuditError:
+                return None  # the adapter fails there: that state is left out
+
+        rng = np.random.default_rng(c.seed(*self.label, "datasets", "moves"))
+        found = climb(trial.explore, probe, probes_for(c.config.budget_for(c.spec)), rng)
+        return trial.with_candidates(found).accepted_by(c.spec) or trial
 
     def find_values(self) -> Trial:
         """The trial with pairs of the local values whose outputs stand apart among those
