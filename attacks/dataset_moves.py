@@ -10,8 +10,9 @@ from random pairs, one record at a time (``auditor.engine.dataset_search``).
 A state is the records both datasets hold, the changed record(s) and where they sit.  A move
 changes one thing: a shared record replaced, added or removed, the changed record redrawn, or
 moved to another place (a mechanism may read its records in order).  New records take each
-column's value at random from the domain, from its bounds or from the values already in the
-dataset in any column (a node id of the changed edge as an end of another edge: structure).
+column's value at random from the domain, from its bounds, from the values already in the
+dataset in any column (a node id of the changed edge as an end of another edge), or near one
+of those, a step of any scale away (a timestamp just after another: gaps, runs, clusters).
 """
 
 from __future__ import annotations
@@ -29,12 +30,15 @@ from auditor.core.spec import AdapterSpec
 START_SIZES = (4, 16, 2, 8, 3, 12, 6, 24)
 #: the most records the shared part may grow to
 MAX_RECORDS = 64
+#: a real column's smallest step to a value near a held one: its range over 2^this
+NEAR_SCALES = 20
 
 
 @dataclass(frozen=True)
 class DatasetState:
-    """Two neighbouring datasets: ``shared`` rows with ``removed`` (None under add/remove: the
-    first dataset is ``shared`` alone) or ``added`` inserted before row ``at``."""
+    """Two neighbouring datasets: ``shared`` rows with the block of rows ``removed`` (None
+    under add/remove: the first dataset is ``shared`` alone) or ``added`` inserted before row
+    ``at``; a block holds one privacy unit's records."""
 
     shared: np.ndarray
     removed: np.ndarray | None
@@ -45,8 +49,9 @@ class DatasetState:
 
 
 class DatasetMoves:
-    """The neighbourhood of an adapter's dataset pairs under its declared relation (one
-    record: a privacy unit of several is left to the fixed pairs)."""
+    """The neighbourhood of an adapter's dataset pairs under its declared relation, for its
+    privacy unit of ``max_contributions`` records (ids in a ``user_column`` are left to the
+    fixed pairs: ``Trial.by_user`` drops the climbs)."""
 
     def __init__(self, spec: AdapterSpec, seed: int) -> None:
         self.spec = spec
@@ -55,15 +60,16 @@ class DatasetMoves:
         self.integer = spec.integer_domain
         self.replacing = spec.neighbours == "replace"
         self.fewest = max(1, spec.min_records)
+        self.unit = spec.max_contributions
 
     def starts(self) -> list[DatasetState]:
         rng = np.random.default_rng(self.seed)
         found = []
         for size in START_SIZES:
             shared = self._uniform(rng, max(size, self.fewest))
-            removed = self._uniform(rng, 1)[0] if self.replacing else None
+            removed = self._uniform(rng, self.unit) if self.replacing else None
             text = f"{len(shared)} random records"
-            found.append(DatasetState(shared, removed, self._uniform(rng, 1)[0], 0, text))
+            found.append(DatasetState(shared, removed, self._uniform(rng, self.unit), 0, text))
         return found
 
     def moved(self, state: DatasetState, rng: np.random.Generator) -> DatasetState | None:
@@ -87,29 +93,37 @@ class DatasetMoves:
             return self._with(
                 state, shared=np.delete(shared, i, axis=0), at=state.at - (i < state.at)
             )
-        if move == 3:  # the added record redrawn
-            return self._with(state, added=self._record(rng, state))
-        if move == 4:  # the removed record redrawn (replace), else the added one
-            if state.removed is None:
-                return self._with(state, added=self._record(rng, state))
-            return self._with(state, removed=self._record(rng, state))
+        if move == 4 and state.removed is not None:  # a removed record redrawn (replace)
+            return self._with(state, removed=self._redrawn(rng, state, state.removed))
+        if move >= 3:  # an added record redrawn
+            return self._with(state, added=self._redrawn(rng, state, state.added))
         return self._with(state, at=int(rng.integers(k + 1)))  # the change moved elsewhere
 
     def pair(self, state: DatasetState) -> Pair:
-        def with_row(row: np.ndarray) -> np.ndarray:
-            return np.asarray(self.records(np.insert(state.shared, state.at, row, axis=0)))
+        def with_block(block: np.ndarray) -> np.ndarray:
+            return np.asarray(self.records(np.insert(state.shared, state.at, block, axis=0)))
 
-        x = self.records(state.shared) if state.removed is None else with_row(state.removed)
-        change = "add" if state.removed is None else "replace one by"
-        values = ", ".join(f"{v:g}" for v in state.added)
+        x = self.records(state.shared) if state.removed is None else with_block(state.removed)
+        k = len(state.added)
+        change = "add" if state.removed is None else f"replace {'one' if k == 1 else k} by"
+        values = "; ".join("(" + ", ".join(f"{v:g}" for v in row) + ")" for row in state.added)
         text = (
             f"{len(state.shared)} shared records found by a search over datasets (from "
-            f"{state.start}, {state.moves} moves kept); {change} a record ({values})"
+            f"{state.start}, {state.moves} moves kept); {change} "
+            f"{'a record' if k == 1 else f'{k} records'} {values}"
         )
-        return x, with_row(state.added), text
+        return x, with_block(state.added), text
 
     def _with(self, state: DatasetState, **changed: object) -> DatasetState:
         return replace(state, moves=state.moves + 1, **changed)  # type: ignore[arg-type]
+
+    def _redrawn(
+        self, rng: np.random.Generator, state: DatasetState, block: np.ndarray
+    ) -> np.ndarray:
+        """``block`` with one of its records redrawn."""
+        block = block.copy()
+        block[int(rng.integers(len(block)))] = self._record(rng, state)
+        return block
 
     def _uniform(self, rng: np.random.Generator, k: int) -> np.ndarray:
         """``k`` rows, each column uniform in its bounds on its own."""
@@ -122,17 +136,24 @@ class DatasetMoves:
     def _record(self, rng: np.random.Generator, state: DatasetState) -> np.ndarray:
         """A new record: each column uniform, at a bound, at the midpoint, or a value the
         state already holds in any column that fits this column's bounds."""
-        held = [state.shared.ravel(), state.added]
+        held = [state.shared.ravel(), state.added.ravel()]
         if state.removed is not None:
-            held.append(state.removed)
+            held.append(state.removed.ravel())
         pool = np.concatenate(held)
         row = self._uniform(rng, 1)[0]
         for j in range(len(row)):
+            lo, hi = self.lows[j], self.highs[j]
             kind = int(rng.integers(4))
-            if kind == 1:
-                fits = pool[(pool >= self.lows[j]) & (pool <= self.highs[j])]
-                if len(fits):
-                    row[j] = fits[int(rng.integers(len(fits)))]
-            elif kind == 2:
-                row[j] = (self.lows[j], self.highs[j], self.mids[j])[int(rng.integers(3))]
+            if kind == 2:
+                row[j] = (lo, hi, self.mids[j])[int(rng.integers(3))]
+                continue
+            fits = pool[(pool >= lo) & (pool <= hi)]
+            if kind == 0 or not len(fits):
+                continue  # uniform
+            row[j] = fits[int(rng.integers(len(fits)))]
+            if kind == 3:  # near it: a step of any scale, up to the column's range
+                unit = 1.0 if self.integer else (hi - lo) / 2**NEAR_SCALES
+                scales = max(1, int(np.ceil(np.log2(max(2.0, (hi - lo) / unit)))))
+                step = unit * 2.0 ** int(rng.integers(scales)) * (1 if rng.random() < 0.5 else -1)
+                row[j] = min(max(row[j] + step, lo), hi)
         return np.asarray(row)

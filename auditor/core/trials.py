@@ -128,11 +128,10 @@ class Trial:
             return (*grouped_pair(x, x_prime, k), text)
 
         resize = self.resize
-        grouped = self._with_pairs(
+        return self._with_pairs(
             [group(p) for p in self.pairs],
             None if resize is None else lambda size: resize(size).grouped(k),
         )
-        return replace(grouped, explore=None)  # its moves change one record
 
     def for_privacy_units(self, spec: AdapterSpec) -> Trial | None:
         """This trial for the adapter's privacy unit: a record, up to ``max_contributions``
@@ -331,7 +330,8 @@ class CertificationPlan:
 
 class Explorer(Protocol):
     """A neighbourhood of dataset pairs to climb (``Trial.explore``): states, each one pair of
-    neighbouring datasets, and random moves between them that keep the relation."""
+    neighbouring datasets, and random moves between them that keep the relation for the
+    adapter's privacy unit (``max_contributions`` records)."""
 
     def starts(self) -> Sequence[Any]:
         """The states the climbs start from, one climb each."""

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 #: outputs drawn on each dataset of a state probed (with common noise, a few suffice)
 DATASET_PROBE = 128
 #: the share of a trial's budget (per side) the climbs may draw
-SEARCH_SHARE = 0.25
+SEARCH_SHARE = 0.5
 #: states probed at most in all (time: each is two calls of the adapter)
 MAX_PROBES = 1024
 #: states probed per start, at least: fewer starts when the budget is small, none below

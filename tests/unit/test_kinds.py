@@ -387,11 +387,14 @@ class SecondMoments:
     def seed(self, entropy: int) -> None:
         self._rng = np.random.default_rng(entropy)
 
-    def sample(self, query, n):
+    @staticmethod
+    def moments(query) -> np.ndarray:
         x = np.asarray(query, dtype=float).reshape(-1, 2)
         x = x / np.maximum(1.0, np.linalg.norm(x, axis=1))[:, None]
-        moments = np.array([(x[:, 0] ** 2).sum(), (x[:, 1] ** 2).sum(), (x[:, 0] * x[:, 1]).sum()])
-        noisy = moments + self._rng.normal(0.0, self.sigma, size=(n, 3))
+        return np.array([(x[:, 0] ** 2).sum(), (x[:, 1] ** 2).sum(), (x[:, 0] * x[:, 1]).sum()])
+
+    def sample(self, query, n):
+        noisy = self.moments(query) + self._rng.normal(0.0, self.sigma, size=(n, 3))
         return np.round(noisy * 2**20) / 2**20
 
 
@@ -411,7 +414,10 @@ def test_records_on_different_axes_find_a_covariance_calibrated_for_one_record()
     adapters = [SecondMoments(1.0), SecondMoments(2**0.5)]
     broken, correct = run_audit(adapters, load_attacks(None), AuditConfig(seed=0)).results
     assert broken.verdict is Verdict.VIOLATION, broken.best
-    assert "the rest at the midpoint" in broken.best.trial
+    # on a pair that moves the moments by more than 1 (sigma): records on the axes (the
+    # fixed pair, or one the climbs over datasets reach), not at the corners or the diagonal
+    moved = SecondMoments.moments(broken.best.x) - SecondMoments.moments(broken.best.x_prime)
+    assert np.linalg.norm(moved) > 1.0, broken.best.trial
     assert correct.verdict is Verdict.NO_VIOLATION and correct.error is None, correct.best
 
 

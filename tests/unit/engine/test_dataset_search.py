@@ -47,12 +47,12 @@ def test_the_score_grows_with_the_shift_of_any_column_and_sees_none_outputs():
 class _Spec:
     """The fields of an adapter that the moves read, for a dataset mechanism."""
 
-    def __init__(self, neighbours, domain, min_records=1):
+    def __init__(self, neighbours, domain, min_records=1, unit=1):
         self.neighbours = neighbours
         self.input_kind, self.output_kind = "dataset", "real"
         self.epsilon, self.delta = 1.0, 0.0
-        self.name = f"moves-{neighbours}-{min_records}"
-        self.min_records = min_records
+        self.name = f"moves-{neighbours}-{min_records}-{unit}"
+        self.min_records, self.max_contributions = min_records, unit
         if len(domain) == 1:
             self.domain = domain[0]
         else:
@@ -64,17 +64,18 @@ class _Spec:
 
 @pytest.mark.parametrize("neighbours", ["add_remove", "replace"])
 @pytest.mark.parametrize(
-    "domain,integer,fewest",
+    "domain,integer,fewest,unit",
     [
-        ([(0, 7), (0, 7)], True, 1),
-        ([(-1.0, 2.5)], False, 3),
-        ([(0, 3), (10, 40), (-5, 5)], True, 2),
+        ([(0, 7), (0, 7)], True, 1, 1),
+        ([(-1.0, 2.5)], False, 3, 1),
+        ([(0, 3), (10, 40), (-5, 5)], True, 2, 1),
+        ([(0, 1439)], True, 1, 3),  # a privacy unit of up to 3 records
     ],
 )
 def test_every_move_keeps_a_neighbouring_pair_inside_the_domain(
-    neighbours, domain, integer, fewest
+    neighbours, domain, integer, fewest, unit
 ):
-    spec = check_adapter(_Spec(neighbours, domain, fewest))
+    spec = check_adapter(_Spec(neighbours, domain, fewest, unit))
     assert spec.integer_domain == integer
     moves = DatasetMoves(spec, seed=1)
     rng = np.random.default_rng(2)
@@ -87,9 +88,11 @@ def test_every_move_keeps_a_neighbouring_pair_inside_the_domain(
             state = state if moved is None else moved
             x, x_prime, text = moves.pair(state)
             assert are_neighbours(spec, x, x_prime), text
+            if neighbours == "add_remove":  # one privacy unit's records added
+                assert len(x_prime) - len(x) == unit
             for d in (np.asarray(x), np.asarray(x_prime)):
                 rows = d.reshape(len(d), -1)
-                assert fewest <= len(rows) <= MAX_RECORDS + 1
+                assert fewest <= len(rows) <= MAX_RECORDS + unit
                 assert (rows >= lows).all() and (rows <= highs).all()
                 assert (d.dtype.kind == "i") == spec.integer_domain
             sizes.add(len(state.shared))
