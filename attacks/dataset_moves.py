@@ -44,6 +44,7 @@ class DatasetState:
     removed: np.ndarray | None
     added: np.ndarray
     at: int
+    #: the start it was reached from ("16 random records") and the moves kept since
     start: str
     moves: int = 0
 
@@ -54,7 +55,6 @@ class DatasetMoves:
     fixed pairs: ``Trial.by_user`` drops the climbs)."""
 
     def __init__(self, spec: AdapterSpec, seed: int) -> None:
-        self.spec = spec
         self.seed = seed
         self.lows, self.highs, self.mids, self.records = domain_rows(spec)
         self.integer = spec.integer_domain

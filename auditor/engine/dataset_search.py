@@ -11,9 +11,9 @@ sensitivity is the largest move of its value.
 
 Every state is probed with the same seeds (one for each side), so an additive mechanism's
 noise is the same at every state and the climb compares what the records change, not the
-noise.  The state each climb ends at joins the candidates and is screened with them.  The
-probes choose pairs as screening outputs do: nothing drawn here certifies anything, and no
-alpha is spent.
+noise.  The climbs share the probes by successive halving, and the pairs the best two end
+at join the candidates, screened with them.  The probes choose pairs as screening outputs do:
+nothing drawn here certifies anything, and no alpha is spent.
 
 Reference: Kong et al., "DP-Auditorium" (IEEE S&P 2024), which searches datasets for the
 pair its testers tell apart best.
@@ -59,9 +59,9 @@ def climb(explorer: Explorer, probe: Probe, probes: int, rng: np.random.Generato
     in all.
 
     Successive halving, as in screening: every climb takes the same number of steps, the
-    better half (by score) goes on with twice as many, and so on until one is left; each round
-    costs about the same.  Climbs from as many starts as get ``MIN_STEPS`` in all; the two of
-    the last rounds are returned (those that kept a move)."""
+    better half (by score) goes on with twice as many, and so on until two are left; each
+    round costs about the same.  Climbs from as many starts as get ``MIN_STEPS`` probes each;
+    the last two's pairs are returned (those that kept a move)."""
     starts = list(explorer.starts())[: max(0, probes // MIN_STEPS)]
     climbs = []
     for state in starts:
