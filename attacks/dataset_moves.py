@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attacks.neighbours import Pair, domain_rows
+from attacks.neighbours import Pair, domain_rows, uniform_rows
 from auditor.core.spec import AdapterSpec
 
 #: records the shared part of each start holds (random, each column drawn on its own): sizes
@@ -126,12 +126,7 @@ class DatasetMoves:
         return block
 
     def _uniform(self, rng: np.random.Generator, k: int) -> np.ndarray:
-        """``k`` rows, each column uniform in its bounds on its own."""
-        u = rng.random((k, len(self.lows)))
-        if self.integer:
-            rows = self.lows + np.floor(u * (self.highs - self.lows + 1))
-            return np.asarray(np.minimum(rows, self.highs))
-        return np.asarray(self.lows + u * (self.highs - self.lows))
+        return uniform_rows(self.lows, self.highs, self.integer, rng, k)
 
     def _record(self, rng: np.random.Generator, state: DatasetState) -> np.ndarray:
         """A new record: each column uniform, at a bound, at the midpoint, or a value the

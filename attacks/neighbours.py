@@ -223,6 +223,17 @@ def domain_rows(
     return lows, highs, mids, records
 
 
+def uniform_rows(
+    lows: np.ndarray, highs: np.ndarray, integer: bool, rng: np.random.Generator, k: int
+) -> np.ndarray:
+    """``k`` rows drawn from ``rng``, each column uniform in its bounds on its own (whole
+    numbers in an integer domain)."""
+    u = rng.random((k, len(lows)))
+    if integer:
+        return np.asarray(np.minimum(lows + np.floor(u * (highs - lows + 1)), highs))
+    return np.asarray(lows + u * (highs - lows))
+
+
 def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> list[Pair]:
     """Datasets and neighbours of each, following the declared relation; with ``rng``, also
     random datasets (``RANDOM_SIZES``) and random neighbours of them."""
@@ -230,12 +241,8 @@ def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> 
     integer = spec.integer_domain
 
     def uniform(k: int) -> np.ndarray:
-        """``k`` records drawn from ``rng``, each column uniform in its bounds on its own."""
         assert rng is not None
-        u = rng.random((k, len(lows)))
-        if integer:
-            return np.asarray(np.minimum(lows + np.floor(u * (highs - lows + 1)), highs))
-        return np.asarray(lows + u * (highs - lows))
+        return uniform_rows(lows, highs, integer, rng, k)
 
     def spread(k: int) -> np.ndarray:
         t = np.linspace(0, 1, k)[:, None]
