@@ -63,11 +63,7 @@ def climb(explorer: Explorer, probe: Probe, probes: int, rng: np.random.Generato
     round costs about the same.  Climbs from as many starts as get ``MIN_STEPS`` probes each;
     the last two's pairs are returned (those that kept a move)."""
     starts = list(explorer.starts())[: max(0, probes // MIN_STEPS)]
-    climbs = []
-    for state in starts:
-        score = _score(explorer, probe, state)
-        if score is not None:  # else the adapter fails at the start
-            climbs.append(_Climb(state, score))
+    climbs = [c for c in (_Climb.at(explorer, probe, s) for s in starts) if c is not None]
     rounds = max(1, math.ceil(math.log2(max(1, len(climbs)))))
     per_round = max(0, probes - len(starts)) // rounds
     alive = climbs
@@ -81,28 +77,50 @@ def climb(explorer: Explorer, probe: Probe, probes: int, rng: np.random.Generato
 
 
 class _Climb:
-    """One climb: its state, the state's score and whether it moved from its start."""
+    """One climb: its state, the state's two datasets and their outputs, its score, and
+    whether it moved from its start."""
 
-    def __init__(self, state: Any, score: float) -> None:
-        self.state, self.score, self.kept = state, score, False
+    def __init__(self, state: Any, probed: _Probed, score: float) -> None:
+        self.state, self.probed, self.score, self.kept = state, probed, score, False
+
+    @classmethod
+    def at(cls, explorer: Explorer, probe: Probe, state: Any) -> _Climb | None:
+        """A climb from ``state``; None if the adapter fails there (or its two outputs'
+        columns differ)."""
+        probed = _probe(explorer, probe, state, None)
+        score = None if probed is None else shift_score(probed[0][1], probed[1][1])
+        return None if probed is None or score is None else cls(state, probed, score)
 
     def step(self, explorer: Explorer, probe: Probe, rng: np.random.Generator) -> None:
         """One random move, kept when its outputs lie at least as far apart."""
         moved = explorer.moved(self.state, rng)
         if moved is None:
             return
-        score = _score(explorer, probe, moved)
-        if score is not None and score >= self.score:
-            self.state, self.score, self.kept = moved, score, True
+        probed = _probe(explorer, probe, moved, self.probed)
+        score = None if probed is None else shift_score(probed[0][1], probed[1][1])
+        if probed is not None and score is not None and score >= self.score:
+            self.state, self.probed, self.score, self.kept = moved, probed, score, True
 
 
-def _score(explorer: Explorer, probe: Probe, state: Any) -> float | None:
-    x, x_prime, _ = explorer.pair(state)
-    a = probe(x, 0)
-    if a is None:
-        return None
-    b = probe(x_prime, 1)
-    return None if b is None else shift_score(a, b)
+#: a state's two datasets, each with its key and its outputs
+_Probed = tuple[tuple[bytes, np.ndarray], tuple[bytes, np.ndarray]]
+
+
+def _probe(explorer: Explorer, probe: Probe, state: Any, last: _Probed | None) -> _Probed | None:
+    """The outputs of ``state``'s two datasets; a dataset the ``last`` state had on the same
+    side (a move that left it alone) is not drawn again: its seed is the same."""
+    sides = []
+    for side, query in enumerate(explorer.pair(state)[:2]):
+        a = np.asarray(query)
+        key = repr((a.dtype.str, a.shape)).encode() + a.tobytes()
+        if last is not None and last[side][0] == key:
+            sides.append(last[side])
+            continue
+        out = probe(query, side)
+        if out is None:
+            return None
+        sides.append((key, out))
+    return sides[0], sides[1]
 
 
 def shift_score(a: np.ndarray, b: np.ndarray) -> float | None:
