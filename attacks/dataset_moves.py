@@ -64,13 +64,15 @@ class DatasetMoves:
 
     def starts(self) -> list[DatasetState]:
         rng = np.random.default_rng(self.seed)
-        found = []
-        for size in START_SIZES:
-            shared = self._uniform(rng, max(size, self.fewest))
-            removed = self._uniform(rng, self.unit) if self.replacing else None
-            text = f"{len(shared)} random records"
-            found.append(DatasetState(shared, removed, self._uniform(rng, self.unit), 0, text))
-        return found
+        return [self.start(rng, size) for size in START_SIZES]
+
+    def start(self, rng: np.random.Generator, size: int) -> DatasetState:
+        """A random pair of ``size`` shared records (at least ``min_records``), the change
+        first."""
+        shared = self._uniform(rng, max(size, self.fewest))
+        removed = self._uniform(rng, self.unit) if self.replacing else None
+        text = f"{len(shared)} random records"
+        return DatasetState(shared, removed, self._uniform(rng, self.unit), 0, text)
 
     def moved(self, state: DatasetState, rng: np.random.Generator) -> DatasetState | None:
         shared, k = state.shared, len(state.shared)
@@ -95,7 +97,7 @@ class DatasetMoves:
             )
         if move == 4 and state.removed is not None:  # a removed record redrawn (replace)
             return self._with(state, removed=self._redrawn(rng, state, state.removed))
-        if move >= 3:  # an added record redrawn
+        if move in (3, 4):  # an added record redrawn
             return self._with(state, added=self._redrawn(rng, state, state.added))
         return self._with(state, at=int(rng.integers(k + 1)))  # the change moved elsewhere
 

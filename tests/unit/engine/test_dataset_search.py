@@ -81,11 +81,12 @@ def test_every_move_keeps_a_neighbouring_pair_inside_the_domain(
     rng = np.random.default_rng(2)
     lows = np.array([lo for lo, _ in domain])
     highs = np.array([hi for _, hi in domain])
-    sizes = set()
+    sizes, places = set(), set()
     for state in moves.starts():
         for _ in range(300):
             moved = moves.moved(state, rng)
             state = state if moved is None else moved
+            places.add(state.at / max(1, len(state.shared)))
             x, x_prime, text = moves.pair(state)
             assert are_neighbours(spec, x, x_prime), text
             if neighbours == "add_remove":  # one privacy unit's records added
@@ -97,6 +98,7 @@ def test_every_move_keeps_a_neighbouring_pair_inside_the_domain(
                 assert (d.dtype.kind == "i") == spec.integer_domain
             sizes.add(len(state.shared))
     assert len(sizes) > 10  # records are added and removed
+    assert len(places) > 10 and max(places) > 0.5  # and the change moves among them
 
 
 class LargestComponent:
