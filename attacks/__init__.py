@@ -21,8 +21,9 @@ ATTACKS: dict[str, str] = {
     "lsb-laplace": "attacks.lsb_laplace:LSBLaplaceAttack",
     "precision": "attacks.precision:PrecisionAttack",
     "zero-rounding": "attacks.zero_rounding:ZeroRoundingAttack",
-    # dataset: its white-box probe check (when offered) is free and runs first
+    # dataset: their white-box probe checks (when offered) are free and run first
     "sensitivity": "attacks.sensitivity:SensitivityAttack",
+    "noiseless-search": "attacks.noiseless_search:NoiselessSearchAttack",
     "black-box": "attacks.black_box:BlackBoxAttack",
     "selection-search": "attacks.selection_search:SelectionSearchAttack",
     "pair-search": "attacks.pair_search:PairSearchAttack",

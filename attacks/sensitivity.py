@@ -391,29 +391,61 @@ def _white_box_check(
         if best is None or best[0] <= delta:
             return None
         d, c = best
-        ratio = d / delta
-        epsilon = spec.claim.epsilon * float(ratio)
+        ratio = float(d / delta)
         event = (
             f"noiseless answers (release_without_noise) differ by {float(d):.6g} > declared "
-            f"sensitivity {float(delta):.6g} ({float(ratio):.6g}x) on the pair "
-            f"{c.description} (from the {c.kind} candidates); epsilon = ratio x claim, "
-            "assuming noise calibrated to the declared sensitivity (Laplace-type, scale "
-            "sensitivity/epsilon)"
-        )
-        estimate = EpsilonEstimate(
-            epsilon_lower_bound=epsilon,
-            point_estimate=epsilon,
-            alpha=0.0,
-            delta=spec.claim.delta,
-            event=event,
-            counts=EventCounts(0, 0, 0, 0),
-            estimator=WHITE_BOX_SENSITIVITY,
-            white_box=True,
+            f"sensitivity {float(delta):.6g} ({ratio:.6g}x) on the pair "
+            f"{c.description} (from the {c.kind} candidates)"
         )
         probe = {"declared": str(delta), "difference": str(d)}
-        return ExactEvidence(c.x, c.x_prime, estimate, probe=probe)
+        return sensitivity_evidence(spec, c.x, c.x_prime, ratio, event, probe)
 
     return check
+
+
+#: claim kinds whose parameter a sensitivity ratio r scales, with the noise it assumes:
+#: (power of r, the noise calibrated to the declared sensitivity)
+SCALED_CLAIMS = {
+    "pure": (1, "Laplace-type, scale sensitivity/epsilon"),
+    "approx": (1, "Laplace-type, scale sensitivity/epsilon"),
+    "gdp": (1, "Gaussian, sigma = sensitivity/mu"),
+    "zcdp": (2, "Gaussian, sigma = sensitivity/sqrt(2 rho)"),
+}
+
+
+def sensitivity_evidence(
+    spec: AdapterSpec, x: Any, x_prime: Any, ratio: float, event: str, probe: dict[str, str]
+) -> ExactEvidence | None:
+    """A white-box finding: on the neighbours ``x`` and ``x_prime`` the noiseless answers lie
+    ``ratio`` times the declared sensitivity apart (``event`` says how, ``probe`` holds the
+    declared and observed sizes for the reproducer).  With noise calibrated to the declared
+    sensitivity the claim's parameter grows by ``ratio`` (to the power of ``SCALED_CLAIMS``);
+    None for claim kinds a ratio says nothing of in numbers (RDP orders, curves, f-DP)."""
+    claim = spec.claim
+    kind = getattr(claim, "kind", "approx")
+    if kind not in SCALED_CLAIMS:
+        return None
+    power, noise = SCALED_CLAIMS[kind]
+    epsilon = claim.epsilon * ratio
+    point = kind in ("pure", "approx")
+    what = "epsilon" if point else claim.parameter
+    estimate = EpsilonEstimate(
+        epsilon_lower_bound=epsilon,
+        point_estimate=epsilon,
+        alpha=0.0,
+        delta=claim.delta,
+        event=event
+        + (
+            f"; {what} = ratio{'' if power == 1 else '^2'} x claim, assuming noise "
+            f"calibrated to the declared sensitivity ({noise})"
+        ),
+        counts=EventCounts(0, 0, 0, 0),
+        estimator=WHITE_BOX_SENSITIVITY,
+        white_box=True,
+        claim_bound=None if point else claim.value * ratio**power,
+        parameter=None if point else claim.parameter,
+    )
+    return ExactEvidence(x, x_prime, estimate, probe=probe)
 
 
 @dataclass(frozen=True)

@@ -377,8 +377,17 @@ from fractions import Fraction
 
 
 def exact(answer):
-    """One released number as an exact fraction (integers of any width stay exact)."""
-    return Fraction(answer.item() if hasattr(answer, "item") else answer)
+    """The released numbers as exact fractions (integers of any width stay exact)."""
+    return [Fraction(v.item() if hasattr(v, "item") else v)
+            for v in np.asarray(answer, dtype=object).ravel()]
+
+
+def squared_size(gaps, norm):
+    """The gaps' size in the declared norm, squared (exact also for l2)."""
+    if norm == "l2":
+        return sum(g * g for g in gaps)
+    size = max(gaps) if norm == "linf" else sum(gaps)
+    return size * size
 
 
 def main():
@@ -386,12 +395,15 @@ def main():
         print("the mechanism above has no release_without_noise(): nothing to replay")
         return 2
     a, b = exact(release_without_noise(X)), exact(release_without_noise(X_PRIME))
-    declared, reported = Fraction(PROBE["declared"]), Fraction(PROBE["difference"])
-    difference = abs(a - b)
-    print(f"noiseless answers: {float(a)!r} on x, {float(b)!r} on x'")
-    print(f"difference {float(difference):.6g} (report: {float(reported):.6g}); "
-          f"declared sensitivity {float(declared):.6g}")
-    violated = difference > declared
+    norm = PROBE.get("norm")  # None: one number
+    declared = Fraction(PROBE["declared"])
+    shown = lambda v: repr(float(v[0])) if len(v) == 1 else str([float(u) for u in v])
+    print(f"noiseless answers: {shown(a)} on x, {shown(b)} on x'")
+    gaps = [abs(u - v) for u, v in zip(a, b)]
+    difference = squared_size(gaps, norm) ** 0.5
+    print(f"difference {float(difference):.6g}{'' if norm is None else ' in ' + norm} "
+          f"(report: {float(PROBE['difference']):.6g}); declared sensitivity {float(declared):.6g}")
+    violated = len(a) != len(b) or squared_size(gaps, norm) > declared * declared
     print("VIOLATION REPRODUCED" if violated else "not reproduced")
     return 1 if violated else 0
 

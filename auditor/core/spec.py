@@ -71,6 +71,9 @@ class AdapterSpec:
     exact_domain: tuple[int | float, int | float] | None = None
     neighbours: str | None = None
     dataset_sensitivity: Fraction | None = None
+    #: the norm ``dataset_sensitivity`` bounds a vector output's noiseless change in (``norm``
+    #: on a dataset adapter); None: undeclared (one number: its absolute value)
+    output_norm: Norm | None = None
     integer_queries: bool = False
     query_bounds: tuple[float, float] | None = None
     utility_bounds: tuple[float, float] | None = None
@@ -230,7 +233,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
     except InvalidArgument as exc:
         raise fail("claim", str(exc)) from None
 
-    sensitivity = domain = exact_domain = neighbours = dataset_sensitivity = None
+    sensitivity = domain = exact_domain = neighbours = dataset_sensitivity = output_norm = None
     column_domains = None
     min_records = max_contributions = 1
     user_column = user_ids = None
@@ -259,6 +262,8 @@ def check_adapter(adapter: Any) -> AdapterSpec:
             if not _positive_finite(declared):
                 raise fail("sensitivity", f"={declared!r} must be a finite number > 0")
             dataset_sensitivity = Fraction(declared)
+        if read("norm") is not None:
+            output_norm = _choice(read("norm"), Norm, "norm", fail)
         min_records = read("min_records", 1)
         if not _whole(min_records):
             raise fail("min_records", f"={min_records!r} must be a whole number >= 1")
@@ -305,6 +310,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         exact_domain=exact_domain,
         neighbours=neighbours,
         dataset_sensitivity=dataset_sensitivity,
+        output_norm=output_norm,
         integer_queries=bool(read("integer_queries", False)),
         query_bounds=query_bounds if family is not Family.SELECTION else None,
         utility_bounds=utility_bounds,

@@ -119,17 +119,9 @@ class Trial:
         itself when ``k`` is 1."""
         if k == 1:
             return self
-
-        def group(pair: tuple[Any, Any, str]) -> tuple[Any, Any, str]:
-            x, x_prime, description = pair
-            if changed_records(x, x_prime) > 1:
-                return pair  # a privacy unit's change already (``dataset_pairs``)
-            text = f"{description}; the change made {k} times (one privacy unit's records)"
-            return (*grouped_pair(x, x_prime, k), text)
-
         resize = self.resize
         return self._with_pairs(
-            [group(p) for p in self.pairs],
+            [unit_pair(p, k) for p in self.pairs],
             None if resize is None else lambda size: resize(size).grouped(k),
         )
 
@@ -203,6 +195,17 @@ class Trial:
         if not kept:
             return None
         return self._with_pairs(kept, self.resize)
+
+
+def unit_pair(pair: tuple[Any, Any, str], k: int) -> tuple[Any, Any, str]:
+    """A described dataset pair for privacy units of up to ``k`` records: a one-record change
+    made ``k`` times (:func:`grouped_pair`); a pair that changes several records already (one
+    unit's, as ``dataset_pairs`` builds) and any pair when ``k`` is 1, as it is."""
+    x, x_prime, description = pair
+    if k == 1 or changed_records(x, x_prime) > 1:
+        return pair
+    text = f"{description}; the change made {k} times (one privacy unit's records)"
+    return (*grouped_pair(x, x_prime, k), text)
 
 
 def grouped_pair(x: Any, x_prime: Any, k: int) -> tuple[np.ndarray, np.ndarray]:

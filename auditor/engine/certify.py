@@ -316,9 +316,9 @@ class Certifier:
         # per-test alpha so that every estimate in a report carries an alpha in (0, 1)
         estimate = replace(evidence.estimate, alpha=self.alpha_test)
         claim = self.spec.claim
-        if not is_point(claim):
+        if not is_point(claim) and estimate.claim_bound is None:
             # an exact epsilon says nothing in a curve's own parameter: the claim's test on the
-            # exact probabilities does; evidence without them (a sensitivity ratio) is not used
+            # exact probabilities does; evidence with neither is not used
             if estimate.probabilities is None:
                 return None
             p0, p1 = estimate.probabilities

@@ -1,14 +1,15 @@
 """White-box probes of dataset adapters: the value the implementation adds its noise to.
 
-An adapter of the ``dataset`` family may offer the optional extra
+A dataset adapter may offer the optional extra
 
-    release_without_noise(query) -> float
+    release_without_noise(query) -> float, or d numbers for an output of length d
 
 which returns, for a dataset ``query``, the statistic the implementation computes *before*
 adding noise, computed by the same code path ``sample`` uses (same clamping, same summation
 order, same dtype).  Its sensitivity is the adapter's ``sensitivity`` attribute when it declares
 one (the Δ its noise is calibrated to), else that of a bounded sum over the declared domain:
-``hi - lo`` for ``replace`` neighbours, ``max(|lo|, |hi|)`` for ``add_remove``.
+``hi - lo`` for ``replace`` neighbours, ``max(|lo|, |hi|)`` for ``add_remove``.  A vector's Δ
+is measured in the adapter's declared ``norm`` (``l1``, ``l2`` or ``linf``).
 
 This module is the only place that calls the probe, as ``auditor.engine.sampling`` is for ``sample``.
 """
@@ -19,7 +20,10 @@ import math
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from auditor.core.errors import AdapterOutputError, adapter_code
+from auditor.core.kinds import Norm
 from auditor.core.spec import NOISELESS_PROBE, AdapterSpec, exact_number
 
 PROBE = NOISELESS_PROBE
@@ -50,13 +54,59 @@ def noiseless_release(spec: AdapterSpec, query: Any) -> int | float:
         AdapterRaised: the probe raised.
         AdapterOutputError: the probe returned something other than one finite real number.
     """
+    (value,) = noiseless_answers(spec, query, 1)
+    return value
+
+
+def noiseless_answers(spec: AdapterSpec, query: Any, length: int) -> tuple[int | float, ...]:
+    """Call ``release_without_noise(query)`` and check it returned ``length`` finite numbers
+    (one number, or a sequence or array of them), each exact as :func:`noiseless_release`'s.
+
+    Raises:
+        AdapterRaised: the probe raised.
+        AdapterOutputError: the probe returned anything else.
+    """
     where = f"adapter {spec.name!r}: {PROBE}(query)"
     with adapter_code(where):
         raw = getattr(spec.adapter, PROBE)(query)
     try:
-        value = exact_number(raw.item() if hasattr(raw, "item") else raw)
+        # an object array keeps Python ints of any width (and numpy's become Python ints)
+        values = [
+            exact_number(v.item() if hasattr(v, "item") else v)
+            for v in np.asarray(raw, dtype=object).ravel()
+        ]
     except (TypeError, ValueError) as exc:
         raise AdapterOutputError(f"{where} returned {type(raw).__name__}: {exc}") from None
-    if isinstance(value, float) and not math.isfinite(value):
-        raise AdapterOutputError(f"{where} returned {value}, expected a finite number")
-    return value
+    if len(values) != length:
+        expected = "one number" if length == 1 else f"{length} numbers (the output's length)"
+        raise AdapterOutputError(f"{where} returned {len(values)} values, expected {expected}")
+    for value in values:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise AdapterOutputError(f"{where} returned {value}, expected finite numbers")
+    return tuple(values)
+
+
+def distance(
+    a: tuple[int | float, ...], b: tuple[int | float, ...], norm: Norm | None
+) -> Fraction | float:
+    """‖a − b‖ in ``norm`` (None: one number), exactly (floats as the fractions they are),
+    except l2's square root, a float: compare :func:`squared_distance` instead."""
+    gaps = [abs(Fraction(u) - Fraction(v)) for u, v in zip(a, b, strict=True)]
+    if norm is Norm.L2:
+        return math.sqrt(sum(g * g for g in gaps))
+    if norm is Norm.LINF:
+        return max(gaps, default=Fraction(0))
+    return sum(gaps, Fraction(0))
+
+
+def squared_distance(
+    a: tuple[int | float, ...], b: tuple[int | float, ...], norm: Norm | None
+) -> Fraction:
+    """‖a − b‖² in ``norm``, exactly in every norm: compared with Δ² it says whether the
+    answers lie farther apart than the sensitivity."""
+    if norm is Norm.L2:
+        gaps = [Fraction(u) - Fraction(v) for u, v in zip(a, b, strict=True)]
+        return sum((g * g for g in gaps), Fraction(0))
+    size = distance(a, b, norm)
+    assert isinstance(size, Fraction)
+    return size * size

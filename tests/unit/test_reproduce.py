@@ -245,3 +245,47 @@ def test_the_reports_name_a_script_only_when_one_was_written(tmp_path: Path, cap
     assert "reproducer" not in result and not (out / "reproduce").exists()
     assert "reproduce:" not in (out / "report.md").read_text()
     assert "python reproduce/" not in (out / "report.html").read_text()
+
+
+HISTOGRAM_MODULE = """
+import numpy as np
+
+
+class EdgeEndsHistogram:
+    # how many of 10 nodes have degree 0, 1, 2 or more; declared for one end of an edge only
+    input_kind, output_kind, output_length = "dataset", "integer", 3
+    columns, domain, neighbours = 2, [(0, 9), (0, 9)], "add_remove"
+    epsilon, sensitivity, norm = 1.0, 2, "l1"
+    name = "user.edge_ends_histogram"
+
+    def __init__(self):
+        self._rng = np.random.default_rng()
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def release_without_noise(self, query):
+        edges = np.asarray(query, dtype=np.int64).reshape(-1, 2)
+        degree = np.bincount(edges.ravel(), minlength=10)
+        return np.bincount(np.minimum(degree, 2), minlength=3)
+
+    def sample(self, query, n):
+        noise = self._rng.laplace(0.0, self.sensitivity / self.epsilon, (n, 3))
+        return self.release_without_noise(query) + np.round(noise).astype(np.int64)
+"""
+
+
+def test_a_vector_sensitivity_finding_reproduces_in_its_norm(tmp_path: Path) -> None:
+    module = tmp_path / "histograms.py"
+    module.write_text(HISTOGRAM_MODULE)
+    out = tmp_path / "report"
+    code = main(["run", "--adapter", f"{module}:EdgeEndsHistogram", "--attack",
+                 "noiseless-search", "--out", str(out), "--quiet", "--workers", "1"])  # fmt: skip
+    assert code == 1
+    (result,) = json.loads((out / "report.json").read_text())["results"]
+    assert result["estimator"] == "white-box-sensitivity"
+    assert result["replay"]["probe"] == {"declared": "2", "difference": "4", "norm": "l1"}
+    done = run_isolated(out / "reproduce" / "user.edge_ends_histogram.py")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "difference 4 in l1 (report: 4); declared sensitivity 2" in done.stdout
+    assert "VIOLATION REPRODUCED" in done.stdout
