@@ -135,30 +135,34 @@ PUBLISHED_FIGURES: dict[str, tuple[float | None, float | None]] = {
     "benchmark.prefix_sum(eps=0.1)": (0.577, 0.3446),
 }
 
-#: DP-Sniper's wall time per mechanism in the same logs (logistic regression,
-#: ``dd_search_reg_data.log``: ``time_dp_distinguisher_all_inputs`` plus
-#: ``time_final_estimate_eps``), seconds.
-PUBLISHED_SECONDS: dict[str, float] = {
-    "benchmark.laplace(eps=0.1)": 21.4,
-    "benchmark.truncated_geometric(eps=0.1)": 19.5,
-    "benchmark.noisy_hist1(eps=0.1)": 37.7,
-    "benchmark.noisy_hist2(eps=0.1)": 40.6,
-    "benchmark.report_noisy_max1(eps=0.1)": 61.8,
-    "benchmark.report_noisy_max2(eps=0.1)": 58.4,
-    "benchmark.report_noisy_max3(eps=0.1)": 62.4,
-    "benchmark.report_noisy_max4(eps=0.1)": 62.9,
-    "benchmark.svt1(eps=0.1)": 126.0,
-    "benchmark.svt2(eps=0.1)": 159.9,
-    "benchmark.svt3(eps=0.1)": 160.3,
-    "benchmark.svt4(eps=0.1)": 130.5,
-    "benchmark.svt5(eps=0.1)": 58.9,
-    "benchmark.svt6(eps=0.1)": 95.5,
-    "benchmark.numerical_svt(eps=0.1)": 151.7,
-    "benchmark.rappor(f=0.75,p=0.45,q=0.55)": 144.8,
-    "benchmark.one_time_rappor(f=0.95)": 89.1,
-    "benchmark.laplace_parallel(eps=0.1,k=20)": 104.4,
-    "benchmark.svt34_parallel(eps=0.2)": 363.9,
-    "benchmark.prefix_sum(eps=0.1)": 97.0,
+#: Each tool's wall time per mechanism in the same logs, seconds, as (DP-Sniper, StatDP):
+#: DP-Sniper's logistic-regression run (``dd_search_reg_data.log``:
+#: ``time_dp_distinguisher_all_inputs`` plus ``time_final_estimate_eps``); StatDP's search
+#: plus the verification of its bound (``statdp_2_data.log``: ``statdp_time`` plus
+#: ``statdp_verification_time``).  A figure is set beside the time of the tool that published
+#: it; DP-Sniper's is its logistic-regression time even where its neural network gave the
+#: figure (several times slower), so its allowance is never overstated.
+PUBLISHED_SECONDS: dict[str, tuple[float | None, float | None]] = {
+    "benchmark.laplace(eps=0.1)": (21.4, 400.2),
+    "benchmark.truncated_geometric(eps=0.1)": (19.5, 1364.1),
+    "benchmark.noisy_hist1(eps=0.1)": (37.7, 912.5),
+    "benchmark.noisy_hist2(eps=0.1)": (40.6, 1222.8),
+    "benchmark.report_noisy_max1(eps=0.1)": (61.8, 456.1),
+    "benchmark.report_noisy_max2(eps=0.1)": (58.4, 454.1),
+    "benchmark.report_noisy_max3(eps=0.1)": (62.4, 559.3),
+    "benchmark.report_noisy_max4(eps=0.1)": (62.9, 558.9),
+    "benchmark.svt1(eps=0.1)": (126.0, 761.8),
+    "benchmark.svt2(eps=0.1)": (159.9, 831.7),
+    "benchmark.svt3(eps=0.1)": (160.3, 6287.1),
+    "benchmark.svt4(eps=0.1)": (130.5, 1002.1),
+    "benchmark.svt5(eps=0.1)": (58.9, 730.9),
+    "benchmark.svt6(eps=0.1)": (95.5, 1381.1),
+    "benchmark.numerical_svt(eps=0.1)": (151.7, None),
+    "benchmark.rappor(f=0.75,p=0.45,q=0.55)": (144.8, 2236.1),
+    "benchmark.one_time_rappor(f=0.95)": (89.1, 1873.4),
+    "benchmark.laplace_parallel(eps=0.1,k=20)": (104.4, 5723.0),
+    "benchmark.svt34_parallel(eps=0.2)": (363.9, 28166.0),
+    "benchmark.prefix_sum(eps=0.1)": (97.0, 4007.3),
 }
 
 #: Lyu, Su, Li, "Understanding the Sparse Vector Technique for Differential Privacy"
