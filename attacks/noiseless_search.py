@@ -35,13 +35,12 @@ import numpy as np
 from attacks.dataset_moves import START_SIZES, DatasetMoves, DatasetState
 from attacks.neighbours import are_neighbours, dataset_pairs
 from attacks.sensitivity import NoEvents, sensitivity_evidence
-from auditor.core.claims import Family
 from auditor.core.errors import DPAuditError
-from auditor.core.kinds import InputKind, OutputKind
 from auditor.core.results import ExactEvidence
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Trial, unit_pair
 from auditor.engine.probes import (
+    answer_count,
     declared_sensitivity,
     distance,
     noiseless_answers,
@@ -70,15 +69,10 @@ class NoiselessSearchAttack:
     )
 
     def applies_to(self, spec: AdapterSpec) -> bool:
-        if spec.input.kind is not InputKind.DATASET or not spec.has_noiseless_probe:
-            return False
-        if spec.user_column is not None:
-            return False
-        if spec.output.kind not in (OutputKind.REAL, OutputKind.INTEGER):
-            return False
-        if spec.output.length == 1:
-            return spec.dataset_sensitivity is not None or spec.family is Family.DATASET
-        return spec.dataset_sensitivity is not None and spec.output_norm is not None
+        # user ids: their Δ is per record, and the moves change records, not users
+        return (
+            spec.has_noiseless_probe and spec.user_column is None and answer_count(spec) is not None
+        )
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         moves = DatasetMoves(spec, int(rng.integers(2**63)))
@@ -97,7 +91,7 @@ class NoiselessSearchAttack:
                 x_prime,
                 NoEvents(),
                 f"white-box: release_without_noise on {len(fixed)} fixed pairs and climbs "
-                f"from {len(moves.starts())} random ones",
+                f"from {len(START_SIZES)} random ones",
                 exact=search,
             )
         ]
@@ -111,7 +105,8 @@ class NoiselessSearch:
         self.moves, self.fixed, self.seed = moves, fixed, seed
 
     def __call__(self, spec: AdapterSpec) -> ExactEvidence | None:
-        length = int(spec.output.length)
+        length = answer_count(spec)
+        assert length is not None  # applies_to
         norm = spec.output_norm if length > 1 else None
         delta = declared_sensitivity(spec)
         known: dict[tuple[str, tuple[int, ...], bytes], tuple[int | float, ...]] = {}

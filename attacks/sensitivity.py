@@ -53,6 +53,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from auditor.core.claim_kinds import is_point
 from auditor.core.claims import Family
 from auditor.core.results import EpsilonEstimate, EventCounts, ExactEvidence
 from auditor.core.spec import AdapterSpec
@@ -427,7 +428,7 @@ def sensitivity_evidence(
         return None
     power, noise = SCALED_CLAIMS[kind]
     epsilon = claim.epsilon * ratio
-    point = kind in ("pure", "approx")
+    point = is_point(claim)
     what = "epsilon" if point else claim.parameter
     estimate = EpsilonEstimate(
         epsilon_lower_bound=epsilon,

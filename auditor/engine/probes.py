@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from auditor.core.claims import Family
 from auditor.core.errors import AdapterOutputError, adapter_code
-from auditor.core.kinds import Norm
+from auditor.core.kinds import InputKind, Norm, OutputKind
 from auditor.core.spec import NOISELESS_PROBE, AdapterSpec, exact_number
 
 PROBE = NOISELESS_PROBE
@@ -42,6 +43,20 @@ def declared_sensitivity(spec: AdapterSpec) -> Fraction:
     lo, hi = spec.exact_domain
     one = Fraction(hi - lo if spec.neighbours == "replace" else max(abs(lo), abs(hi)))
     return one * spec.max_contributions  # per privacy unit
+
+
+def answer_count(spec: AdapterSpec) -> int | None:
+    """How many numbers ``release_without_noise`` returns for a dataset adapter whose Δ is
+    known (declared, or the ``dataset`` family's default) and, for a vector, its ``norm``;
+    None where its answers cannot be compared with a sensitivity (records, booleans, ...)."""
+    length = spec.output.length
+    if spec.input.kind is not InputKind.DATASET or not isinstance(length, int):
+        return None
+    if spec.output.kind not in (OutputKind.REAL, OutputKind.INTEGER):
+        return None
+    if spec.dataset_sensitivity is None and spec.family is not Family.DATASET:
+        return None
+    return length if length == 1 or spec.output_norm is not None else None
 
 
 def noiseless_release(spec: AdapterSpec, query: Any) -> int | float:

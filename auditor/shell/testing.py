@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.core.claims import Family
 from auditor.core.errors import AdapterContractError
-from auditor.core.kinds import InputKind, OutputKind
 from auditor.core.spec import AdapterSpec, check_adapter, typical_query
-from auditor.engine.probes import declared_sensitivity, noiseless_answers
+from auditor.engine.probes import answer_count, declared_sensitivity, noiseless_answers
 from auditor.engine.sampling import draw, same_outputs
 
 
@@ -44,10 +42,8 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
             raise AdapterContractError(
                 f"adapter {spec.name!r}: seed(entropy) does not replay: two draws with the same seed differ"
             )
-    if spec.input.kind is InputKind.DATASET and spec.has_noiseless_probe:
-        if spec.dataset_sensitivity is not None or spec.family is Family.DATASET:
-            declared_sensitivity(spec)  # a declared sensitivity must be a finite number > 0
-        length = spec.output.length
-        if spec.output.kind in (OutputKind.REAL, OutputKind.INTEGER) and isinstance(length, int):
-            noiseless_answers(spec, query, length)  # finite numbers, integers kept exact
+    length = answer_count(spec) if spec.has_noiseless_probe else None
+    if length is not None:
+        declared_sensitivity(spec)  # a declared sensitivity must be a finite number > 0
+        noiseless_answers(spec, query, length)  # finite numbers, integers kept exact
     return spec
