@@ -230,6 +230,21 @@ def test_nullable_outputs_allow_none():
     assert ints.dtype == float and np.isnan(ints[0, 0])
 
 
+@pytest.mark.parametrize(
+    ("kind", "raw", "bad"),
+    [
+        ("boolean", np.array([[0, 2]], np.uint8), "2"),
+        ("boolean", np.array([[1, -1]], np.int8), "-1"),
+        ("ternary", np.array([[1, 300]], np.int16), "300"),
+        ("ternary", np.array([[0, 2**40]], np.uint64), str(2**40)),
+        ("ternary", np.array([[-1.0, 0.5]]), "non-integer"),
+    ],
+)
+def test_answers_outside_their_range_are_named_whatever_the_integer_type(kind, raw, bad):
+    with pytest.raises(OutputProblem, match=f"returned {bad}"):
+        conform(kind, raw, 1, 2, length="query")
+
+
 def test_boolean_and_ternary_vectors_are_small_integers_and_scalars_stay_int64():
     assert conform("ternary", [[1, 0, -1]], 1, 3, length="query").dtype == np.int8
     assert conform("boolean", [True, False], 2).dtype == np.int64
