@@ -53,7 +53,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from auditor.core.claim_kinds import is_point
+from auditor.core.claim_kinds import GaussianDP, is_point
 from auditor.core.claims import Family
 from auditor.core.results import EpsilonEstimate, EventCounts, ExactEvidence
 from auditor.core.spec import AdapterSpec
@@ -411,7 +411,35 @@ SCALED_CLAIMS = {
     "approx": (1, "Laplace-type, scale sensitivity/epsilon"),
     "gdp": (1, "Gaussian, sigma = sensitivity/mu"),
     "zcdp": (2, "Gaussian, sigma = sensitivity/sqrt(2 rho)"),
+    # every order's D_alpha = alpha sensitivity^2 / (2 sigma^2) grows by ratio^2: the curve's scale
+    "rdp": (2, "Gaussian, D_alpha = alpha sensitivity^2/(2 sigma^2) at every order"),
 }
+
+
+def gaussian_mu(claim: Any) -> float:
+    """The mu of the Gaussian mechanism a GDP, zCDP or RDP claim describes: mu itself,
+    sqrt(2 rho), or for an RDP curve the largest mu whose D_alpha = alpha mu^2 / 2 stays
+    within the curve at every order."""
+    if claim.kind == "gdp":
+        return float(claim.value)
+    if claim.kind == "zcdp":
+        return math.sqrt(2.0 * claim.value)
+    return min(math.sqrt(2.0 * e / a) for a, e in zip(claim.orders, claim.epsilons, strict=True))
+
+
+def _scaled_epsilon(claim: Any, ratio: float) -> float:
+    """Epsilon at the claim's delta of its noise at ``ratio`` times the declared sensitivity.
+
+    For Gaussian noise that is the exact epsilon of (ratio mu)-GDP: scaling the claim's own
+    (epsilon, delta) point by the ratio would overstate it for zCDP and RDP, whose points are
+    conversions above the Gaussian's exact curve (rho 0.5 at delta 1e-6: 2 x 5.76 against
+    the exact 11.0 of 2-GDP)."""
+    if claim.kind in ("pure", "approx"):  # Laplace-type: epsilon itself scales
+        return float(claim.epsilon * ratio)
+    mu = ratio * gaussian_mu(claim)
+    if not math.isfinite(mu):
+        return math.inf
+    return float(GaussianDP(mu, report_delta=claim.delta).epsilon)
 
 
 def sensitivity_evidence(
@@ -421,13 +449,13 @@ def sensitivity_evidence(
     ``ratio`` times the declared sensitivity apart (``event`` says how, ``probe`` holds the
     declared and observed sizes for the reproducer).  With noise calibrated to the declared
     sensitivity the claim's parameter grows by ``ratio`` (to the power of ``SCALED_CLAIMS``);
-    None for claim kinds a ratio says nothing of in numbers (RDP orders, curves, f-DP)."""
+    None for claim kinds a ratio says nothing of in numbers (privacy profiles, f-DP)."""
     claim = spec.claim
     kind = getattr(claim, "kind", "approx")
     if kind not in SCALED_CLAIMS:
         return None
     power, noise = SCALED_CLAIMS[kind]
-    epsilon = claim.epsilon * ratio
+    epsilon = _scaled_epsilon(claim, ratio)
     point = is_point(claim)
     what = "epsilon" if point else claim.parameter
     estimate = EpsilonEstimate(

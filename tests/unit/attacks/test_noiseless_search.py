@@ -10,6 +10,7 @@ import pytest
 from attacks.neighbours import are_neighbours
 from attacks.noiseless_search import NoiselessSearchAttack
 from attacks.sensitivity import WHITE_BOX_SENSITIVITY
+from auditor.core.claim_kinds import GaussianDP
 from auditor.core.errors import AdapterOutputError, AdapterRaised
 from auditor.core.kinds import Norm
 from auditor.core.spec import check_adapter
@@ -113,16 +114,25 @@ def test_a_structural_bug_in_one_number_is_found_and_the_exact_twin_is_not():
 
 @pytest.mark.parametrize(
     ("claim", "parameter", "bound"),
-    [("gdp:mu=0.5", "mu", 1.0), ("zcdp:rho=0.5", "rho", 2.0), ("rdp:2=1,4=2", None, None)],
+    [
+        ("gdp:mu=1", "mu", 2.0),
+        ("zcdp:rho=0.5", "rho", 2.0),
+        ("rdp:2=1,4=2,8=4", "scale", 4.0),
+        ("profile:0=0.5,1=0.1", None, None),
+    ],
 )
 def test_curve_claims_scale_with_the_noise_they_assume(claim, parameter, bound):
     _, evidence = _search(DegreeHistogram(2, "l1", claim=claim))  # ratio 2
-    if parameter is None:  # a ratio says nothing in numbers of Renyi orders
+    if parameter is None:  # a ratio says nothing in numbers of a privacy profile
         assert evidence is None
         return
     assert evidence.estimate.parameter == parameter
     assert evidence.estimate.claim_bound == pytest.approx(bound)
     assert "Gaussian" in evidence.estimate.event
+    # each claim describes a 1-GDP Gaussian; at twice its sensitivity, exactly 2-GDP's epsilon
+    # (the claim's own point times 2 would overstate zCDP's and RDP's, conversions above it)
+    exact = GaussianDP(2.0, report_delta=evidence.estimate.delta).epsilon
+    assert evidence.estimate.epsilon_lower_bound == pytest.approx(exact, rel=1e-9)
 
 
 def test_applies_only_where_a_sensitivity_and_its_norm_are_known():
