@@ -32,6 +32,9 @@ START_SIZES = (4, 16, 2, 8, 3, 12, 6, 24)
 MAX_RECORDS = 64
 #: a real column's smallest step to a value near a held one: its range over 2^this
 NEAR_SCALES = 20
+#: the share of new records drawn near a whole record the state holds (clusters of records,
+#: near-duplicates: what joins or splits groups of records close in every column)
+NEAR_RECORD = 0.25
 
 
 @dataclass(frozen=True)
@@ -131,12 +134,18 @@ class DatasetMoves:
         return uniform_rows(self.lows, self.highs, self.integer, rng, k)
 
     def _record(self, rng: np.random.Generator, state: DatasetState) -> np.ndarray:
-        """A new record: each column uniform, at a bound, at the midpoint, or a value the
-        state already holds in any column that fits this column's bounds."""
-        held = [state.shared.ravel(), state.added.ravel()]
-        if state.removed is not None:
-            held.append(state.removed.ravel())
-        pool = np.concatenate(held)
+        """A new record: near a record the state holds (each column kept or a step away), or
+        column by column: uniform, at a bound, at the midpoint, or a value the state already
+        holds in any column that fits this column's bounds, or near one."""
+        rows = [state.shared, state.added] + ([] if state.removed is None else [state.removed])
+        if rng.random() < NEAR_RECORD:
+            held_rows = np.concatenate(rows)
+            row = held_rows[int(rng.integers(len(held_rows)))].copy()
+            for j in range(len(row)):
+                if rng.random() < 0.5:
+                    row[j] = self._near(rng, row[j], j)
+            return np.asarray(row)
+        pool = np.concatenate([r.ravel() for r in rows])
         row = self._uniform(rng, 1)[0]
         for j in range(len(row)):
             lo, hi = self.lows[j], self.highs[j]
@@ -148,9 +157,14 @@ class DatasetMoves:
             if kind == 0 or not len(fits):
                 continue  # uniform
             row[j] = fits[int(rng.integers(len(fits)))]
-            if kind == 3:  # near it: a step of any scale, up to the column's range
-                unit = 1.0 if self.integer else (hi - lo) / 2**NEAR_SCALES
-                scales = max(1, int(np.ceil(np.log2(max(2.0, (hi - lo) / unit)))))
-                step = unit * 2.0 ** int(rng.integers(scales)) * (1 if rng.random() < 0.5 else -1)
-                row[j] = min(max(row[j] + step, lo), hi)
+            if kind == 3:
+                row[j] = self._near(rng, row[j], j)
         return np.asarray(row)
+
+    def _near(self, rng: np.random.Generator, value: float, j: int) -> float:
+        """``value`` a step of any scale away in column ``j``, up to the column's range."""
+        lo, hi = self.lows[j], self.highs[j]
+        unit = 1.0 if self.integer else (hi - lo) / 2**NEAR_SCALES
+        scales = max(1, int(np.ceil(np.log2(max(2.0, (hi - lo) / unit)))))
+        step = unit * 2.0 ** int(rng.integers(scales)) * (1 if rng.random() < 0.5 else -1)
+        return float(min(max(value + step, lo), hi))

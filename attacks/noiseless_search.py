@@ -47,8 +47,9 @@ from auditor.engine.probes import (
     squared_distance,
 )
 
-#: moves tried in all, over every climb (each asks the probe once or twice)
-MAX_MOVES = 16384
+#: moves tried in all, over every climb (each asks the probe once or twice; a cheap probe
+#: runs them in about 10 s, and structure such as four records around a fifth needs them)
+MAX_MOVES = 65536
 #: moves a climb may make without going farther before it starts again elsewhere
 STALL = 512
 #: a distance this close above the declared sensitivity, relatively, is not flagged: a

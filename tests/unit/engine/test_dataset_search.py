@@ -101,6 +101,29 @@ def test_every_move_keeps_a_neighbouring_pair_inside_the_domain(
     assert len(places) > 10 and max(places) > 0.5  # and the change moves among them
 
 
+def test_new_records_often_land_near_a_held_record_in_every_column():
+    # clusters, co-location, near-duplicates: a record close to another in all its columns
+    # at once, which columns drawn one by one almost never give (about 1 in 300 here)
+    spec = check_adapter(_Spec("add_remove", [(0, 1023), (0, 1023)]))
+    moves = DatasetMoves(spec, seed=3)
+    start = moves.starts()[0]
+    rng = np.random.default_rng(4)
+    near = 0
+    for _ in range(2000):
+        state = moves.moved(start, rng)
+        if state is None or len(state.shared) != len(start.shared) + 1:
+            continue
+        at = next(
+            i
+            for i in range(len(state.shared))
+            if np.array_equal(np.delete(state.shared, i, axis=0), start.shared)
+        )
+        new = state.shared[at]
+        held = np.concatenate([start.shared, start.added])
+        near += bool((np.abs(held - new).max(axis=1) <= 8).any())
+    assert near >= 20
+
+
 class LargestComponent:
     """Edge records (u, v) on nodes 0..7 (self-loops and repeats count once): the number of
     nodes of the graph's largest connected component, plus Laplace noise.  One edge joins two
