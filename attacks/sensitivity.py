@@ -437,8 +437,8 @@ def _scaled_epsilon(claim: Any, ratio: float) -> float:
     if claim.kind in ("pure", "approx"):  # Laplace-type: epsilon itself scales
         return float(claim.epsilon * ratio)
     mu = ratio * gaussian_mu(claim)
-    if not math.isfinite(mu):
-        return math.inf
+    if not 0.0 < mu < math.inf:  # an RDP curve at 0 at some order, or inf at every one
+        return 0.0 if mu == 0.0 else math.inf
     return float(GaussianDP(mu, report_delta=claim.delta).epsilon)
 
 
