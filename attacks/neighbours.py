@@ -16,7 +16,8 @@ the certifier screens them all on outputs of their own before certifying the mos
   the start, middle and end: a sequence mechanism reads its queries in order), one up and the
   rest down and the reverse, the first k up and the rest down for every k, the first k up and
   the rest unchanged, every other entry up, all up, all down.  With ``integer_queries``,
-  moves are rounded toward 0 (a pattern that rounds to nothing is dropped).
+  moves are rounded toward 0, and a pattern some of whose entries would round to nothing is
+  cut to as many entries as whole steps fit (``integer_move``).
 * **scalar** queries: 0 vs Δ, a moderate offset at ``PHASES`` phases of Δ and a large
   magnitude (``scalar_pair_groups``, shared with the black box's additive trials).
 * **local** inputs: pairs of values at both ends and in the middle of the domain (any two
@@ -44,6 +45,7 @@ the certifier screens them all on outputs of their own before certifying the mos
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -126,6 +128,27 @@ def _norm(v: np.ndarray, norm: Norm) -> float:
     return float(np.abs(v).max())
 
 
+def integer_move(signs: np.ndarray, delta: float, norm: Norm) -> tuple[np.ndarray, int | None]:
+    """The move of sign pattern ``signs`` in whole numbers within ``delta``: the pattern scaled
+    to ``delta`` and rounded toward 0, or, where that rounds moved entries to 0, the pattern
+    cut to as many entries as whole steps fit, taken from its rising and falling entries in
+    turn and scaled as far as whole numbers go (a move of 2 in L1 over ten entries is +1 and
+    -1 on two of them, not nothing).  The second value: the entries kept by a cut (None: no
+    cut)."""
+    move = np.trunc(delta * signs / _norm(signs, norm))
+    if not ((signs != 0) & (move == 0)).any():
+        return move, None
+    rising, falling = np.flatnonzero(signs > 0), np.flatnonzero(signs < 0)
+    turns = [i for pair in itertools.zip_longest(rising, falling) for i in pair if i is not None]
+    for j in range(len(turns) - 1, 0, -1):
+        part = np.zeros(len(signs))
+        part[turns[:j]] = signs[turns[:j]]
+        cut = np.trunc(delta * part / _norm(part, norm))
+        if (cut[turns[:j]] != 0).all():
+            return cut, j
+    return np.zeros(len(signs)), None
+
+
 def vector_pairs(
     spec: AdapterSpec, base_value: float | None = None, uniform: bool = False, spike: float = 0.0
 ) -> list[Pair]:
@@ -167,13 +190,15 @@ def vector_pairs(
             continue
         if not spec.accepts_move(np.zeros(m), signs):
             continue  # not neighbours under a monotone relation
-        move = delta * signs / _norm(signs, norm)
+        move, kept = delta * signs / _norm(signs, norm), None
         if integer:
-            move = np.trunc(move)
+            move, kept = integer_move(signs, delta, norm)
         moved = np.clip(base + move, lo, hi)
         step = moved - base
         if not step.any() or _norm(step, norm) > delta * (1 + 1e-12):
             continue
+        if kept is not None:
+            text += f", cut to {kept} of its entries for whole steps"
         label = f"{text} ({norm} move {_norm(step, norm):g})"
         add(base, moved, f"; {label}")
         if (step > 0).any() and (step < 0).any():

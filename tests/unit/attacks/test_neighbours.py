@@ -50,6 +50,29 @@ def test_vector_pairs_are_neighbours_within_bounds_and_distinct(attrs):
     assert len({frozenset((tuple(x), tuple(x_prime))) for x, x_prime, _ in pairs}) == len(pairs)
 
 
+@pytest.mark.parametrize(("norm", "most"), [("l1", 2), ("l2", 4)])
+def test_integer_moves_that_would_round_away_are_cut_to_whole_steps(norm, most):
+    # a move of 2 over eight integer queries: +1 and -1 on two of them (a swap of one unit
+    # between two counts), not dropped because 2/8 rounds to 0
+    spec = check_adapter(
+        Declared(
+            input_kind="vector",
+            output_kind="index",
+            norm=norm,
+            sensitivity=2,
+            integer_queries=True,
+            query_length=8,
+        )
+    )
+    steps = [
+        np.asarray(b) - np.asarray(a) for a, b, _ in search_pairs(spec, np.random.default_rng(0))
+    ]
+    assert all((np.abs(s) == np.round(np.abs(s))).all() for s in steps)
+    # as many unit steps as the norm allows, up and down among them
+    assert any((s != 0).sum() == most and s.min() == -1 and s.max() == 1 for s in steps)
+    assert max((s != 0).sum() for s in steps) == most
+
+
 def test_the_crossing_half_and_half_pair_is_listed():
     """StatDP's and DP-Sniper's "X shape": the first half high on one side, the second on the
     other (the damaging pair of SVT variants that compare queries to one threshold)."""
