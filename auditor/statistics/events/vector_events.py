@@ -21,6 +21,9 @@ each is predicted to certify at the planned certification size (``predicted_scor
   and how far every moved entry has gone towards one side at once (the box in which each
   entry's loss adds up, as under composition); each projection is searched like a scalar
   output (thresholds, outcomes);
+* **cells** — for rows with a discrete part (an index, an answer pattern) beside other
+  values, thresholds on a value among the rows of one outcome of the part (a gap that leaks
+  in one index's tail);
 * **a learned classifier** — a scikit-learn logistic regression (and, outside quick
   proposals, a gradient-boosted tree model) over the whole row; thresholds on its score are candidates
   (DP-Sniper's idea, without its probability floor that caps the bound at ln(1/c));
@@ -76,6 +79,14 @@ MAX_DISCRETE_VALUES = 512
 MAX_COORDINATES = 8
 #: thresholds per projection (quantiles of the build half), plus the support edges
 N_THRESHOLDS = 128
+#: a column with at most this many distinct values is part of a row's discrete part for the
+#: cells "discrete part = d and value beyond t" (an index, an answer pattern)
+CELL_LEVELS = 16
+#: cells for at most this many outcomes of the discrete part (the most frequent) and this
+#: many other columns (the most different): thresholds on each pair's values
+CELL_PARTS, CELL_COLUMNS = 8, 2
+#: ... each outcome seen at least this many times among the first ``CELL_ROWS`` build rows
+MIN_CELL, CELL_ROWS = 32, 1 << 16
 #: most values of a half (training or screening outputs) made floats at once: rows as drawn
 #: may be compact int8
 FLOAT_VALUES = 1 << 22
@@ -337,6 +348,73 @@ class Toward:
             f"reduce_rows(SIGN * (as_matrix(y)[:, COLUMNS] - CENTRE), {literal(self.how)})",
             constants=constants,
         )
+
+
+class Within:
+    """One column's value on the rows whose discrete part is one outcome, NaN on the others.
+
+    A threshold on it is the cell "the part is d and the value lies beyond t": the event of a
+    noisy max that releases its gap, or of an SVT that releases the value it answered, whose
+    leak sits in one index's tail (the gap of the last query, the value of the one answered
+    above), and which neither the part's outcomes nor the value's thresholds over all rows
+    isolate."""
+
+    thresholds_only = True  # its outcomes would be the row's own, searched already
+
+    def __init__(self, part: np.ndarray, outcome: np.ndarray, column: int, text: str) -> None:
+        self.part, self.outcome, self.column, self.text = part, outcome, column, text
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        m = as_matrix(y)
+        return np.where(in_part(m[:, self.part], self.outcome), m[:, self.column], np.nan)
+
+    def code_prelude(self) -> str:
+        constants = (
+            f"PART = {array_literal(self.part, 'int64')}\n"
+            f"OUTCOME = {array_literal(self.outcome, 'float64')}\n\n\n" + _IN_PART_SOURCE
+        )
+        return _projection_code(
+            f"np.where(in_part(m[:, PART], OUTCOME), m[:, {self.column}], np.nan)",
+            "m = as_matrix(y)\n    ",
+            constants=constants,
+        )
+
+
+def in_part(values: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+    """Which rows of ``values`` equal ``outcome`` (NaN equal to NaN)."""
+    same = (values == outcome) | (np.isnan(values) & np.isnan(outcome))
+    hit: np.ndarray = same.all(axis=1)
+    return hit
+
+
+#: its source, read when this module is loaded (the file on disk may change later)
+_IN_PART_SOURCE = inspect.getsource(in_part)
+
+
+def cells(pooled: np.ndarray, columns: _Columns, names: list[str]) -> list[Within]:
+    """The cells of rows with a discrete part (integer columns of at most ``CELL_LEVELS``
+    values) beside other columns: for each of the part's ``CELL_PARTS`` most frequent
+    outcomes seen ``MIN_CELL`` times, each of the ``CELL_COLUMNS`` most different other
+    columns (read on the first ``CELL_ROWS`` rows)."""
+    rows = pooled[:CELL_ROWS]
+    part = np.array(
+        [j for j in np.flatnonzero(columns.integral) if len(np.unique(rows[:, j])) <= CELL_LEVELS],
+        dtype=np.intp,
+    )
+    others = [int(j) for j in columns.ranked if j not in part][:CELL_COLUMNS]
+    if not 0 < len(part) <= CELL_LEVELS or not others:
+        return []
+    outcomes, counts = np.unique(rows[:, part], axis=0, return_counts=True)
+    order = np.argsort(-counts, kind="stable")[:CELL_PARTS]
+    frequent = outcomes[order[counts[order] >= MIN_CELL]]
+    shown = ", ".join(names[j] for j in part)
+    out = []
+    for outcome in frequent:
+        value = ", ".join(_value_text(v) for v in outcome)
+        for j in others:
+            text = f"the output's ({shown}) is ({value}) and its {names[j]}"
+            out.append(Within(part, outcome, j, text))
+    return out
 
 
 class Score:
@@ -1098,7 +1176,9 @@ class VectorEvents:
         if not getattr(projection, "outcomes_only", False):
             out += _threshold_candidates(projection, text, vb, vs, self.n_thresholds)
         pooled = np.concatenate([t.values for t in vb])
-        if len(np.unique(pooled)) <= MAX_DISCRETE_VALUES:
+        if not getattr(projection, "thresholds_only", False) and (
+            len(np.unique(pooled)) <= MAX_DISCRETE_VALUES
+        ):
             keyed = _ProjectionKey(projection)
             one = getattr(projection, "describe_value", _value_text)
 
@@ -1149,6 +1229,7 @@ class VectorEvents:
             if len(moved) >= 2 and np.isfinite(centre).all():
                 sign = np.sign(columns.mean_a[moved] - columns.mean_b[moved])
                 projections += [Toward(moved, sign, centre, how) for how in ("min", "max")]
+            projections += cells(pooled, columns, names)
         projections += [Membership(j) for j in range(self.membership)]
         return projections
 

@@ -179,6 +179,7 @@ def test_every_vector_event_writes_standalone_source_that_counts_the_same():
         "KeyIn on FloatCell",
         "KeyIn on DiscretePart",
         "KeyIn on RowKey",
+        "Threshold on Within",
     }
     assert expected <= written and trees
 
@@ -615,3 +616,27 @@ def test_composed_laplace_answers_moving_both_ways_are_caught_in_the_box_beyond_
     assert 0.75 < tight < 1.0 and "moved entries (0, 1, 2, 3)" in text, (tight, text)
     broken, text = bound(2.5, 1)
     assert broken > 1.1 and "moved entries" in text, (broken, text)
+
+
+def test_a_value_that_leaks_within_one_index_only_is_caught_in_that_index_s_cell():
+    """A noisy max that releases its gap: on x' the gap moves up when index 0 wins and down
+    when index 1 wins, so neither the index (fair on both), nor the gap over all rows (its
+    mixture symmetric on both sides), nor a sum shows much; the cell "index 1 and gap below t"
+    holds the whole ratio (Laplace of scale 1 moved by 1: up to e^1)."""
+    plan = CertificationPlan(n=100_000, alpha=1e-4, epsilon=0.5, delta=0.0)
+    rng = np.random.default_rng(11)
+
+    def draw(shift: float, n: int) -> np.ndarray:
+        index = rng.integers(0, 2, n)
+        gap = rng.laplace(np.where(index == 0, shift, -shift), 1.0)
+        return np.column_stack([index, np.round(gap * 1024) / 1024])
+
+    events = VectorEvents(classifier=False).propose(draw(0.0, 20_000), draw(1.0, 20_000), plan)
+    assert "is (0) and its" in events[0].description or "is (1) and its" in events[0].description
+    fresh, fresh_prime = draw(0.0, plan.n), draw(1.0, plan.n)
+    k, k_prime = (int(np.count_nonzero(events[0](y))) for y in (fresh, fresh_prime))
+    bound = max(
+        epsilon_lower_bound(k, plan.n, k_prime, plan.n, plan.alpha),
+        epsilon_lower_bound(k_prime, plan.n, k, plan.n, plan.alpha),
+    )
+    assert 0.7 < bound < 1.0, (bound, events[0].description)
