@@ -308,3 +308,20 @@ def test_the_twentieth_held_out_set_of_declared_sensitivities_finds_every_broken
     module, verdicts = audited("held_out_mechanisms_20.py")
     assert len(verdicts) == 16
     keeps_verdicts(module, verdicts, set())
+
+
+@pytest.mark.slow
+def test_the_twenty_first_held_out_set_of_selections_with_values_raises_no_false_alarm():
+    """Selections that release values and order statistics (noisy max with its gap, top-k
+    with counts, SVT with its gap, numeric sparse, Gaussian top-k, a trimmed mean, quartiles,
+    a thresholded mode), written blind: no false alarm; four of eight broken twins found at
+    the default budget (the noisy max with its gap on a cell of its index)."""
+    module, verdicts = audited("held_out_mechanisms_21.py")
+    assert len(verdicts) == 16
+    missed = {
+        "ho21.svt_gap.broken",  # true 1.5 on outputs of p 7e-4 (1.03 at 2e6, before the cells)
+        "ho21.numeric_sparse.broken",  # true 1.4 only with answers and both values in tails
+        "ho21.quantiles_em.broken",  # needs a clustered dataset the climbs did not reach
+        "ho21.mode_select.broken",  # delta 1.8e-3 against 6.7e-4, on outputs of p 0.002
+    }
+    keeps_verdicts(module, verdicts, missed)
