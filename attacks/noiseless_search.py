@@ -41,9 +41,9 @@ from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Trial, unit_pair
 from auditor.engine.probes import (
     answer_count,
-    declared_sensitivity,
     distance,
     noiseless_answers,
+    pair_sensitivity,
     squared_distance,
 )
 
@@ -109,7 +109,6 @@ class NoiselessSearch:
         length = answer_count(spec)
         assert length is not None  # applies_to
         norm = spec.output_norm if length > 1 else None
-        delta = declared_sensitivity(spec)
         known: dict[tuple[str, tuple[int, ...], bytes], tuple[int | float, ...]] = {}
         failed: list[DPAuditError] = []
 
@@ -120,14 +119,16 @@ class NoiselessSearch:
             return known[key]
 
         def apart(pair: tuple[Any, Any, str]) -> Fraction:
-            """The pair's squared distance; -1 where the probe fails (a dataset it refuses:
-            that pair is left out, as the climbs on samples leave it out)."""
+            """The pair's squared distance over its squared Δ (one Δ, or one per dataset
+            size); -1 where the probe fails (a dataset it refuses: that pair is left out, as
+            the climbs on samples leave it out)."""
             try:
                 a, b = answers(np.asarray(pair[0])), answers(np.asarray(pair[1]))
+                delta = pair_sensitivity(spec, pair[0])
             except DPAuditError as exc:
                 failed.append(exc)
                 return Fraction(-1)
-            return squared_distance(a, b, norm)
+            return squared_distance(a, b, norm) / (delta * delta)
 
         reached, state = self._climb(lambda state: apart(self.moves.pair(state)))
         best = (reached, self.moves.pair(state))
@@ -137,12 +138,13 @@ class NoiselessSearch:
         squared, (x, x_prime, text) = best
         if squared < 0:  # it refused every pair: say why, as for any adapter that fails
             raise failed[0]
-        if squared <= (delta * (1 + ROUNDING)) ** 2:
+        if squared <= (1 + ROUNDING) ** 2:
             return None
         # a finding on inputs that are not neighbours would be a false alarm: never report one
         assert are_neighbours(spec, x, x_prime), f"not neighbours under the relation: {text}"
         size = distance(answers(np.asarray(x)), answers(np.asarray(x_prime)), norm)
-        ratio = float(squared / (delta * delta)) ** 0.5
+        delta = pair_sensitivity(spec, x)
+        ratio = float(squared) ** 0.5
         where = "" if norm is None else f" in {norm}"
         event = (
             f"noiseless answers (release_without_noise) lie {float(size):.6g}{where} apart, "

@@ -498,8 +498,13 @@ class SensitivityAttack:
     )
 
     def applies_to(self, spec: AdapterSpec) -> bool:
-        # its pairs differ in records; a sensitivity per user id is not one per record
-        return spec.family is Family.DATASET and spec.user_column is None
+        # its pairs differ in records; a sensitivity per user id is not one per record, and
+        # its float-sum pairs are built for one Δ, not one per dataset size
+        return (
+            spec.family is Family.DATASET
+            and spec.user_column is None
+            and spec.size_sensitivity is None
+        )
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         # the white-box check calls the adapter on its pairs too: only sizes it accepts

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
@@ -52,7 +52,9 @@ class AdapterSpec:
 
     ``domain`` holds float copies for arithmetic; ``exact_domain`` the adapter's own values,
     integers kept as Python ints of any width (float copies of wide integers may collapse).
-    ``dataset_sensitivity`` is the Δ a dataset adapter declares (None when it declares none).
+    ``dataset_sensitivity`` is the Δ a dataset adapter declares (None when it declares none);
+    ``size_sensitivity`` the function of the number of records it declares instead, under
+    ``replace`` neighbours (a mean with n public: Δ = (hi - lo) / n).
     ``query_bounds`` (additive) and ``utility_bounds`` (selection) bound the inputs attacks may
     send; ``has_probabilities`` and ``has_noiseless_probe`` say which white-box oracles exist.
     """
@@ -71,6 +73,7 @@ class AdapterSpec:
     exact_domain: tuple[int | float, int | float] | None = None
     neighbours: str | None = None
     dataset_sensitivity: Fraction | None = None
+    size_sensitivity: Callable[[int], Any] | None = field(default=None, repr=False)
     #: the norm ``dataset_sensitivity`` bounds a vector output's noiseless change in (``norm``
     #: on a dataset adapter); None: undeclared (one number: its absolute value)
     output_norm: Norm | None = None
@@ -234,6 +237,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         raise fail("claim", str(exc)) from None
 
     sensitivity = domain = exact_domain = neighbours = dataset_sensitivity = output_norm = None
+    size_sensitivity = None
     column_domains = None
     min_records = max_contributions = 1
     user_column = user_ids = None
@@ -258,7 +262,15 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         if neighbours not in NEIGHBOUR_RELATIONS:
             raise fail("neighbours", f"={neighbours!r} must be one of {NEIGHBOUR_RELATIONS}")
         declared = read("sensitivity")
-        if declared is not None:
+        if callable(declared):
+            if neighbours != "replace":
+                raise fail(
+                    "sensitivity",
+                    "is a function of the number of records, which only neighbours = 'replace' "
+                    "makes public (under add/remove the size is one record's secret)",
+                )
+            size_sensitivity = declared
+        elif declared is not None:
             if not _positive_finite(declared):
                 raise fail("sensitivity", f"={declared!r} must be a finite number > 0")
             dataset_sensitivity = Fraction(declared)
@@ -310,6 +322,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         exact_domain=exact_domain,
         neighbours=neighbours,
         dataset_sensitivity=dataset_sensitivity,
+        size_sensitivity=size_sensitivity,
         output_norm=output_norm,
         integer_queries=bool(read("integer_queries", False)),
         query_bounds=query_bounds if family is not Family.SELECTION else None,

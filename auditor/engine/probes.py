@@ -7,7 +7,8 @@ A dataset adapter may offer the optional extra
 which returns, for a dataset ``query``, the statistic the implementation computes *before*
 adding noise, computed by the same code path ``sample`` uses (same clamping, same summation
 order, same dtype).  Its sensitivity is the adapter's ``sensitivity`` attribute when it declares
-one (the Δ its noise is calibrated to), else that of a bounded sum over the declared domain:
+one (the Δ its noise is calibrated to; under ``replace`` it may be a function of the number of
+records, ``sensitivity(n)``), else that of a bounded sum over the declared domain:
 ``hi - lo`` for ``replace`` neighbours, ``max(|lo|, |hi|)`` for ``add_remove``.  A vector's Δ
 is measured in the adapter's declared ``norm`` (``l1``, ``l2`` or ``linf``).
 
@@ -39,10 +40,34 @@ def declared_sensitivity(spec: AdapterSpec) -> Fraction:
     """
     if spec.dataset_sensitivity is not None:
         return spec.dataset_sensitivity
+    assert spec.size_sensitivity is None, "a sensitivity of the size: pair_sensitivity"
     assert spec.exact_domain is not None
     lo, hi = spec.exact_domain
     one = Fraction(hi - lo if spec.neighbours == "replace" else max(abs(lo), abs(hi)))
     return one * spec.max_contributions  # per privacy unit
+
+
+def pair_sensitivity(spec: AdapterSpec, x: Any) -> Fraction:
+    """The Δ of a pair of datasets with as many records as ``x`` (both, under ``replace``):
+    the declared one, or what the adapter's ``sensitivity(n)`` says for n records.
+
+    Raises:
+        AdapterRaised: ``sensitivity(n)`` raised.
+        AdapterOutputError: it returned anything but a finite number > 0.
+    """
+    if spec.size_sensitivity is None:
+        return declared_sensitivity(spec)
+    n = len(np.asarray(x))
+    where = f"adapter {spec.name!r}: sensitivity({n})"
+    with adapter_code(where):
+        raw = spec.size_sensitivity(n)
+    try:
+        delta = Fraction(exact_number(raw))
+    except (TypeError, ValueError, OverflowError):
+        delta = Fraction(-1)
+    if not delta > 0:
+        raise AdapterOutputError(f"{where} returned {raw!r}, expected a finite number > 0")
+    return delta
 
 
 def answer_count(spec: AdapterSpec) -> int | None:
@@ -54,7 +79,8 @@ def answer_count(spec: AdapterSpec) -> int | None:
         return None
     if spec.output.kind not in (OutputKind.REAL, OutputKind.INTEGER):
         return None
-    if spec.dataset_sensitivity is None and spec.family is not Family.DATASET:
+    declared = spec.dataset_sensitivity is not None or spec.size_sensitivity is not None
+    if not declared and spec.family is not Family.DATASET:
         return None
     return length if length == 1 or spec.output_norm is not None else None
 

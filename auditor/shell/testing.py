@@ -16,7 +16,7 @@ from typing import Any
 
 from auditor.core.errors import AdapterContractError
 from auditor.core.spec import AdapterSpec, check_adapter, typical_query
-from auditor.engine.probes import answer_count, declared_sensitivity, noiseless_answers
+from auditor.engine.probes import answer_count, noiseless_answers, pair_sensitivity
 from auditor.engine.sampling import draw, same_outputs
 
 
@@ -44,6 +44,6 @@ def check_adapter_conformance(adapter: Any, query: Any = None, n: int = 1000) ->
             )
     length = answer_count(spec) if spec.has_noiseless_probe else None
     if length is not None:
-        declared_sensitivity(spec)  # a declared sensitivity must be a finite number > 0
+        pair_sensitivity(spec, query)  # a declared sensitivity must be a finite number > 0
         noiseless_answers(spec, query, length)  # finite numbers, integers kept exact
     return spec

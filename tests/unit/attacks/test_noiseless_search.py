@@ -234,3 +234,62 @@ def test_a_privacy_unit_of_several_records_changes_once_not_again():
     spec, evidence = _search(UserHistogram(2))  # per record, not per user
     assert evidence is not None and evidence.estimate.epsilon_lower_bound == pytest.approx(3.0)
     assert are_neighbours(spec, evidence.x, evidence.x_prime)
+
+
+class PublicSizeMean:
+    """The mean of n scores in 0..10, n public (replace one record): Δ = 10 / n, a function
+    of the size.  The broken twin declares 10 / (2 n), the noise of half the range."""
+
+    input_kind, output_kind = "dataset", "real"
+    domain = (0, 10)
+    neighbours = "replace"
+    epsilon = 1.0
+
+    def __init__(self, halved: bool = False) -> None:
+        self.halved = halved
+        self.name = f"test.public_size_mean{'.halved' if halved else ''}"
+
+    def sensitivity(self, n):
+        return 10 / (2 * n) if self.halved else 10 / n
+
+    def release_without_noise(self, query):
+        return float(np.mean(np.asarray(query, dtype=float)))
+
+    def sample(self, query, n):
+        return self.release_without_noise(query) + np.zeros(n)
+
+
+def test_a_sensitivity_of_the_public_size_is_met_exactly_and_its_halving_is_found():
+    from attacks.sensitivity import SensitivityAttack
+
+    spec, evidence = _search(PublicSizeMean())
+    assert evidence is None  # every pair at most 10 / n apart, n its own size
+    assert not SensitivityAttack().applies_to(spec)  # its sum pairs assume one Δ
+    _, evidence = _search(PublicSizeMean(halved=True))
+    assert evidence is not None and evidence.estimate.epsilon_lower_bound == pytest.approx(2.0)
+    n = len(evidence.x)
+    assert float(Fraction(evidence.probe["declared"])) == pytest.approx(10 / (2 * n))
+
+
+def test_a_sensitivity_of_the_size_needs_a_public_size_and_must_answer_with_a_number():
+    from auditor.core.errors import AdapterContractError
+
+    class AddRemove(PublicSizeMean):
+        neighbours = "add_remove"
+
+    with pytest.raises(AdapterContractError, match="only neighbours = 'replace' makes public"):
+        check_adapter(AddRemove())
+
+    class Negative(PublicSizeMean):
+        def sensitivity(self, n):
+            return -1.0
+
+    with pytest.raises(AdapterOutputError, match=r"sensitivity\(\d+\) returned -1.0"):
+        _search(Negative())
+
+    class Raises(PublicSizeMean):
+        def sensitivity(self, n):
+            raise ZeroDivisionError("no records")
+
+    with pytest.raises(AdapterRaised, match="no records"):
+        _search(Raises())
