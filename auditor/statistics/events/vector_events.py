@@ -397,10 +397,12 @@ def cells(pooled: np.ndarray, columns: _Columns, names: list[str]) -> list[Withi
     outcomes seen ``MIN_CELL`` times, each of the ``CELL_COLUMNS`` most different other
     columns (read on the first ``CELL_ROWS`` rows)."""
     rows = pooled[:CELL_ROWS]
-    part = np.array(
-        [j for j in np.flatnonzero(columns.integral) if len(np.unique(rows[:, j])) <= CELL_LEVELS],
-        dtype=np.intp,
-    )
+    # a column with more levels in the first rows has more in all: only the few left are
+    # counted whole (a histogram of 1,000 integer bins would otherwise sort every column)
+    few = [
+        j for j in np.flatnonzero(columns.integral) if len(np.unique(rows[:256, j])) <= CELL_LEVELS
+    ]
+    part = np.array([j for j in few if len(np.unique(rows[:, j])) <= CELL_LEVELS], dtype=np.intp)
     others = [int(j) for j in columns.ranked if j not in part][:CELL_COLUMNS]
     if not 0 < len(part) <= CELL_LEVELS or not others:
         return []
