@@ -17,6 +17,7 @@ from auditor.core.claim_kinds import Claim, claim_from_dict
 from auditor.core.claims import PrivacyClaim, exceeds
 from auditor.core.errors import InvalidArgument
 from auditor.statistics.clopper_pearson import cp_lower, cp_upper, epsilon_lower_bound
+from auditor.statistics.conditional import CONDITIONAL_ESTIMATOR
 from auditor.statistics.events.cell_chains import CELLS_ESTIMATOR
 from auditor.statistics.exact import WHITE_BOX_ESTIMATOR
 
@@ -52,6 +53,32 @@ def cells_lines(r: dict[str, Any], num: Callable[[Any], str]) -> tuple[str, str]
         f"the (ε, δ) statement reads; ε ≥ {num(r.get('epsilon_lower_bound'))} from the same limits"
     )
     return how, cut
+
+
+def is_sampled(r: dict[str, Any]) -> bool:
+    """Whether the result's bound is one event's test on sampled counts (the two-limit box or
+    the conditional test), not white-box evidence or cells."""
+    return r.get("estimator") in (None, "clopper-pearson", CONDITIONAL_ESTIMATOR)
+
+
+def is_conditional(r: dict[str, Any]) -> bool:
+    """Whether the bound is the conditional test's, on Poisson-sized samples."""
+    return r.get("estimator") == CONDITIONAL_ESTIMATOR
+
+
+def test_text(r: dict[str, Any], num: Callable[[Any], str]) -> str:
+    """How the event's bound was certified from its counts: plain text."""
+    if is_conditional(r):
+        return (
+            "conditional test: the sizes were drawn from Poisson with mean "
+            f"{int(r.get('poisson_mean') or 0):,} per side, and the Clopper-Pearson lower limit "
+            "on x's share of the outputs in the event, at the whole significance, bounds the "
+            "ratio"
+        )
+    return (
+        f"Clopper-Pearson, share {num(r.get('alpha_split') or 0.5)} of it on the limit for x, "
+        "the rest on x'"
+    )
 
 
 def is_exact_white_box(r: dict[str, Any]) -> bool:
@@ -164,6 +191,10 @@ class EventEvidence:
     ln((p0_high − δ) / p1_low), infinite when ``k1 == 0``: the event's loss is in
     [lower, upper] with the same confidence.  ``upper`` says nothing about the mechanism's ε,
     which may exceed it through another event.
+
+    For the conditional test (``conditional``), ``lower`` is its bound and ``upper`` the same
+    test's upper limit on x's share of the pooled count; the four limits on p0 and p1 are
+    then only descriptive (at the split recorded, one half each by default).
     """
 
     n0: int
@@ -181,6 +212,7 @@ class EventEvidence:
     lower: float
     upper: float
     point: float
+    conditional: bool = False
 
     @classmethod
     def from_result(cls, r: dict[str, Any], *, cells_cut: bool = False) -> EventEvidence | None:
@@ -194,7 +226,7 @@ class EventEvidence:
         c = r.get("counts")
         if not c or not r.get("alpha") or not c.get("n0") or not c.get("n1"):
             return None
-        if r.get("estimator") not in (None, "clopper-pearson") and not (cells_cut and is_cells(r)):
+        if not is_sampled(r) and not (cells_cut and is_cells(r)):
             return None
         n0, k0, n1, k1 = int(c["n0"]), int(c["k0"]), int(c["n1"]), int(c["k1"])
         alpha = float(r["alpha"])
@@ -204,6 +236,11 @@ class EventEvidence:
         p0_low, p0_high = cp_lower(k0, n0, a0), cp_upper(k0, n0, a0)
         p1_low, p1_high = cp_lower(k1, n1, a1), cp_upper(k1, n1, a1)
         upper = _log_ratio(p0_high - delta, p1_low)
+        conditional = is_conditional(r)
+        if conditional:
+            # both sides' sizes have the same Poisson mean: the ratio of the means is 1
+            share = cp_upper(k0, k0 + k1, alpha) if k0 + k1 else 1.0
+            upper = math.inf if share >= 1.0 else math.log(share / (1.0 - share))
         return cls(
             n0=n0,
             k0=k0,
@@ -220,6 +257,7 @@ class EventEvidence:
             lower=as_float(r.get("epsilon_lower_bound")),
             upper=max(upper, 0.0),
             point=as_float(r.get("point_estimate")),
+            conditional=conditional,
         )
 
 
@@ -241,6 +279,8 @@ class TradeoffEvidence:
     divergence of the event, stronger than their curve (drawn from the (ε, δ) profile); and
     for a point claim, whose bound reads the event one way only: f_{ε,δ}'s other branch is
     the complement event read the other way round: another event, with a bound of its own.
+    For the conditional test the box is descriptive (at the split recorded) and ``certified``
+    is the conditional bound, which no corner of a box draws.
     """
 
     claim: Claim
@@ -263,13 +303,7 @@ class TradeoffEvidence:
     def from_result(cls, r: dict[str, Any]) -> TradeoffEvidence | None:
         """None without counts (an error, no event, a white-box estimate) or a readable claim."""
         c = r.get("counts")
-        if (
-            not c
-            or not r.get("alpha")
-            or not c.get("n0")
-            or not c.get("n1")
-            or r.get("estimator") not in (None, "clopper-pearson")
-        ):
+        if not c or not r.get("alpha") or not c.get("n0") or not c.get("n1") or not is_sampled(r):
             return None
         claim = claim_object(r)
         if claim is None:
@@ -279,7 +313,11 @@ class TradeoffEvidence:
         split = float(r.get("alpha_split") or 0.5)
         on_x, on_x_prime = alpha * split, alpha * (1.0 - split)
         p0_low, p1_high = cp_lower(k0, n0, on_x), cp_upper(k1, n1, on_x_prime)
-        certified = epsilon_lower_bound(k0, n0, k1, n1, alpha, claim.delta, split, claim)
+        certified = (
+            as_float(r.get("epsilon_lower_bound"))
+            if is_conditional(r)
+            else epsilon_lower_bound(k0, n0, k1, n1, alpha, claim.delta, split, claim)
+        )
         curve = float(claim.tradeoff(p1_high))
         return cls(
             claim=claim,

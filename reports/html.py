@@ -25,7 +25,9 @@ from reports.evidence import (
     is_cells,
     is_curve_claim,
     is_exact_white_box,
+    is_sampled,
     query_text,
+    test_text,
     white_box_bound_sentence,
 )
 from reports.root_cause import root_cause
@@ -140,10 +142,17 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
             ),
             (
                 "certified bound",
-                f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} (Clopper-Pearson, "
-                f"{_num(r.get('alpha_split') or 0.5)} of α on the limit for x, the rest on x′): "
-                f"ln((p0_low − δ)/p1_high) = ln(({_num(ev.p0_low)} − {_num(ev.delta)})"
-                f"/{_num(ev.p1_high)})",
+                (
+                    f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} "
+                    f"({escape(test_text(r, _num))})"
+                )
+                if ev.conditional
+                else (
+                    f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} (Clopper-Pearson, "
+                    f"{_num(r.get('alpha_split') or 0.5)} of α on the limit for x, the rest on x′): "
+                    f"ln((p0_low − δ)/p1_high) = ln(({_num(ev.p0_low)} − {_num(ev.delta)})"
+                    f"/{_num(ev.p1_high)})"
+                ),
             ),
             (
                 "event interval",
@@ -177,11 +186,7 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
             ),
             ("best cut", escape(cut)),
         ]
-    elif (
-        not is_exact_white_box(r)
-        and r.get("counts")
-        and r.get("estimator") not in (None, "clopper-pearson")
-    ):
+    elif not is_exact_white_box(r) and r.get("counts") and not is_sampled(r):
         # another white-box estimate (e.g. white-box-sensitivity): no counts to show
         q0, q1 = r["queries"]
         items += [

@@ -14,7 +14,9 @@ from reports.evidence import (
     is_cells,
     is_curve_claim,
     is_exact_white_box,
+    is_sampled,
     query_text,
+    test_text,
     white_box_bound_sentence,
 )
 from reports.root_cause import root_cause
@@ -140,7 +142,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                     f"- certified {md_escape(curve_bound_text(r, _num) or '')} ({md_escape(how)})",
                     f"- best cut: {md_escape(cut)}",
                 ]
-            elif r.get("estimator") not in (None, "clopper-pearson"):
+            elif not is_sampled(r):
                 # a white-box estimate: no samples, no significance level (see its event)
                 lines.append(
                     f"- white-box ε ≥ {_num(r['epsilon_lower_bound'])} (estimator "
@@ -156,8 +158,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 lines += [
                     f"- counts: {c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x'",
                     f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
-                    f"(Clopper-Pearson, share {_num(r.get('alpha_split') or 0.5)} of it on the limit for x, "
-                    f"the rest on x'); point estimate {_num(r.get('point_estimate'))}",
+                    f"({md_escape(test_text(r, _num))}); point estimate {_num(r.get('point_estimate'))}",
                 ]
         power = r.get("power")
         if power and power.get("statement"):

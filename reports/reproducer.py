@@ -146,6 +146,8 @@ def render_reproducer(r: dict[str, Any], mechanism: str, library: str = "") -> s
         "claim": claim,
         "alpha": r.get("alpha"),
         "alpha_split": r.get("alpha_split"),
+        "test": r.get("estimator"),
+        "poisson_mean": r.get("poisson_mean"),
         "reported": {
             "counts": counts,
             "epsilon_lower_bound": r.get("epsilon_lower_bound"),
@@ -312,6 +314,23 @@ def limits(k0, n0, k1, n1):
     return p0_lo, p1_hi
 
 
+def conditional_bound(k0, k1):
+    """The conditional test: with both sides' sizes drawn from Poisson with one mean, x's
+    share of the outputs in the event is Binomial(k0 + k1, p0 / (p0 + p1)); its
+    Clopper-Pearson lower limit at the whole alpha bounds ln(p0 / p1)."""
+    if k0 == 0:
+        return 0.0
+    share = float(stats.beta.ppf(SETTINGS["alpha"], k0, k1 + 1))
+    return max(0.0, math.log(share / (1.0 - share))) if share < 1 else math.inf
+
+
+def poisson_calls(rng):
+    """Fresh calls of a Poisson-sized sample (a mechanism that cannot be seeded: the sizes
+    must be drawn afresh too for the conditional test to hold)."""
+    n, chunk = int(rng.poisson(SETTINGS["poisson_mean"])), 1 << 18
+    return [(min(chunk, n - i), None) for i in range(0, n, chunk)]
+
+
 def bound(p0_lo, p1_hi):
     """The largest claim parameter the corner (p0_lo, p1_hi) refutes, and its name."""
     claim = SETTINGS["claim"]
@@ -353,14 +372,22 @@ def main():
         found, name = bound(p[0], p[1])
     else:
         seeded = "seed" in globals()
-        k0, n0 = count(X, CALLS_X)
-        k1, n1 = count(X_PRIME, CALLS_X_PRIME)
+        calls = [CALLS_X, CALLS_X_PRIME]
+        conditional = SETTINGS.get("test") == "poisson-conditional"
+        if conditional and not seeded:
+            rng = np.random.default_rng()
+            calls = [poisson_calls(rng), poisson_calls(rng)]
+        k0, n0 = count(X, calls[0])
+        k1, n1 = count(X_PRIME, calls[1])
         r = reported["counts"]
         print(f"x : {k0} of {n0} outputs in the event (report: {r['k0']} of {r['n0']})")
         print(f"x': {k1} of {n1} outputs in the event (report: {r['k1']} of {r['n1']})")
         if not seeded:
             print("(this mechanism cannot be seeded: fresh outputs, so counts differ from the report)")
-        found, name = bound(*limits(k0, n0, k1, n1))
+        if conditional:
+            found, name = conditional_bound(k0, k1), "epsilon"
+        else:
+            found, name = bound(*limits(k0, n0, k1, n1))
     how = "exactly" if not CALLS_X else f"at confidence 1 - {SETTINGS['alpha']:.3g}"
     print(f"certified {name} >= {found:.6g} {how}; claimed {value!r}")
     violated = found > value * (1 + 1e-9)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from auditor.statistics.events.bit_events import coarsest_grid
-from reports.evidence import as_float, is_cells, is_curve_claim, query_text
+from reports.evidence import as_float, is_cells, is_curve_claim, is_sampled, query_text
 
 #: attacks whose findings are about the floating-point representation of outputs
 FLOAT_ATTACKS = frozenset({"precision", "lsb-laplace"})
@@ -524,7 +524,7 @@ def _certified_clause(r: dict[str, Any]) -> str:
     event = r.get("event") or "the event"
     bound = f"ε ≥ {_g(as_float(r.get('epsilon_lower_bound')))}"
     counts = _counts(r)
-    if counts is not None and r.get("estimator") in (None, "clopper-pearson"):
+    if counts is not None and is_sampled(r):
         n0, k0, n1, k1 = counts
         return (
             f"the certified bound, {bound}, rests on the event's counts alone ({event}): "

@@ -68,7 +68,8 @@ class EpsilonEstimate:
 
     ``epsilon_lower_bound`` holds with probability >= 1 - ``alpha`` (this event's share of the
     run's family-wise budget) and is re-derivable as ``epsilon_lower_bound(k0, n0, k1, n1,
-    alpha, delta, alpha_split)``.  ``point_estimate`` is the plug-in value on the same held-out
+    alpha, delta, alpha_split)``, or for ``estimator == "poisson-conditional"`` as
+    ``conditional_lower_bound(k0, k1, poisson_mean, poisson_mean, alpha)``.  ``point_estimate`` is the plug-in value on the same held-out
     certification counts, for reading only.
 
     White-box estimates (``estimator == WHITE_BOX_ESTIMATOR``) come from the adapter's own
@@ -98,6 +99,9 @@ class EpsilonEstimate:
     #: ``epsilon_lower_bound`` is then the (epsilon, ``delta``) statement the same counts make
     claim_bound: float | None = None
     parameter: str | None = None
+    #: the Poisson mean each side's outputs were drawn with (estimator ``poisson-conditional``
+    #: and the box beside it on the same draws); ``counts`` then hold the sizes drawn
+    poisson_mean: int | None = None
 
     @property
     def bound(self) -> float:
@@ -126,6 +130,7 @@ class EpsilonEstimate:
                 if self.claim_bound is None
                 else {"claim_bound": self.claim_bound, "parameter": self.parameter}
             ),
+            **({} if self.poisson_mean is None else {"poisson_mean": self.poisson_mean}),
         }
 
 
@@ -305,6 +310,11 @@ class AdapterResult:
             "probabilities": _probabilities_dict(best.estimate.probabilities) if best else None,
             "alpha": best.estimate.alpha if best else None,
             "alpha_split": best.estimate.alpha_split if best else None,
+            **(
+                {"poisson_mean": best.estimate.poisson_mean}
+                if best and best.estimate.poisson_mean is not None
+                else {}
+            ),
             "counts": best.estimate.counts.to_dict() if best else None,
             "error": self.error,
             "error_traceback": self.error_traceback,

@@ -84,6 +84,12 @@ from auditor.statistics.clopper_pearson import (
     cp_upper_array,
     epsilon_lower_bound,
     epsilon_point_estimate,
+    predicted_lower_bounds,
+)
+from auditor.statistics.conditional import (
+    CONDITIONAL_ESTIMATOR,
+    conditional_lower_bound,
+    predicted_conditional_bounds,
 )
 from auditor.statistics.events.cell_chains import (
     CELLS_ESTIMATOR,
@@ -269,16 +275,58 @@ class Certifier:
         return out
 
     def _send(
-        self, trial: Trial, batches: list[tuple[int, int]], events: list[Event], *labels: object
+        self,
+        trial: Trial,
+        batches: list[tuple[int, int]],
+        events: list[Event],
+        *labels: object,
+        sizes: Callable[[int, int, int], int] | None = None,
     ) -> Counts:
         """Start counting ``events`` on fresh outputs of x and x' for each ``(batch_no, size)``
-        batch; a backend may count where it samples and send back only the counts."""
+        batch; a backend may count where it samples and send back only the counts.
+        ``sizes(batch_no, size, side)``: the outputs each request draws (default ``size``)."""
         requests = [
-            (q, size, self.seed(*labels, b, side))
+            (q, size if sizes is None else sizes(b, size, side), self.seed(*labels, b, side))
             for b, size in batches
             for side, q in enumerate((trial.x, trial.x_prime))
         ]
         return self.sampler.start_counts(self.spec, requests, events)
+
+    def poisson_size(self, mean: int, *labels: object) -> int:
+        """A request's size drawn from Poisson(``mean``), seeded by ``labels`` alone (never by
+        outputs): the counts of Poisson-sized samples are what the conditional test needs."""
+        return int(np.random.default_rng(self.seed(*labels, "size")).poisson(mean))
+
+    def _predicted(
+        self, p0: np.ndarray, p1: np.ndarray, n: int, alpha: float, poisson: bool
+    ) -> np.ndarray:
+        """What each event would certify at rates ``p0`` (x) and ``p1`` (x') on ``n`` outputs
+        per side: the box with its best split, or (``poisson``: Poisson-sized samples of a
+        pure epsilon claim) the better of that and the conditional test."""
+        claim = self.spec.claim
+        box = best_predicted_lower_bounds(p0, p1, n, alpha, claim.delta, claim)
+        if not poisson:
+            return box
+        best: np.ndarray = np.maximum(box, predicted_conditional_bounds(p0, p1, n, alpha))
+        return best
+
+    def _conditional(
+        self, rates: np.ndarray | None, n: int, alphas: np.ndarray, splits: np.ndarray
+    ) -> np.ndarray:
+        """Per (direction, event), whether the conditional test is predicted to certify more
+        than the box with its split, from the training rates (None: no training split, the
+        conditional test everywhere); chosen before certification, so either stays valid."""
+        if rates is None:
+            return np.ones(alphas.shape, dtype=bool)
+        delta, claim = self.spec.claim.delta, self.spec.claim
+        out = np.zeros(alphas.shape, dtype=bool)
+        for side in (0, 1):
+            for j in range(alphas.shape[1]):
+                p0, p1 = rates[side, j : j + 1], rates[1 - side, j : j + 1]
+                alpha, split = float(alphas[side, j]), float(splits[side, j])
+                box = predicted_lower_bounds(p0, p1, n, alpha, delta, split, claim)[0]
+                out[side, j] = predicted_conditional_bounds(p0, p1, n, alpha)[0] > box
+        return out
 
     def _collect(self, counts: Counts, events: list[Event]) -> np.ndarray:
         """Rows 0 and 1: the counts on x and on x', summed over the batches."""
@@ -378,6 +426,7 @@ class Certifier:
         alpha: float,
         tests: int,
         chain: Callable[[float], float] | None = None,
+        poisson: bool = False,
     ) -> tuple[np.ndarray, float]:
         """Each (direction, event)'s alpha, and the cells' (``chain``: their predicted bound at
         a given alpha; 0.0 without cells): the ``tests`` shares of ``alpha`` the trial reserved,
@@ -391,11 +440,7 @@ class Certifier:
         chain_alpha = total / m if chain is not None else 0.0
         if m < 2 or rates is None:
             return alphas, chain_alpha
-        claim = self.spec.claim
-        predicted = [
-            best_predicted_lower_bounds(rates[s], rates[1 - s], n, total / m, claim.delta, claim)
-            for s in (0, 1)
-        ]
+        predicted = [self._predicted(rates[s], rates[1 - s], n, total / m, poisson) for s in (0, 1)]
         alphas[:] = total / (2 * (m - 1))
         if chain is not None:
             chain_alpha = total / (2 * (m - 1))
@@ -413,11 +458,17 @@ class Certifier:
         splits: np.ndarray,
         chain: CellChain | None = None,
         chain_alpha: float = 0.0,
+        sizes: tuple[int, int] | None = None,
+        conditional: np.ndarray | None = None,
     ) -> Candidate | None:
         """The strongest (event, direction) on counts ``k`` of ``drawn`` outputs per side, by
         the bound in the claim's own parameter (epsilon for a point claim); ``alphas``: each
         test's alpha, per (direction, event).  With ``chain``, its events' counts follow the
-        events' in ``k`` and its cells are a test too, at ``chain_alpha``."""
+        events' in ``k`` and its cells are a test too, at ``chain_alpha``.
+
+        ``sizes``: the outputs drawn on x and x' when they were Poisson-sized with mean
+        ``drawn`` each; the tests marked in ``conditional`` then take the conditional test
+        (``auditor.statistics.conditional``), the others the box on the sizes drawn."""
         claim = self.spec.claim
         delta = claim.delta
         point = is_point(claim)
@@ -425,26 +476,31 @@ class Certifier:
         for j, event in enumerate(events):
             for side in (0, 1):
                 k0, k1 = int(k[side, j]), int(k[1 - side, j])
+                n0, n1 = (drawn, drawn) if sizes is None else (sizes[side], sizes[1 - side])
                 split, alpha = float(splits[side, j]), float(alphas[side, j])
-                bound = epsilon_lower_bound(k0, drawn, k1, drawn, alpha, delta, split, claim)
+                by_ratio = sizes is not None and conditional is not None and conditional[side, j]
+                if by_ratio:
+                    bound = conditional_lower_bound(k0, k1, drawn, drawn, alpha)
+                else:
+                    bound = epsilon_lower_bound(k0, n0, k1, n1, alpha, delta, split, claim)
                 if best is None or bound > best.bound:
                     # for a curve claim, also the (epsilon, delta) statement it implies
                     lb = (
-                        bound
-                        if point
-                        else epsilon_lower_bound(k0, drawn, k1, drawn, alpha, delta, split)
+                        bound if point else epsilon_lower_bound(k0, n0, k1, n1, alpha, delta, split)
                     )
                     estimate = EpsilonEstimate(
                         epsilon_lower_bound=lb,
-                        point_estimate=epsilon_point_estimate(k0, drawn, k1, drawn, delta),
+                        point_estimate=epsilon_point_estimate(k0, n0, k1, n1, delta),
                         alpha=alpha,
                         delta=delta,
                         event=event.description,
-                        counts=EventCounts(n0=drawn, k0=k0, n1=drawn, k1=k1),
+                        counts=EventCounts(n0=n0, k0=k0, n1=n1, k1=k1),
+                        estimator=CONDITIONAL_ESTIMATOR if by_ratio else "clopper-pearson",
                         white_box=event.white_box,
                         alpha_split=split,
                         claim_bound=None if point else bound,
                         parameter=None if point else claim.parameter,
+                        poisson_mean=None if sizes is None else drawn,
                     )
                     best = Candidate(bound, side, estimate, event)
         if chain is not None:
@@ -486,6 +542,7 @@ class Certifier:
         n: int,
         alpha: float,
         chain: CellChain | None = None,
+        poisson: bool = False,
     ) -> float:
         """The largest bound any event, in either direction, could certify on ``n`` outputs
         per side at ``alpha`` if its rates were at the favourable edge of their one-sided
@@ -496,10 +553,7 @@ class Certifier:
         k = [count_events(events, t[:m]) for t in train]
         high = [cp_upper_array(ks, m, gamma) for ks in k]
         low = [cp_lower_array(ks, m, gamma) for ks in k]
-        bounds = [
-            best_predicted_lower_bounds(high[s], low[1 - s], n, alpha, claim.delta, claim)
-            for s in (0, 1)
-        ]
+        bounds = [self._predicted(high[s], low[1 - s], n, alpha, poisson) for s in (0, 1)]
         hope = float(np.max(bounds, initial=0.0))
         return max(hope, chain.plug_in(claim)) if chain is not None else hope
 
@@ -612,6 +666,7 @@ class Certifier:
             claim.epsilon,
             claim.delta,
             est.alpha_split,
+            conditional=est.estimator == CONDITIONAL_ESTIMATOR,
         )
         return replace(finding, power=power)
 
@@ -1046,6 +1101,11 @@ class _TrialStages:
             if chain is None
             else functools.partial(chain.predicted, self.claim, schedule.looks[-1][0])
         )
+        # a pure epsilon claim is certified on Poisson-sized samples: each test then takes the
+        # conditional test or the box, whichever the training split predicts stronger
+        poisson = (
+            is_point(self.claim) and self.claim.delta == 0 and chain is None and not is_timed(d)
+        )
         # each test's alpha for the whole main stage (looks take their shares of it)
         alphas, chain_alpha = c._test_alphas(
             events,
@@ -1054,12 +1114,13 @@ class _TrialStages:
             c.alpha_test * schedule.main_share,
             2 * d.max_events,
             predict,
+            poisson,
         )
         counted = events + list(chain.events) if chain is not None else events
         if schedule.futility:
             # futility: decided on the training split alone, before any certification output
             top = max(float(alphas.max()), chain_alpha) * schedule.looks[-1][1]
-            hope = c._optimistic_bound(events, train, schedule.n_cert, top, chain)
+            hope = c._optimistic_bound(events, train, schedule.n_cert, top, chain, poisson)
             if hope <= self.claim.value:
                 self.looks = schedule.short_looks
                 drawn = self.looks[-1][0] if self.looks else 0
@@ -1071,6 +1132,16 @@ class _TrialStages:
         k = np.zeros((2, len(counted)), dtype=np.int64)
         batches_per_look = batch_schedule(self.looks, c.config.batch_size)
         where = (*self.label, "certify")
+        conditional = (
+            c._conditional(rates, last_n, alphas * last_share, splits) if poisson else None
+        )
+        size_of: dict[tuple[int, int], int] = {}
+
+        def sized(b: int, size: int, side: int) -> int:
+            if (b, side) not in size_of:
+                size_of[b, side] = c.poisson_size(size, *where, b, side) if poisson else size
+            return size_of[b, side]
+
         ahead: Counts | None = None
         try:
             for look_no, ((drawn, share), batches) in enumerate(
@@ -1081,25 +1152,41 @@ class _TrialStages:
                     k += c._draw_counts(self.trial, batches, counted, *where)
                 else:
                     if current is None:
-                        current = c._send(self.trial, batches, counted, *where)
+                        current = c._send(self.trial, batches, counted, *where, sizes=sized)
                     # the next look goes out before this one is waited on and decided, so the
                     # workers never idle at a look; if this look stops the trial, the next is
                     # discarded unread (its seeds are its own: no count changes)
                     later = batches_per_look[look_no] if look_no < len(batches_per_look) else None
-                    ahead = c._send(self.trial, later, counted, *where) if later else None
+                    ahead = (
+                        c._send(self.trial, later, counted, *where, sizes=sized) if later else None
+                    )
                     k += c._collect(current, counted)
                 seeds = (
                     []
                     if is_timed(d)
                     else [
-                        (side, size, c.seed(*where, b, side))
+                        (side, sized(b, size, side), c.seed(*where, b, side))
                         for counted in batches_per_look[:look_no]
                         for b, size in counted
                         for side in (0, 1)
                     ]
                 )
+                done = [bs for look in batches_per_look[:look_no] for bs in look]
+                drawn_x = sum(sized(b, size, 0) for b, size in done)
+                drawn_x_prime = sum(sized(b, size, 1) for b, size in done)
+                sizes = (drawn_x, drawn_x_prime) if poisson else None
                 self.consider(
-                    c._best(events, k, drawn, alphas * share, splits, chain, chain_alpha * share),
+                    c._best(
+                        events,
+                        k,
+                        drawn,
+                        alphas * share,
+                        splits,
+                        chain,
+                        chain_alpha * share,
+                        sizes,
+                        conditional,
+                    ),
                     schedule.n_train,
                     drawn,
                     look_no,

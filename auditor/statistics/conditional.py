@@ -38,6 +38,9 @@ from scipy import special
 from auditor.core.errors import InvalidArgument
 from auditor.statistics.clopper_pearson import cp_lower
 
+#: the ``EpsilonEstimate.estimator`` of a bound certified by this test
+CONDITIONAL_ESTIMATOR = "poisson-conditional"
+
 
 def _check(mean0: float, mean1: float, alpha: float) -> None:
     for name, mean in (("mean0", mean0), ("mean1", mean1)):

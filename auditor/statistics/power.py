@@ -11,6 +11,11 @@ and K1 ~ Bin(n, p1) are independent and the detection probability is an exact fi
 (the k1 tails beyond 1e-12 are dropped, which only lowers P).  The detectable epsilon is the
 smallest epsilon with P >= the target probability, found by bisection (P increases with epsilon).
 
+For the conditional test on Poisson-sized samples (``conditional=True``, pure epsilon:
+``auditor.statistics.conditional``) the counts are K0 ~ Poisson(n p0) and K1 ~ Poisson(n p1),
+and k0*(k1) is the smallest k0 whose lower limit on x's share of the k0 + k1 pooled outputs
+exceeds ``e^claim / (1 + e^claim)``; the sum is the same.
+
 Assumptions:
     The statement is about *this* event at this n and alpha, with p1 held at its estimate
     from the held-out counts; other events or a larger budget may detect smaller violations.
@@ -22,7 +27,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from auditor.core.errors import InvalidArgument
 from auditor.statistics.clopper_pearson import cp_lower_array, cp_upper_array
@@ -100,11 +105,39 @@ def _critical_counts(
     return weights, _first_k0_above(np.minimum(c, 2.0), n, alpha * split)
 
 
+def _conditional_critical_counts(
+    p1: float, n: int, alpha: float, epsilon_claim: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """P[K1 = k1] (Poisson) and the smallest k0 in [1, n + 1] whose conditional bound exceeds
+    the claim (n + 1: none, read as never reached, which only lowers the power).  The bound
+    exceeds it exactly when ``P[Binomial(k0 + k1, theta) >= k0] < alpha`` at the claim's
+    share ``theta``, i.e. ``betainc(k0, k1 + 1, theta) < alpha``, which falls as k0 grows."""
+    lam = n * p1
+    k1 = np.arange(int(stats.poisson.ppf(_TAIL, lam)), int(stats.poisson.isf(_TAIL, lam)) + 1)
+    weights = stats.poisson.pmf(k1, lam)
+    theta = 1.0 / (1.0 + math.exp(-epsilon_claim))
+    lo, hi = np.zeros(len(k1), dtype=np.int64), np.full(len(k1), n + 1, dtype=np.int64)
+    while np.any(hi - lo > 1):  # invariant: lo fails (or is 0), hi passes (or is n + 1)
+        mid = (lo + hi) // 2
+        passes = special.betainc(np.maximum(mid, 1), k1 + 1, theta) < alpha
+        hi, lo = np.where(passes, mid, hi), np.where(passes, lo, mid)
+    return weights, hi
+
+
 def _probability(
-    epsilon: float, p1: float, n: int, delta: float, weights: np.ndarray, k0_star: np.ndarray
+    epsilon: float,
+    p1: float,
+    n: int,
+    delta: float,
+    weights: np.ndarray,
+    k0_star: np.ndarray,
+    conditional: bool = False,
 ) -> float:
     p0 = min(1.0, math.exp(epsilon) * p1 + delta)
-    reach = np.where(k0_star <= n, stats.binom.sf(k0_star - 1, n, p0), 0.0)
+    tail = (
+        stats.poisson.sf(k0_star - 1, n * p0) if conditional else stats.binom.sf(k0_star - 1, n, p0)
+    )
+    reach = np.where(k0_star <= n, tail, 0.0)
     return float(min(1.0, np.sum(weights * reach)))
 
 
@@ -116,6 +149,7 @@ def detection_probability(
     epsilon_claim: float,
     delta: float = 0.0,
     split: float = 0.5,
+    conditional: bool = False,
 ) -> float:
     """Exact probability that certification exceeds ``epsilon_claim`` if the true loss is ``epsilon``.
 
@@ -123,8 +157,11 @@ def detection_probability(
         InvalidArgument: p1 outside (0, 1), n < 1, alpha or split outside (0, 1).
     """
     _check(p1, n, alpha, split)
-    weights, k0_star = _critical_counts(p1, n, alpha, epsilon_claim, delta, split)
-    return _probability(epsilon, p1, n, delta, weights, k0_star)
+    if conditional:
+        weights, k0_star = _conditional_critical_counts(p1, n, alpha, epsilon_claim)
+    else:
+        weights, k0_star = _critical_counts(p1, n, alpha, epsilon_claim, delta, split)
+    return _probability(epsilon, p1, n, delta, weights, k0_star, conditional)
 
 
 def detectable_epsilon(
@@ -136,12 +173,14 @@ def detectable_epsilon(
     split: float = 0.5,
     probability: float = DEFAULT_PROBABILITY,
     tol: float = 1e-3,
+    conditional: bool = False,
 ) -> float | None:
     """Smallest true epsilon this event would be caught at with ``probability``, or None.
 
     None means even ``p0 = 1`` (the largest loss this event can carry with this ``p1``) is not
     caught with that probability: the event is too rare for this ``n``.  The value returned is
     the upper end of the final bisection bracket, so it never overstates the power.
+    ``conditional``: for the conditional test on Poisson-sized samples (delta 0).
     """
     if not (0.0 < probability < 1.0):
         raise InvalidArgument(f"probability={probability!r} must be in (0, 1)")
@@ -150,10 +189,13 @@ def detectable_epsilon(
         return None
 
     _check(p1, n, alpha, split)
-    weights, k0_star = _critical_counts(p1, n, alpha, epsilon_claim, delta, split)
+    if conditional:
+        weights, k0_star = _conditional_critical_counts(p1, n, alpha, epsilon_claim)
+    else:
+        weights, k0_star = _critical_counts(p1, n, alpha, epsilon_claim, delta, split)
 
     def power(eps: float) -> float:
-        return _probability(eps, p1, n, delta, weights, k0_star)
+        return _probability(eps, p1, n, delta, weights, k0_star, conditional)
 
     if power(top) < probability:
         return None
@@ -190,15 +232,19 @@ def power_statement(
     delta: float = 0.0,
     split: float = 0.5,
     probability: float = DEFAULT_PROBABILITY,
+    conditional: bool = False,
 ) -> dict[str, Any]:
     """The ``AdapterResult.power`` dict for a "no violation found" verdict.
 
     ``k1`` of ``n1`` is the held-out count on the event's less likely side; the estimate
     ``(k1 + 0.5) / (n1 + 1)`` stands in for its probability (finite also when k1 = 0).
-    ``n`` and ``alpha`` are the per-side size and significance of the final certification look.
+    ``n`` and ``alpha`` are the per-side size and significance of the final certification look
+    (``conditional``: its test, the conditional one on Poisson-sized samples of mean ``n``).
     """
     p1 = (k1 + 0.5) / (n1 + 1.0)
-    eps = detectable_epsilon(p1, n, alpha, epsilon_claim, delta, split, probability)
+    eps = detectable_epsilon(
+        p1, n, alpha, epsilon_claim, delta, split, probability, conditional=conditional
+    )
     where = f"event {event!r} (probability ≈ {p1:.3g} on its less likely side), n = {n:,} per side, significance {alpha:.3g}"
     if eps is None:
         # no p0 <= 1 exceeds the claim when p1 >= (1 - delta) e^-eps

@@ -20,6 +20,7 @@ from auditor.engine.certify import (
 )
 from auditor.engine.runner import run_audit
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
+from auditor.statistics.conditional import CONDITIONAL_ESTIMATOR, conditional_lower_bound
 from auditor.statistics.events.event_selection import DataDrivenEvents
 from bench.correct_mechanisms import HalfLeak, RandomizedResponse, SnappedLaplace
 
@@ -80,7 +81,10 @@ def test_fixed_events_skip_the_pilot_and_use_the_looks() -> None:
     sample = finding.output_sample
     assert sample is not None and sample.source == "plot"
     assert len(sample.x) == len(sample.x_prime) == 2000
-    assert cert.samples == 2 * 1000 + 2 * 2000
+    # a pure epsilon claim: the look's sizes were drawn from Poisson(1,000) on each side
+    c = finding.estimate.counts
+    assert finding.estimate.poisson_mean == 1000 and c.n0 != c.n1
+    assert cert.samples == c.n0 + c.n1 + 2 * 2000
 
 
 def test_no_violation_carries_power_and_alpha_accounting() -> None:
@@ -107,7 +111,8 @@ def test_point_estimate_is_from_held_out_counts_and_counts_are_reported() -> Non
     report = run_audit([SnappedLaplace(1.0)], [BlackBoxAttack()], AuditConfig(budget=5_000, seed=2))
     d = report.to_dict()["results"][0]
     assert set(d["counts"]) == {"n0", "k0", "n1", "k1"}
-    assert d["counts"]["n0"] == 4_000  # certification samples only (budget minus training)
+    # certification samples only (budget minus training), Poisson-sized with that mean
+    assert d["poisson_mean"] == 4_000 and abs(d["counts"]["n0"] - 4_000) < 6 * 4_000**0.5
     for f in d["findings"]:
         assert set(f["counts"]) == {"n0", "k0", "n1", "k1"}
         assert 0 < f["alpha_split"] < 1
@@ -192,3 +197,25 @@ def test_screening_keeps_the_pairs_whose_one_sided_events_owe_the_most_under_a_d
     assert edge_pairs([1, 2, 3, 4], k, m, 4, claim) == [3, 4]
     assert edge_pairs([1, 2, 4], k, m, 4, PrivacyClaim(1.5, 1e-3)) == []  # 3 / e^1.5 < 1
     assert edge_pairs([1, 2, 3, 4], k, m, 4, PrivacyClaim(1.0)) == []
+
+
+def test_pure_epsilon_is_certified_by_the_conditional_test_on_poisson_sized_samples() -> None:
+    """Pure epsilon: the sizes are Poisson draws around the planned look (seeded, so a rerun
+    gives the same counts) and the bound is the conditional test's on the counts; with a
+    delta the sizes are fixed and the box certifies."""
+    config = AuditConfig(budget=20_000, seed=1, looks=((1.0, 1.0),))
+    runs = [run_audit([RandomizedResponse(1.0)], [BlackBoxAttack()], config) for _ in range(2)]
+    est = runs[0].results[0].best.estimate
+    assert runs[1].results[0].best.estimate == est
+    assert est.estimator == CONDITIONAL_ESTIMATOR
+    m, c = est.poisson_mean, est.counts
+    assert m == runs[0].results[0].best.n_certify
+    assert c.n0 != c.n1 and max(abs(c.n0 - m), abs(c.n1 - m)) < 6 * m**0.5
+    assert est.epsilon_lower_bound == conditional_lower_bound(c.k0, c.k1, m, m, est.alpha)
+    assert 0.5 < est.epsilon_lower_bound <= 1.0  # a correct mechanism, tight claim
+
+    with_delta = RandomizedResponse(1.0)
+    with_delta.delta = 1e-6
+    est = run_audit([with_delta], [BlackBoxAttack()], config).results[0].best.estimate
+    assert est.estimator == "clopper-pearson" and est.poisson_mean is None
+    assert est.counts.n0 == est.counts.n1

@@ -109,6 +109,26 @@ def test_a_violation_reproduces_without_dp_audit_with_the_reported_counts(
     assert again.read_text() == script.read_text()
 
 
+def test_a_conditional_bound_reproduces_from_the_counts_of_poisson_sized_samples(
+    user_module: Path, tmp_path: Path
+) -> None:
+    """Fixed-n on a pure epsilon claim: the bound is the conditional test's, the script redraws
+    the recorded calls (the sizes drawn) and recomputes it without dp-audit."""
+    out = tmp_path / "report"
+    code = main(["run", "--adapter", f"{user_module}:FloatLaplace", "--budget", "20000",
+                 "--no-early-stop", "--out", str(out), "--quiet", "--workers", "1"])  # fmt: skip
+    assert code == 1
+    (result,) = json.loads((out / "report.json").read_text())["results"]
+    assert result["estimator"] == "poisson-conditional"
+    c, mean = result["counts"], result["poisson_mean"]
+    assert c["n0"] != c["n1"] and max(abs(c["n0"] - mean), abs(c["n1"] - mean)) < 6 * mean**0.5
+    done = run_isolated(out / "reproduce" / "user.float_laplace.py")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"x : {c['k0']} of {c['n0']} outputs in the event" in done.stdout
+    assert f"epsilon >= {result['epsilon_lower_bound']:.6g}" in done.stdout
+    assert "conditional test" in (out / "report.md").read_text()
+
+
 def test_a_script_with_a_wrong_event_does_not_claim_a_reproduction(
     user_module: Path, tmp_path: Path
 ) -> None:
