@@ -35,6 +35,7 @@ from auditor.adapters.benchmarks import PUBLISHED_FIGURES, SVT1, SVT4, SVT6  # n
 from auditor.core.configs import AuditConfig, EngineConfig  # noqa: E402
 from auditor.engine.runner import run_audit  # noqa: E402
 from auditor.statistics.clopper_pearson import best_predicted_lower_bounds  # noqa: E402
+from auditor.statistics.conditional import predicted_conditional_bounds  # noqa: E402
 
 #: points of the threshold-noise grid (+-30 scales): the pmfs sum to 1 within 1e-9
 GRID = 24_001
@@ -62,14 +63,17 @@ def pmf(mechanism: SVT1 | SVT4 | SVT6, q: np.ndarray) -> np.ndarray:
     return np.exp(log_p) @ weight
 
 
-def limit(p: np.ndarray, q: np.ndarray, n: int) -> float:
+def limit(p: np.ndarray, q: np.ndarray, n: int, conditional: bool = True) -> float:
     """The largest predicted bound of a top-ranked union of outcomes (either direction, every
-    alpha split the engine may choose)."""
+    alpha split the engine may choose, and the conditional test the engine uses on a pure
+    epsilon claim; ``conditional=False``: the box alone, as before it)."""
     best = 0.0
     for a, b in ((p, q), (q, p)):
         order = np.argsort(-(np.log(a) - np.log(b)))
         pa, pb = np.cumsum(a[order])[:-1], np.cumsum(b[order])[:-1]
         best = max(best, float(np.max(best_predicted_lower_bounds(pa, pb, n, ALPHA))))
+        if conditional:
+            best = max(best, float(np.max(predicted_conditional_bounds(pa, pb, n, ALPHA))))
     return best
 
 

@@ -37,6 +37,7 @@ from auditor.adapters.base import SeededAdapter  # noqa: E402
 from auditor.core.configs import AuditConfig  # noqa: E402
 from auditor.engine.runner import run_audit  # noqa: E402
 from auditor.statistics.clopper_pearson import SPLITS, epsilon_lower_bound  # noqa: E402
+from auditor.statistics.conditional import conditional_lower_bound  # noqa: E402
 
 GRID = 2.0**-20
 
@@ -84,7 +85,9 @@ class Histogram(SeededAdapter):
 
 
 def laplace_limit(epsilon: float, n: int, alpha: float) -> float:
-    """Best certifiable bound of one threshold event on a Laplace pair one apart."""
+    """Best certifiable bound of one threshold event on a Laplace pair one apart: by the box
+    with its best split or by the conditional test (on Poisson-sized samples), whichever is
+    higher, as the certifier chooses."""
     best = 0.0
     for t in np.linspace(-2, 12, 2001):
         # x = 1 (numerator) and x' = 0: P(1 + L > t) and P(L > t)
@@ -93,6 +96,7 @@ def laplace_limit(epsilon: float, n: int, alpha: float) -> float:
         k0, k1 = round(p0 * n), round(p1 * n)
         for split in SPLITS:
             best = max(best, epsilon_lower_bound(k0, n, k1, n, alpha, 0.0, split))
+        best = max(best, conditional_lower_bound(k0, k1, n, n, alpha))
     return best
 
 
