@@ -145,6 +145,11 @@ def main() -> None:
         "--early-stop", action="store_true", help="stop at the first look that certifies"
     )
     parser.add_argument(
+        "--conditional-test",
+        action="store_true",
+        help="certify pure epsilon claims by the conditional test (docs/estimators.md 1.1)",
+    )
+    parser.add_argument(
         "--match-time",
         action="store_true",
         help="give each mechanism a tenth of the published time (see the module docstring)",
@@ -163,6 +168,7 @@ def main() -> None:
         + (f"seed {args.seed}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}")
         + (", outputs on a 2^-6 grid" if args.grid else "")
         + (", early stop" if args.early_stop else ", fixed-n")
+        + (", conditional test" if args.conditional_test else "")
     )
     print(
         "| mechanism | claim | verdict | ε_lb | budget | seconds | DP-Sniper | StatDP | "
@@ -176,7 +182,7 @@ def main() -> None:
         report = run_audit(
             [subject],
             load_attacks(None),
-            AuditConfig(budget=budget, seed=seed, **looks),
+            AuditConfig(budget=budget, seed=seed, conditional_test=args.conditional_test, **looks),
             engine=EngineConfig(),
         )
         (result,) = report.results

@@ -84,10 +84,10 @@ class Histogram(SeededAdapter):
         return q + self._rng.geometric(p, shape) - self._rng.geometric(p, shape)
 
 
-def laplace_limit(epsilon: float, n: int, alpha: float) -> float:
+def laplace_limit(epsilon: float, n: int, alpha: float, conditional: bool = False) -> float:
     """Best certifiable bound of one threshold event on a Laplace pair one apart: by the box
-    with its best split or by the conditional test (on Poisson-sized samples), whichever is
-    higher, as the certifier chooses."""
+    with its best split, or (``conditional``: as the certifier chooses with
+    ``--conditional-test``) by the better of that and the conditional test."""
     best = 0.0
     for t in np.linspace(-2, 12, 2001):
         # x = 1 (numerator) and x' = 0: P(1 + L > t) and P(L > t)
@@ -96,18 +96,19 @@ def laplace_limit(epsilon: float, n: int, alpha: float) -> float:
         k0, k1 = round(p0 * n), round(p1 * n)
         for split in SPLITS:
             best = max(best, epsilon_lower_bound(k0, n, k1, n, alpha, 0.0, split))
-        best = max(best, conditional_lower_bound(k0, k1, n, n, alpha))
+        if conditional:
+            best = max(best, conditional_lower_bound(k0, k1, n, n, alpha))
     return best
 
 
-def tightness(n: int, seeds: int) -> None:
+def tightness(n: int, seeds: int, conditional: bool = False) -> None:
     print(f"Tightness: vector Laplace d = 5, L1 sensitivity 1, eps = 1, n = {n:,} per side")
     print("| seed | eps_lb | statistical limit | ratio | pair | event | seconds |")
     print("|---|---|---|---|---|---|---|")
-    limit = laplace_limit(1.0, n, 0.05)
+    limit = laplace_limit(1.0, n, 0.05, conditional)
     for seed in range(seeds):
         t0 = time.perf_counter()
-        config = AuditConfig(budget=n, seed=seed, looks=((1.0, 1.0),))
+        config = AuditConfig(budget=n, seed=seed, looks=((1.0, 1.0),), conditional_test=conditional)
         report = run_audit([SnappedVectorLaplace()], [PairSearchAttack()], config)
         (r,) = report.results
         assert r.verdict.value == "no_violation", r
@@ -146,8 +147,11 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1_000_000, help="outputs per side")
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument(
+        "--conditional-test", action="store_true", help="certify by the conditional test"
+    )
     args = parser.parse_args()
-    tightness(args.n, args.seeds)
+    tightness(args.n, args.seeds, args.conditional_test)
     if not args.skip_memory:
         memory()
 

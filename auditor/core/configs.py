@@ -73,6 +73,12 @@ class AuditConfig:
     #: counts) and changes nothing for budgets up to about 10^7.
     max_train: int = 1 << 21
     futility: float = DEFAULT_FUTILITY
+    #: certify pure epsilon claims by the conditional test on Poisson-sized samples
+    #: (docs/estimators.md §1.1): exact level, so tighter than the two-limit box, which spends
+    #: alpha/2 on each side and in practice holds far below alpha; with it a correct mechanism
+    #: whose claim is tight is flagged in up to alpha of runs (4 of 200 calibration audits at
+    #: alpha 0.05, none with the box)
+    conditional_test: bool = False
     #: a claim (any kind of ``auditor.core.claim_kinds``) audited instead of every adapter's
     #: own (``--claim``); None: each adapter's declared claim
     claim: Any = None
@@ -88,6 +94,10 @@ class AuditConfig:
         _real(self.alpha, "alpha", "(0, 1)")
         _real(self.futility, "futility", f"[0, {MAX_FUTILITY:g})")
         _integer(self.seed, "seed", minimum=0)
+        if not isinstance(self.conditional_test, bool):
+            raise InvalidArgument(
+                f"conditional_test={self.conditional_test!r} must be True or False"
+            )
         fractions = [f for f, _ in self.looks]
         shares = sum(s for _, s in self.looks)
         if (

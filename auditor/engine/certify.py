@@ -1101,10 +1101,15 @@ class _TrialStages:
             if chain is None
             else functools.partial(chain.predicted, self.claim, schedule.looks[-1][0])
         )
-        # a pure epsilon claim is certified on Poisson-sized samples: each test then takes the
-        # conditional test or the box, whichever the training split predicts stronger
+        # with ``conditional_test``, a pure epsilon claim is certified on Poisson-sized
+        # samples: each test then takes the conditional test or the box, whichever the
+        # training split predicts stronger
         poisson = (
-            is_point(self.claim) and self.claim.delta == 0 and chain is None and not is_timed(d)
+            c.config.conditional_test
+            and is_point(self.claim)
+            and self.claim.delta == 0
+            and chain is None
+            and not is_timed(d)
         )
         # each test's alpha for the whole main stage (looks take their shares of it)
         alphas, chain_alpha = c._test_alphas(

@@ -32,8 +32,7 @@ def test_lsb_certifies_ten_within_a_million(epsilon: float) -> None:
     assert result.verdict is Verdict.VIOLATION
     assert result.best.estimate.epsilon_lower_bound >= 10.0  # measured 12.1
     assert result.best.estimate.counts.k1 == 0
-    # the budget, up to the Poisson draws of the certification sizes (a pure epsilon claim)
-    assert abs(result.samples - 2_000_000) < 6 * 2_000_000**0.5
+    assert result.samples <= 2_000_000
 
 
 @pytest.mark.slow

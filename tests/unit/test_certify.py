@@ -8,6 +8,7 @@ import pytest
 from attacks.black_box import BlackBoxAttack
 from auditor.core.claims import PrivacyClaim
 from auditor.core.configs import DEFAULT_LOOKS, AuditConfig
+from auditor.core.errors import InvalidArgument
 from auditor.core.spec import check_adapter
 from auditor.core.trials import Event, Trial
 from auditor.engine.certify import (
@@ -81,10 +82,7 @@ def test_fixed_events_skip_the_pilot_and_use_the_looks() -> None:
     sample = finding.output_sample
     assert sample is not None and sample.source == "plot"
     assert len(sample.x) == len(sample.x_prime) == 2000
-    # a pure epsilon claim: the look's sizes were drawn from Poisson(1,000) on each side
-    c = finding.estimate.counts
-    assert finding.estimate.poisson_mean == 1000 and c.n0 != c.n1
-    assert cert.samples == c.n0 + c.n1 + 2 * 2000
+    assert cert.samples == 2 * 1000 + 2 * 2000
 
 
 def test_no_violation_carries_power_and_alpha_accounting() -> None:
@@ -111,8 +109,8 @@ def test_point_estimate_is_from_held_out_counts_and_counts_are_reported() -> Non
     report = run_audit([SnappedLaplace(1.0)], [BlackBoxAttack()], AuditConfig(budget=5_000, seed=2))
     d = report.to_dict()["results"][0]
     assert set(d["counts"]) == {"n0", "k0", "n1", "k1"}
-    # certification samples only (budget minus training), Poisson-sized with that mean
-    assert d["poisson_mean"] == 4_000 and abs(d["counts"]["n0"] - 4_000) < 6 * 4_000**0.5
+    assert d["counts"]["n0"] == 4_000  # certification samples only (budget minus training)
+    assert "poisson_mean" not in d  # the default test: the box on fixed sizes
     for f in d["findings"]:
         assert set(f["counts"]) == {"n0", "k0", "n1", "k1"}
         assert 0 < f["alpha_split"] < 1
@@ -200,10 +198,10 @@ def test_screening_keeps_the_pairs_whose_one_sided_events_owe_the_most_under_a_d
 
 
 def test_pure_epsilon_is_certified_by_the_conditional_test_on_poisson_sized_samples() -> None:
-    """Pure epsilon: the sizes are Poisson draws around the planned look (seeded, so a rerun
-    gives the same counts) and the bound is the conditional test's on the counts; with a
-    delta the sizes are fixed and the box certifies."""
-    config = AuditConfig(budget=20_000, seed=1, looks=((1.0, 1.0),))
+    """``conditional_test``, pure epsilon: the sizes are Poisson draws around the planned look
+    (seeded, so a rerun gives the same counts) and the bound is the conditional test's on the
+    counts; with a delta the sizes are fixed and the box certifies."""
+    config = AuditConfig(budget=20_000, seed=1, looks=((1.0, 1.0),), conditional_test=True)
     runs = [run_audit([RandomizedResponse(1.0)], [BlackBoxAttack()], config) for _ in range(2)]
     est = runs[0].results[0].best.estimate
     assert runs[1].results[0].best.estimate == est
@@ -219,3 +217,20 @@ def test_pure_epsilon_is_certified_by_the_conditional_test_on_poisson_sized_samp
     est = run_audit([with_delta], [BlackBoxAttack()], config).results[0].best.estimate
     assert est.estimator == "clopper-pearson" and est.poisson_mean is None
     assert est.counts.n0 == est.counts.n1
+
+
+def test_the_conditional_test_keeps_the_look_schedule_and_counts_every_output() -> None:
+    """With ``conditional_test`` the looks draw Poisson sizes around their plan; every output
+    drawn is counted (training, the look's sizes drawn, the plot's) and the report says so."""
+    spec = check_adapter(HalfLeak(1.0))
+    config = AuditConfig(budget=16_000, seed=3, conditional_test=True)
+    cert = Certifier(spec, config, 0.01, lambda n: None)
+    finding = cert.run(BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
+    assert finding is not None and finding.looks == 1 and finding.n_certify == 1000
+    est, c = finding.estimate, finding.estimate.counts
+    assert est.estimator == CONDITIONAL_ESTIMATOR and est.poisson_mean == 1000
+    assert c.n0 != c.n1 and max(abs(c.n0 - 1000), abs(c.n1 - 1000)) < 6 * 1000**0.5
+    assert cert.samples == c.n0 + c.n1 + 2 * 2000
+    assert est.epsilon_lower_bound == conditional_lower_bound(c.k0, c.k1, 1000, 1000, est.alpha)
+    with pytest.raises(InvalidArgument):
+        AuditConfig(conditional_test=1)

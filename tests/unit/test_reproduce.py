@@ -112,11 +112,13 @@ def test_a_violation_reproduces_without_dp_audit_with_the_reported_counts(
 def test_a_conditional_bound_reproduces_from_the_counts_of_poisson_sized_samples(
     user_module: Path, tmp_path: Path
 ) -> None:
-    """Fixed-n on a pure epsilon claim: the bound is the conditional test's, the script redraws
-    the recorded calls (the sizes drawn) and recomputes it without dp-audit."""
+    """``--conditional-test``, fixed-n, a pure epsilon claim: the bound is the conditional
+    test's, the script redraws the recorded calls (the sizes drawn) and recomputes it without
+    dp-audit."""
     out = tmp_path / "report"
     code = main(["run", "--adapter", f"{user_module}:FloatLaplace", "--budget", "20000",
-                 "--no-early-stop", "--out", str(out), "--quiet", "--workers", "1"])  # fmt: skip
+                 "--no-early-stop", "--conditional-test", "--out", str(out), "--quiet",
+                 "--workers", "1"])  # fmt: skip
     assert code == 1
     (result,) = json.loads((out / "report.json").read_text())["results"]
     assert result["estimator"] == "poisson-conditional"
