@@ -173,7 +173,8 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
     )
     run.add_argument(
         "--conditional-test",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=False,
         help="certify pure epsilon claims by the conditional test on Poisson-sized samples: "
         "exact at the stated alpha, so tighter bounds, but a correct mechanism whose claim is "
         "tight is then flagged in up to alpha of runs (the default test rarely does); the "

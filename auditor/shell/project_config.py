@@ -46,6 +46,12 @@ def _targets(base: Path) -> Callable[[Any], list[str]]:
     return check
 
 
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise argparse.ArgumentTypeError(f"expected true or false, got {value!r}")
+    return value
+
+
 def _scalar(convert: Callable[[str], Any]) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float | str):
@@ -100,6 +106,7 @@ def run_defaults(
         "attacks": ("attack", _strings),
         "baseline": ("baseline", _path(path.parent)),
         "out": ("out", _path(path.parent)),
+        "conditional-test": ("conditional_test", _flag),
         **{
             key: (key.replace("-", "_"), _scalar(converters[key.replace("-", "_")]))
             for key in ("budget", "loop-budget", "futility", "alpha", "seed", "timeout", "workers")

@@ -70,6 +70,14 @@ def test_run_with_no_flags_audits_what_the_project_names(tmp_path):
     assert data["settings"]["attacks"] == ["black-box"]
 
 
+def test_the_project_may_turn_the_conditional_test_on(tmp_path):
+    root = project(tmp_path, TABLE + "conditional-test = true\n")
+    proc = dp_audit(root)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((root / "build" / "dp-audit" / "report.json").read_text())
+    assert data["settings"]["conditional_test"] is True
+
+
 def test_flags_win_over_the_project(tmp_path):
     root = project(tmp_path)
     proc = dp_audit(root, "--seed", "0", "--budget", "2000", "--out", str(tmp_path / "elsewhere"))
@@ -85,6 +93,7 @@ def test_flags_win_over_the_project(tmp_path):
         ("budget = -3", "budget: expected a number >= 0"),
         ("targets = 'one'", "targets: expected a non-empty list of strings"),
         ("alpha = 2", "alpha: expected a number in (0, 1)"),
+        ("conditional-test = 1", "conditional-test: expected true or false"),
     ],
 )
 def test_a_bad_table_is_one_line_naming_file_and_key(tmp_path, line, message):
