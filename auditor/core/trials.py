@@ -324,11 +324,25 @@ class CertificationPlan:
     #: the claim when it is not one (epsilon, delta) point: events are then ranked by the
     #: value of its parameter they are predicted to certify (``claim.certified``)
     claim: Any = None
+    #: the certification may use the conditional test (``AuditConfig.conditional_test``, a
+    #: pure epsilon claim): events are ranked by the better of its prediction and the box's
+    conditional: bool = False
 
     @classmethod
-    def for_claim(cls, n: int, alpha: float, claim: Any, quick: bool = False) -> CertificationPlan:
+    def for_claim(
+        cls, n: int, alpha: float, claim: Any, quick: bool = False, conditional: bool = False
+    ) -> CertificationPlan:
         """The plan for auditing ``claim`` (a point claim or any claim kind)."""
-        return cls(n, alpha, claim.value, claim.delta, quick, None if is_point(claim) else claim)
+        point = is_point(claim)
+        return cls(
+            n,
+            alpha,
+            claim.value,
+            claim.delta,
+            quick,
+            None if point else claim,
+            conditional and point and claim.delta == 0,
+        )
 
 
 class Explorer(Protocol):

@@ -934,7 +934,11 @@ class _TrialStages:
         # an evenly spaced subset when the budget cannot screen every pair; the first always
         picks = np.unique(np.linspace(0, len(pairs) - 1, schedule.screened).round().astype(int))
         plan = CertificationPlan.for_claim(
-            schedule.n_cert, schedule.final_alpha, self.claim, quick=True
+            schedule.n_cert,
+            schedule.final_alpha,
+            self.claim,
+            quick=True,
+            conditional=c.config.conditional_test,
         )
         inputs: dict[bytes, int] = {}
         queries: list[Any] = []
@@ -1087,7 +1091,12 @@ class _TrialStages:
         """Propose on the whole training split; certify on fresh outputs at the planned looks,
         stopping at the first that certifies a violation."""
         c, schedule, d = self.certifier, self.schedule, self.trial.distinguisher
-        plan = CertificationPlan.for_claim(schedule.n_cert, schedule.final_alpha, self.claim)
+        plan = CertificationPlan.for_claim(
+            schedule.n_cert,
+            schedule.final_alpha,
+            self.claim,
+            conditional=c.config.conditional_test and not is_timed(d),
+        )
         events = self.propose(train, plan)
         if not events:
             return

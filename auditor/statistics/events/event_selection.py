@@ -29,6 +29,7 @@ import numpy as np
 from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import CertificationPlan, Event
 from auditor.statistics.clopper_pearson import predicted_lower_bounds
+from auditor.statistics.conditional import predicted_conditional_bounds
 from auditor.statistics.events.bit_events import bit_cell_events
 from auditor.statistics.events.classifier_events import classifier_events
 from auditor.statistics.events.histogram_events import histogram_events
@@ -221,6 +222,9 @@ def predicted_scores(
         predicted_lower_bounds(lo_a, hi_b, plan.n, plan.alpha, plan.delta, claim=plan.claim),
         predicted_lower_bounds(lo_b, hi_a, plan.n, plan.alpha, plan.delta, claim=plan.claim),
     )
+    if plan.conditional:  # the certification may take the conditional test instead
+        for p0, p1 in ((lo_a, hi_b), (lo_b, hi_a)):
+            best = np.maximum(best, predicted_conditional_bounds(p0, p1, plan.n, plan.alpha))
     return best
 
 

@@ -133,6 +133,26 @@ def test_a_classifier_score_is_the_same_wherever_the_output_stands() -> None:
         np.testing.assert_array_equal(score(y), once[y])
 
 
+def test_a_conditional_plan_ranks_by_the_better_test_for_pure_epsilon_only() -> None:
+    """With the conditional test available an event's score is the better of the two tests'
+    predictions (never lower than the box's), which can reorder events; a plan for a claim
+    with a delta never takes it."""
+    from auditor.core.claims import PrivacyClaim
+    from auditor.statistics.conditional import predicted_conditional_bounds
+
+    ka, kb = np.array([300, 3000, 30]), np.array([200, 2600, 2])
+    box = predicted_scores(ka, 10_000, kb, 10_000, PLAN)
+    plan = CertificationPlan.for_claim(PLAN.n, PLAN.alpha, PrivacyClaim(1.0), conditional=True)
+    both = predicted_scores(ka, 10_000, kb, 10_000, plan)
+    assert plan.conditional and np.all(both >= box) and np.any(both > box)
+    p0, p1 = (ka + 0.5) / 10_001, (kb + 0.5) / 10_001
+    assert both[1] <= float(predicted_conditional_bounds(p0[1:2], p1[1:2], PLAN.n, PLAN.alpha)[0])
+    with_delta = CertificationPlan.for_claim(
+        PLAN.n, PLAN.alpha, PrivacyClaim(1.0, 1e-6), conditional=True
+    )
+    assert not with_delta.conditional
+
+
 def test_predicted_scores_penalise_small_counts() -> None:
     # same ratio, less evidence -> lower score (winner's curse guard)
     s = predicted_scores(np.array([20, 2000]), 10_000, np.array([5, 500]), 10_000, PLAN)
