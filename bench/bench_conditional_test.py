@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_svt_limits import pmf  # noqa: E402
+from bench_svt_limits import limit, pmf  # noqa: E402
 
 from auditor.adapters.benchmarks import SVT4  # noqa: E402
 from auditor.statistics.clopper_pearson import (  # noqa: E402
@@ -73,19 +73,6 @@ def exceed_rates(
         ]
     )
     return float(conditional), float(misused), float(box)
-
-
-def best_event_limits(p: np.ndarray, q: np.ndarray, n: int) -> tuple[float, float]:
-    """Box and conditional limits of the best top-ranked union of outcomes, either direction."""
-    box = conditional = 0.0
-    for a, b in ((p, q), (q, p)):
-        order = np.argsort(-(np.log(a) - np.log(b)))
-        pa, pb = np.cumsum(a[order])[:-1], np.cumsum(b[order])[:-1]
-        box = max(box, float(np.max(best_predicted_lower_bounds(pa, pb, n, ALPHA))))
-        conditional = max(
-            conditional, float(np.max(predicted_conditional_bounds(pa, pb, n, ALPHA)))
-        )
-    return box, conditional
 
 
 def main() -> None:
@@ -132,7 +119,10 @@ def main() -> None:
                 f"| {label} | {n:.0e} | {box:.5f} ({epsilon - box:.5f}) | "
                 f"{cond:.5f} ({epsilon - cond:.5f}) | {(epsilon - cond) / (epsilon - box):.2f} |"
             )
-    print("\n3. SVT4 at claimed 0.1 (true 0.175): best single event's limit, box / conditional\n")
+    print(
+        "\n3. SVT4 at claimed 0.1 (true 0.175): best single event's limit, box / the better of "
+        "the box and the conditional test\n"
+    )
     sizes = (2 * 10**7, 10**8, 2 * 10**8, 4 * 10**8)
     print("| pair: first k up | " + " | ".join(f"n = {n:.0e}" for n in sizes) + " |")
     print("|---|" + "---|" * len(sizes))
@@ -140,7 +130,7 @@ def main() -> None:
     for k in range(4, 10):
         y = np.r_[np.ones(k), -np.ones(10 - k)]
         p, q = pmf(mechanism, zero), pmf(mechanism, y)
-        cells = [best_event_limits(p, q, n) for n in sizes]
+        cells = [(limit(p, q, n), limit(p, q, n, conditional=True)) for n in sizes]
         print(f"| {k} | " + " | ".join(f"{b:.4f} / {c:.4f}" for b, c in cells) + " |")
     print(f"\n{time.perf_counter() - t0:.0f} s")
 

@@ -17,7 +17,7 @@ from auditor.core.claim_kinds import Claim, claim_from_dict
 from auditor.core.claims import PrivacyClaim, exceeds
 from auditor.core.errors import InvalidArgument
 from auditor.statistics.clopper_pearson import cp_lower, cp_upper, epsilon_lower_bound
-from auditor.statistics.conditional import CONDITIONAL_ESTIMATOR
+from auditor.statistics.conditional import CONDITIONAL_ESTIMATOR, conditional_upper_bound
 from auditor.statistics.events.cell_chains import CELLS_ESTIMATOR
 from auditor.statistics.exact import WHITE_BOX_ESTIMATOR
 
@@ -235,12 +235,12 @@ class EventEvidence:
         a0, a1 = alpha * split, alpha * (1.0 - split)
         p0_low, p0_high = cp_lower(k0, n0, a0), cp_upper(k0, n0, a0)
         p1_low, p1_high = cp_lower(k1, n1, a1), cp_upper(k1, n1, a1)
-        upper = _log_ratio(p0_high - delta, p1_low)
         conditional = is_conditional(r)
         if conditional:
-            # both sides' sizes have the same Poisson mean: the ratio of the means is 1
-            share = cp_upper(k0, k0 + k1, alpha) if k0 + k1 else 1.0
-            upper = math.inf if share >= 1.0 else math.log(share / (1.0 - share))
+            mean = float(r.get("poisson_mean") or 1)
+            upper = conditional_upper_bound(k0, k1, mean, mean, alpha)
+        else:
+            upper = _log_ratio(p0_high - delta, p1_low)
         return cls(
             n0=n0,
             k0=k0,

@@ -1110,16 +1110,10 @@ class _TrialStages:
             if chain is None
             else functools.partial(chain.predicted, self.claim, schedule.looks[-1][0])
         )
-        # with ``conditional_test``, a pure epsilon claim is certified on Poisson-sized
-        # samples: each test then takes the conditional test or the box, whichever the
-        # training split predicts stronger
-        poisson = (
-            c.config.conditional_test
-            and is_point(self.claim)
-            and self.claim.delta == 0
-            and chain is None
-            and not is_timed(d)
-        )
+        # with ``conditional_test``, a pure epsilon claim (``plan.conditional``) is certified on
+        # Poisson-sized samples: each test then takes the conditional test or the box,
+        # whichever the training split predicts stronger
+        poisson = plan.conditional and chain is None
         # each test's alpha for the whole main stage (looks take their shares of it)
         alphas, chain_alpha = c._test_alphas(
             events,
@@ -1185,10 +1179,8 @@ class _TrialStages:
                         for side in (0, 1)
                     ]
                 )
-                done = [bs for look in batches_per_look[:look_no] for bs in look]
-                drawn_x = sum(sized(b, size, 0) for b, size in done)
-                drawn_x_prime = sum(sized(b, size, 1) for b, size in done)
-                sizes = (drawn_x, drawn_x_prime) if poisson else None
+                drawn_per_side = [sum(n for s, n, _ in seeds if s == side) for side in (0, 1)]
+                sizes = (drawn_per_side[0], drawn_per_side[1]) if poisson else None
                 self.consider(
                     c._best(
                         events,

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import special
 
 from auditor.core.errors import InvalidArgument
-from auditor.statistics.clopper_pearson import cp_lower
+from auditor.statistics.clopper_pearson import cp_lower, cp_upper
 
 #: the ``EpsilonEstimate.estimator`` of a bound certified by this test
 CONDITIONAL_ESTIMATOR = "poisson-conditional"
@@ -63,16 +63,37 @@ def conditional_lower_bound(k0: int, k1: int, mean0: float, mean1: float, alpha:
     Raises:
         InvalidArgument: negative or non-integral counts, non-positive means, alpha outside (0, 1).
     """
+    _check_counts(k0, k1, mean0, mean1, alpha)
+    if k0 == 0:
+        return 0.0
+    theta = cp_lower(int(k0), int(k0 + k1), alpha)
+    return max(0.0, _log_ratio(theta, mean0, mean1))
+
+
+def conditional_upper_bound(k0: int, k1: int, mean0: float, mean1: float, alpha: float) -> float:
+    """The same test's upper limit on the event's log-ratio ln(p0 / p1) at level 1 - ``alpha``
+    (infinite when ``k1 == 0``, -inf when ``k0 == 0`` and ``k1 > 0`` cannot bound it below):
+    with :func:`conditional_lower_bound`, the interval a report prints for the event."""
+    _check_counts(k0, k1, mean0, mean1, alpha)
+    if k1 == 0:
+        return math.inf
+    return _log_ratio(cp_upper(int(k0), int(k0 + k1), alpha), mean0, mean1)
+
+
+def _check_counts(k0: int, k1: int, mean0: float, mean1: float, alpha: float) -> None:
     _check(mean0, mean1, alpha)
     for name, k in (("k0", k0), ("k1", k1)):
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
             raise InvalidArgument(f"{name}={k!r} must be a non-negative integer")
-    if k0 == 0:
-        return 0.0
-    theta = cp_lower(int(k0), int(k0 + k1), alpha)
-    if theta >= 1.0:  # cp_lower is < 1 for every alpha in (0, 1); kept finite regardless
+
+
+def _log_ratio(theta: float, mean0: float, mean1: float) -> float:
+    """ln(p0 / p1) at x's share ``theta`` of the pooled count (infinite at the ends)."""
+    if theta >= 1.0:
         return math.inf
-    return max(0.0, math.log(theta) - math.log1p(-theta) + math.log(mean1 / mean0))
+    if theta <= 0.0:
+        return -math.inf
+    return math.log(theta) - math.log1p(-theta) + math.log(mean1 / mean0)
 
 
 def predicted_conditional_bounds(

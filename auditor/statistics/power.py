@@ -124,6 +124,21 @@ def _conditional_critical_counts(
     return weights, hi
 
 
+def _critical(
+    p1: float,
+    n: int,
+    alpha: float,
+    epsilon_claim: float,
+    delta: float,
+    split: float,
+    conditional: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The critical counts of the test in use: the box's or the conditional test's."""
+    if conditional:
+        return _conditional_critical_counts(p1, n, alpha, epsilon_claim)
+    return _critical_counts(p1, n, alpha, epsilon_claim, delta, split)
+
+
 def _probability(
     epsilon: float,
     p1: float,
@@ -157,10 +172,7 @@ def detection_probability(
         InvalidArgument: p1 outside (0, 1), n < 1, alpha or split outside (0, 1).
     """
     _check(p1, n, alpha, split)
-    if conditional:
-        weights, k0_star = _conditional_critical_counts(p1, n, alpha, epsilon_claim)
-    else:
-        weights, k0_star = _critical_counts(p1, n, alpha, epsilon_claim, delta, split)
+    weights, k0_star = _critical(p1, n, alpha, epsilon_claim, delta, split, conditional)
     return _probability(epsilon, p1, n, delta, weights, k0_star, conditional)
 
 
@@ -189,10 +201,7 @@ def detectable_epsilon(
         return None
 
     _check(p1, n, alpha, split)
-    if conditional:
-        weights, k0_star = _conditional_critical_counts(p1, n, alpha, epsilon_claim)
-    else:
-        weights, k0_star = _critical_counts(p1, n, alpha, epsilon_claim, delta, split)
+    weights, k0_star = _critical(p1, n, alpha, epsilon_claim, delta, split, conditional)
 
     def power(eps: float) -> float:
         return _probability(eps, p1, n, delta, weights, k0_star, conditional)

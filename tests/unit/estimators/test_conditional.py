@@ -9,9 +9,10 @@ import pytest
 from scipy import stats
 
 from auditor.core.errors import InvalidArgument
-from auditor.statistics.clopper_pearson import cp_lower, epsilon_lower_bound
+from auditor.statistics.clopper_pearson import cp_lower, cp_upper, epsilon_lower_bound
 from auditor.statistics.conditional import (
     conditional_lower_bound,
+    conditional_upper_bound,
     predicted_conditional_bounds,
 )
 
@@ -130,3 +131,15 @@ def test_predictions_match_the_bound_at_expected_counts() -> None:
 def test_bad_arguments_raise_invalid_argument(args) -> None:
     with pytest.raises(InvalidArgument):
         conditional_lower_bound(*args)
+
+
+def test_the_upper_limit_is_the_same_test_read_the_other_way() -> None:
+    theta = cp_upper(300, 500, 0.05)
+    assert conditional_upper_bound(300, 200, 1000, 2000, 0.05) == pytest.approx(
+        math.log(theta / (1 - theta)) + math.log(2.0)
+    )
+    assert conditional_upper_bound(300, 200, 1000, 1000, 0.05) > conditional_lower_bound(
+        300, 200, 1000, 1000, 0.05
+    )
+    assert conditional_upper_bound(5, 0, 100, 100, 0.05) == math.inf
+    assert conditional_upper_bound(0, 40, 100, 100, 0.05) < 0
