@@ -14,7 +14,12 @@ testers' patterns ("the first k up, the rest down"), both at the run's certifica
 and the published figures.  A published figure above the limit was certified on more outputs
 or at a lower confidence (DP-Sniper states 0.9).
 
-Run: ``python bench/bench_svt_limits.py [--budget N] [--seed S]`` (about a minute at 2e6).
+``--all-moves N`` instead prints, for SVT4, the limit at N outputs per side of every one of the
+3^10 pairs "zero queries, each moved by -1, 0 or +1" (all neighbours of zero under L-inf
+sensitivity 1), best first: whether any pair beats the testers' patterns (a few minutes).
+
+Run: ``python bench/bench_svt_limits.py [--budget N] [--seed S] [--conditional-test]
+[--all-moves N]`` (about a minute at 2e6).
 """
 
 from __future__ import annotations
@@ -42,6 +47,16 @@ GRID = 24_001
 ALPHA = 0.05
 
 
+def first_above_pmf(weight: np.ndarray, above: np.ndarray) -> np.ndarray:
+    """The cutoff-1 pmf (position of the first ⊤, or none) from each query's chance of ⊤ at
+    every threshold-noise grid point (rows of ``above``; ``weight``: the grid's masses)."""
+    out, none_yet = [], np.ones(above.shape[1])
+    for a in above:
+        out.append(weight @ (none_yet * a))
+        none_yet = none_yet * (1 - a)
+    return np.array([*out, weight @ none_yet])
+
+
 def pmf(mechanism: SVT1 | SVT4 | SVT6, q: np.ndarray) -> np.ndarray:
     """Exact (to quadrature) output distribution of a Lyu et al. SVT on queries ``q``: the
     position of the first ⊤ (or none) with cutoff 1; every answer pattern without cutoff."""
@@ -51,11 +66,7 @@ def pmf(mechanism: SVT1 | SVT4 | SVT6, q: np.ndarray) -> np.ndarray:
     weight = stats.laplace.pdf(rho, scale=rho_scale) * (rho[1] - rho[0])
     above = np.stack([stats.laplace.sf(mechanism.threshold + rho - qi, scale=nu_scale) for qi in q])
     if mechanism.cutoff == 1:
-        out, none_yet = [], np.ones_like(rho)
-        for a in above:
-            out.append(weight @ (none_yet * a))
-            none_yet = none_yet * (1 - a)
-        return np.array([*out, weight @ none_yet])
+        return first_above_pmf(weight, above)
     assert mechanism.cutoff is None
     patterns = np.array(list(itertools.product([0.0, 1.0], repeat=len(q))))
     with np.errstate(divide="ignore"):
@@ -77,6 +88,28 @@ def limit(p: np.ndarray, q: np.ndarray, n: int, conditional: bool = False) -> fl
     return best
 
 
+def all_moves(mechanism: SVT4, n: int, conditional: bool, shown: int = 10) -> None:
+    """Print the ``shown`` largest limits at ``n`` over every pair (0, y), y in {-1, 0, 1}^m."""
+    rho_scale, nu_scale = mechanism.rho_scale(), mechanism.nu_scale()
+    rho = np.linspace(-30 * rho_scale, 30 * rho_scale, GRID)
+    weight = stats.laplace.pdf(rho, scale=rho_scale) * (rho[1] - rho[0])
+    above = {v: stats.laplace.sf(mechanism.threshold + rho - v, scale=nu_scale) for v in (-1, 0, 1)}
+    m = 10
+    base = first_above_pmf(weight, np.stack([above[0]] * m))
+    t0 = time.perf_counter()
+    limits = []
+    for y in itertools.product((-1, 0, 1), repeat=m):
+        p = first_above_pmf(weight, np.stack([above[v] for v in y]))
+        limits.append((limit(base, p, n, conditional), y))
+    limits.sort(reverse=True)
+    print(
+        f"{mechanism.name}: the {shown} largest limits at {n:,} outputs per side of the "
+        f"{len(limits):,} pairs (0, y), y in {{-1, 0, 1}}^{m} ({time.perf_counter() - t0:.0f} s)"
+    )
+    for value, y in limits[:shown]:
+        print(f"{value:.5f}  y = {list(y)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=2_000_000, help="outputs per side")
@@ -84,7 +117,17 @@ def main() -> None:
     parser.add_argument(
         "--conditional-test", action="store_true", help="certify by the conditional test"
     )
+    parser.add_argument(
+        "--all-moves",
+        type=float,
+        default=None,
+        metavar="N",
+        help="print SVT4's limits at N outputs per side over every move in {-1, 0, 1}^10",
+    )
     args = parser.parse_args()
+    if args.all_moves is not None:
+        all_moves(SVT4(0.1), int(args.all_moves), args.conditional_test)
+        return
     print(
         f"Sparse vector at claimed 0.1, budget {args.budget:,} per side, seed {args.seed}, "
         f"fixed-n; limits at the run's certification size, alpha {ALPHA} on one event"
