@@ -48,7 +48,14 @@ from typing import Any
 import numpy as np
 
 from attacks.neighbours import scalar_pair_groups
-from attacks.selection_common import bounds_note, largest_move, middle, outcome_counts, within
+from attacks.selection_common import (
+    bounds_note,
+    largest_move,
+    middle,
+    outcome_counts,
+    pull_within,
+    within,
+)
 from auditor.core.claims import Family
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
@@ -129,7 +136,7 @@ def _selection_trials(spec: AdapterSpec) -> list[Trial]:
     return [
         Trial(
             base,
-            base + move,
+            pull_within(base, base + move, s),  # rounding never carries it past s
             DataDrivenEvents(),
             f"{k} equal utilities vs {text} by the sensitivity" + bounds_note(bounds),
         )

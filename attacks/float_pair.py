@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from auditor.core.distance import pull_within
 from auditor.core.kinds import QUERY_LENGTH, InputKind, Norm, OutputKind
 from auditor.core.source import enclosed, event_code
 from auditor.core.spec import AdapterSpec, typical_query
@@ -34,7 +35,9 @@ def float_inputs(spec: AdapterSpec, step: float) -> tuple[float, float] | None:
     None when neither fits."""
     x = float(np.asarray(typical_query(spec)).flat[0])
     lo, hi = spec.input_bounds or (-np.inf, np.inf)
-    for x_prime in (x + step, x - step):
+    for way in (1, -1):
+        # pulled back by ulps where rounding would carry it past the step
+        x_prime = float(pull_within([x], [x + way * step], Norm.LINF, step)[0])
         if lo <= x_prime <= hi:
             return x, x_prime
     return None

@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from attacks.selection_common import largest_move
+from auditor.core.distance import pull_within
 from auditor.core.kinds import InputKind, Norm
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import USER_RECORDS, as_rows, row_keys
@@ -193,9 +194,10 @@ def vector_pairs(
         move, kept = delta * signs / _norm(signs, norm), None
         if integer:
             move, kept = integer_move(signs, delta, norm)
-        moved = np.clip(base + move, lo, hi)
+        # rounding may carry base + move past the sensitivity: pulled back by ulps
+        moved = pull_within(base, np.clip(base + move, lo, hi), norm, delta)
         step = moved - base
-        if not step.any() or _norm(step, norm) > delta * (1 + 1e-12):
+        if not step.any():
             continue
         if kept is not None:
             text += f", cut to {kept} of its entries for whole steps"
@@ -206,9 +208,38 @@ def vector_pairs(
             # that go up start at the base (StatDP's and DP-Sniper's "X shape": a sequence
             # mechanism compares the two halves against one noisy threshold)
             start = np.clip(base - np.minimum(step, 0), lo, hi)
-            end = start + step
+            end = pull_within(start, start + step, norm, delta)
             if (end >= lo).all() and (end <= hi).all():
                 add(start, end, f", crossing; {label}")
+    return pairs
+
+
+def tie_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
+    """Real vector queries at the ties of rounding to whole numbers: every entry at k - 1/2,
+    k + 1/2 and k + 3/2 (k even, drawn from ``rng``), moved up by the sensitivity (every
+    entry under L∞, entry 0 alone under L1 and L2).  A mechanism that rounds its answers
+    before the noise loses most at a tie: rounding half to even takes k + 1/2 to k and
+    k + 3/2 to k + 2, twice the move (half to odd, the next pair).  Inside declared bounds
+    only."""
+    if spec.integer_queries or spec.sensitivity is None or spec.input.norm is None:
+        return []
+    m = spec.input.length or DEFAULT_QUERIES
+    delta, norm = float(spec.sensitivity), spec.input.norm
+    lo, hi = spec.input_bounds or (-math.inf, math.inf)
+    # k / 2 for k - 1/2 >= lo and k + 3/2 + delta <= hi
+    first = max(-100, math.ceil((lo + 0.5) / 2)) if math.isfinite(lo) else -100
+    last = min(100, math.floor((hi - delta - 1.5) / 2)) if math.isfinite(hi) else 100
+    if first > last:
+        return []
+    k = 2 * int(rng.integers(first, last + 1))
+    move = np.full(m, delta) if norm is Norm.LINF else np.eye(m)[0] * delta
+    what = "every entry" if norm is Norm.LINF else "entry 0"
+    pairs: list[Pair] = []
+    for tie in (k - 0.5, k + 0.5, k + 1.5):
+        base = np.full(m, tie)
+        moved = pull_within(base, base + move, norm, delta)
+        text = f"{m} queries at {tie:g} (a tie of rounding to whole numbers); {what} up"
+        pairs.append((base, moved, f"{text} by {delta:g}"))
     return pairs
 
 
@@ -459,9 +490,10 @@ def scalar_pair_groups(
 ) -> list[tuple[bool, list[Pair]]]:
     """A scalar query's pairs one sensitivity apart, in groups ``(standard, pairs)``: 0 vs Δ
     (the standard group), then, at magnitudes drawn from ``rng``, a moderate offset a vs a + Δ
-    (a random multiple of Δ; real answers at ``PHASES`` phases of Δ from a random one) and a
-    large one ±2**k vs ±2**k + Δ, for mechanisms whose noise or rounding depends on the
-    magnitude or the position of the answer.  Inside declared query bounds only."""
+    (a random multiple of Δ; real answers at ``PHASES`` phases of Δ from a random one), a
+    large one ±2**k vs ±2**k + Δ and real answers at the ties of rounding to whole numbers,
+    for mechanisms whose noise or rounding depends on the magnitude or the position of the
+    answer.  Inside declared query bounds only."""
     step = largest_move(spec)
     if step <= 0:
         return []
@@ -479,23 +511,25 @@ def scalar_pair_groups(
     # loses most between answers on either side of a boundary
     phase = 0.0 if spec.integer_queries else float(rng.random())
     phases = [0.0] if spec.integer_queries else [(phase + j / PHASES) % 1 for j in range(PHASES)]
-    offsets = [
-        ([(multiple + f) * step for f in phases], "a moderate offset"),
-        ([large], f"a large magnitude (±2**{k})"),
-    ]
+    moderate = [((multiple + f) * step, "a moderate offset") for f in phases]
+    if not spec.integer_queries:
+        # rounding half to even takes k + 1/2 to k and k + 3/2 to k + 2 (k even): see tie_pairs
+        even = 2.0 * (multiple // 2)
+        moderate += [(even + h, "a tie of rounding to whole numbers") for h in (0.5, 1.5)]
+    offsets = [moderate, [(large, f"a large magnitude (±2**{k})")]]
     if bounds is not None:  # keep both inputs inside the range the mechanism accepts
         lo, hi = bounds
-        offsets = [([a for a in bases if lo <= a and a + step <= hi], t) for bases, t in offsets]
-        offsets = [(bases, t) for bases, t in offsets if bases]
+        offsets = [[(a, t) for a, t in group if lo <= a and a + step <= hi] for group in offsets]
+        offsets = [group for group in offsets if group]
         if not offsets and spec.integer_queries:
             first, last = math.ceil(lo), math.floor(hi - step)
             if first <= last:
-                offsets = [([float(rng.integers(first, last + 1))], "a random offset")]
+                offsets = [[(float(rng.integers(first, last + 1)), "a random offset")]]
         elif not offsets and hi - lo >= step:
-            offsets = [([lo + rng.random() * (hi - lo - step)], "a random offset")]
-    for bases, text in offsets:
+            offsets = [[(lo + rng.random() * (hi - lo - step), "a random offset")]]
+    for group in offsets:
         pairs: list[Pair] = []
-        for a in bases:
+        for a, text in group:
             x: int | float
             x_prime: int | float
             if spec.integer_queries:
@@ -516,7 +550,7 @@ def search_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
     """The pairs to screen for this adapter's input kind (``rng`` places a scalar query's)."""
     kind = spec.input.kind
     if kind is InputKind.VECTOR:
-        return vector_pairs(spec)
+        return vector_pairs(spec) + tie_pairs(spec, rng)
     if kind is InputKind.LOCAL:
         return local_pairs(spec)
     if kind is InputKind.DATASET:
@@ -533,10 +567,7 @@ def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:
         return bool(lo <= x <= hi and lo <= x_prime <= hi)
     if kind in (InputKind.SCALAR, InputKind.VECTOR):
         assert spec.sensitivity is not None
-        diff = np.atleast_1d(np.asarray(x_prime, dtype=float) - np.asarray(x, dtype=float))
-        norm = spec.input.norm or Norm.LINF
-        within = _norm(diff, norm) <= spec.sensitivity * (1 + 1e-12)
-        return within and spec.accepts_move(x, x_prime)
+        return spec.within_sensitivity(x, x_prime) and spec.accepts_move(x, x_prime)
     a, b = np.asarray(x), np.asarray(x_prime)
     k = spec.max_contributions  # records of one privacy unit
     if spec.neighbours == "replace":

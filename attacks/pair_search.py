@@ -20,6 +20,7 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -32,6 +33,7 @@ from attacks.neighbours import (
     dataset_pairs,
     search_pairs,
     size_pair,
+    tie_pairs,
     vector_pairs,
 )
 from auditor.core.claims import Family
@@ -74,10 +76,13 @@ class PairSearchAttack:
         sized = spec.input.kind is InputKind.DATASET and spec.neighbours == "add_remove"
         # datasets: climbs over them may add pairs (see Trial.explore)
         explore = DatasetMoves(spec, seed) if spec.input.kind is InputKind.DATASET else None
+        # the ties of rounding stay candidates wherever the base moves (drawn as search_pairs
+        # drew them)
+        ties = tie_pairs(spec, np.random.default_rng(seed)) if movable else []
         trial = _trial(
             spec,
             pairs,
-            partial(_rebased, spec) if movable else None,
+            partial(_rebased, spec, ties=ties) if movable else None,
             partial(_resized, spec, seed, explore) if sized else None,
             explore,
         )
@@ -113,15 +118,22 @@ def _trial(
 
 
 def _rebased(
-    spec: AdapterSpec, base_value: float, uniform: bool = False, spike: bool = False
+    spec: AdapterSpec,
+    base_value: float,
+    uniform: bool = False,
+    spike: bool = False,
+    ties: Sequence[Any] = (),
 ) -> Trial | None:
     """The vector patterns around base entries ``base_value`` (the first pair's x); with
     ``uniform``, only those that move every entry alike; with ``spike``, around the default
-    base with its first entry raised by ``base_value`` instead.  None if no pattern fits."""
+    base with its first entry raised by ``base_value`` instead; the ``ties`` after them
+    (not with ``uniform``: those join a trial as candidates).  None if no pattern fits."""
     if spike:
         pairs = vector_pairs(spec, None, uniform, spike=base_value)
     else:
         pairs = vector_pairs(spec, base_value, uniform)
+    if not uniform:
+        pairs += ties
     return _trial(spec, pairs) if pairs else None
 
 

@@ -51,6 +51,8 @@ from attacks.float_pair import (
     vector_pair,
 )
 from auditor.core.claims import Family
+from auditor.core.distance import pull_within
+from auditor.core.kinds import Norm
 from auditor.core.source import event_code, literal
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
@@ -231,7 +233,8 @@ def grid_pair(spec: AdapterSpec) -> tuple[float, float, int] | None:
     if x_prime > far or e - 53 < -1074:
         return None
     step = math.floor(sensitivity) if spec.integer_queries else sensitivity
-    x = max(near, x_prime - step)
+    # pulled towards x_prime by ulps where rounding would put it past the step
+    x = float(pull_within([x_prime], [max(near, x_prime - step)], Norm.LINF, step)[0])
     if not x < x_prime:
         return None
     return sign * x, sign * x_prime, e

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from auditor.core import distance
+from auditor.core.kinds import Norm
 from auditor.core.source import array_literal, event_code
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event
@@ -67,21 +68,13 @@ def largest_move(spec: AdapterSpec) -> float:
     return float(math.floor(spec.sensitivity)) if spec.integer_queries else spec.sensitivity
 
 
-def _exactly_within(a: float, b: float, limit: Fraction) -> bool:
-    return abs(Fraction(b) - Fraction(a)) <= limit
-
-
 def are_neighbours(x: np.ndarray, x_prime: np.ndarray, sensitivity: float) -> bool:
-    """Selection neighbours: same length, every utility moves by at most ``sensitivity``.
-
-    Decided exactly (rational arithmetic on the doubles), not with a rounded subtraction.
-    """
+    """Selection neighbours: same length, every utility moves by at most ``sensitivity``
+    (decided exactly, not with a rounded subtraction: ``auditor.core.distance``)."""
     x, x_prime = np.asarray(x, dtype=float), np.asarray(x_prime, dtype=float)
     if x.shape != x_prime.shape or x.ndim != 1:
         return False
-    limit = Fraction(float(sensitivity))
-    pairs = set(zip(x.tolist(), x_prime.tolist(), strict=True))  # attack vectors repeat values
-    return all(_exactly_within(a, b, limit) for a, b in pairs)
+    return distance.within_norm(x, x_prime, Norm.LINF, float(sensitivity))
 
 
 def declared_neighbours(spec: AdapterSpec, x: np.ndarray, x_prime: np.ndarray) -> bool:
@@ -94,18 +87,7 @@ def declared_neighbours(spec: AdapterSpec, x: np.ndarray, x_prime: np.ndarray) -
 def pull_within(x: npt.ArrayLike, x_prime: npt.ArrayLike, sensitivity: float) -> np.ndarray:
     """``x_prime`` with each entry moved (by ulps) towards ``x`` until it is at most
     ``sensitivity`` away exactly: ``fl(u + sensitivity)`` can overshoot by rounding."""
-    limit = Fraction(float(sensitivity))
-    x = np.asarray(x, dtype=float)
-    out = np.array(x_prime, dtype=float)
-    fixed: dict[tuple[float, float], float] = {}
-    for i, key in enumerate(zip(x.tolist(), out.tolist(), strict=True)):
-        if key not in fixed:
-            a, b = key
-            while not _exactly_within(a, b, limit):
-                b = float(np.nextafter(b, a))
-            fixed[key] = b
-        out[i] = fixed[key]
-    return out
+    return distance.pull_within(x, x_prime, Norm.LINF, float(sensitivity))
 
 
 def bounds_note(bounds: tuple[float, float] | None) -> str:

@@ -21,6 +21,7 @@ import numpy as np
 
 from auditor.core.claim_kinds import Claim, as_claim
 from auditor.core.claims import Family, PrivacyClaim
+from auditor.core.distance import within_norm
 from auditor.core.errors import AdapterContractError, InvalidArgument, adapter_code
 from auditor.core.kinds import (
     FAMILY_KINDS,
@@ -124,6 +125,13 @@ class AdapterSpec:
             return True
         step = np.asarray(x_prime, dtype=float) - np.asarray(x, dtype=float)
         return bool((step >= 0).all() or (step <= 0).all())
+
+    def within_sensitivity(self, x: Any, x_prime: Any) -> bool:
+        """Whether a scalar or vector pair is at most the declared sensitivity apart in the
+        declared norm, exactly (``auditor.core.distance``); True for other input kinds."""
+        if self.input.kind not in (InputKind.SCALAR, InputKind.VECTOR) or self.sensitivity is None:
+            return True
+        return within_norm(x, x_prime, self.input.norm or Norm.LINF, float(self.sensitivity))
 
     def accepts_size(self, query: Any) -> bool:
         """Whether ``query`` has as many records as the mechanism accepts (``min_records``;

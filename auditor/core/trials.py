@@ -183,12 +183,16 @@ class Trial:
     def accepted_by(self, spec: AdapterSpec) -> Trial | None:
         """This trial with only the pairs whose inputs the adapter accepts (a dataset
         mechanism's ``min_records``) and that are neighbours the way it declares (monotone
-        vector moves), its first such pair its own; None if none is left."""
+        vector moves, within the sensitivity exactly), its first such pair its own; None if
+        none is left."""
         pairs = self.pairs
         kept = [
             p
             for p in pairs
-            if spec.accepts_size(p[0]) and spec.accepts_size(p[1]) and spec.accepts_move(p[0], p[1])
+            if spec.accepts_size(p[0])
+            and spec.accepts_size(p[1])
+            and spec.accepts_move(p[0], p[1])
+            and spec.within_sensitivity(p[0], p[1])
         ]
         if len(kept) == len(pairs):
             return self

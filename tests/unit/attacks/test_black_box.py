@@ -63,7 +63,11 @@ def test_additive_pairs_are_within_the_sensitivity_exactly(sensitivity, seed):
 def test_the_moderate_pair_is_screened_at_phases_of_the_step_off_the_standard_grid():
     for seed in range(5):
         moderate = _trials(_Additive(0.4), seed)[1]
-        phases = sorted((Fraction(x) / Fraction(0.4)) % 1 for x, _, _ in moderate.pairs)
+        phases = sorted(
+            (Fraction(x) / Fraction(0.4)) % 1
+            for x, _, text in moderate.pairs
+            if "moderate offset" in text
+        )
         assert len(phases) == PHASES and len(set(phases)) == PHASES
         gaps = [b - a for a, b in pairwise(phases)]
         assert all(abs(g - Fraction(1, PHASES)) < Fraction(1, 10**6) for g in gaps), phases
@@ -102,7 +106,7 @@ def test_a_snapped_answer_calibrated_for_the_pair_on_the_grid_is_caught_off_it()
     report = run_audit(adapters, load_attacks(["black-box"]), AuditConfig(budget=100_000, seed=0))
     broken, correct = report.results
     assert broken.verdict is Verdict.VIOLATION, broken.to_dict()
-    assert "moderate offset" in broken.best.trial
+    assert "(one sensitivity apart at " in broken.best.trial  # off the standard pair's grid
     assert correct.verdict is Verdict.NO_VIOLATION, correct.to_dict()
 
 
@@ -223,3 +227,37 @@ def test_event_labels_name_large_values_exactly():
     assert outcome_set_event(np.array([2**33 + 1])).description == "output == 8589934593"
     assert threshold_event(0.1 + 2**-40, above=True).description == f"output > {0.1 + 2**-40!r}"
     assert threshold_event(0.5, above=False).description == "output < 0.5"
+
+
+class RoundedAnswer:
+    """The answer rounded to a whole number, then two-sided geometric noise at rate eps:
+    rounding down moves it by at most 1 (eps-DP), rounding half to even by 2 at a tie
+    (k + 1/2 -> k, k + 3/2 -> k + 2 for k even: 2 eps)."""
+
+    family, epsilon, sensitivity = "additive", 1.0, 1.0
+
+    def __init__(self, rounding) -> None:
+        self.rounding, self.name = rounding, f"test.rounded({rounding.__name__})"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        p = -np.expm1(-1.0)
+        steps = self._rng.geometric(p, n) - self._rng.geometric(p, n)
+        return (self.rounding(float(query)) + steps).astype(float)
+
+
+def test_rounding_half_to_even_before_the_noise_is_caught_at_a_tie():
+    from attacks import load_attacks
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import Verdict
+    from auditor.engine.runner import run_audit
+
+    adapters = [RoundedAnswer(np.rint), RoundedAnswer(np.floor)]
+    report = run_audit(adapters, load_attacks(["black-box"]), AuditConfig(budget=100_000, seed=0))
+    broken, correct = report.results
+    assert broken.verdict is Verdict.VIOLATION, broken.to_dict()
+    assert "tie of rounding" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION, correct.to_dict()

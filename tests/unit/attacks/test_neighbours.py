@@ -289,3 +289,25 @@ def test_a_category_counted_twice_is_found():
     x, x_prime = (Counter(np.asarray(d).tolist()) for d in (broken.best.x, broken.best.x_prime))
     assert set((x - x_prime) + (x_prime - x)) == {6}, broken.best.trial
     assert correct.verdict is Verdict.NO_VIOLATION
+
+
+@pytest.mark.parametrize(
+    ("attrs", "ties"),
+    [
+        ({"norm": "linf", "sensitivity": 1.0}, 3),
+        ({"norm": "l2", "sensitivity": 1.0, "query_bounds": (-3.0, 3.0)}, 3),
+        ({"norm": "linf", "sensitivity": 1.0, "query_bounds": (0.0, 2.0)}, 0),  # no room
+        ({"norm": "linf", "sensitivity": 1, "integer_queries": True}, 0),
+    ],
+)
+def test_real_vectors_are_paired_at_ties_of_rounding_both_parities(attrs, ties):
+    spec = check_adapter(Declared(input_kind="vector", output_kind="index", **attrs))
+    pairs = [p for p in search_pairs(spec, np.random.default_rng(1)) if "tie of" in p[2]]
+    assert len(pairs) == ties
+    bases = {float(x[0]) for x, _, _ in pairs}
+    for x, x_prime, text in pairs:
+        assert are_neighbours(spec, x, x_prime), text
+        assert float(x[0]) % 1 == 0.5
+    if ties:
+        low = min(bases)
+        assert bases == {low, low + 1, low + 2} and (low + 0.5) % 2 == 0

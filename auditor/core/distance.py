@@ -1,0 +1,88 @@
+"""How far apart two query inputs are, decided exactly on the doubles.
+
+A pair of neighbours built in floating point can overshoot the declared sensitivity by
+rounding, and a rounded subtraction can hide it: with ``u = 1 - 2**-53``, ``u + 1`` rounds to
+``2.0`` and ``2.0 - u`` rounds back to ``1.0``.  A mechanism that floors its input moves by 2 on
+that pair, so a correct one would look broken.  Every scalar or vector pair an attack builds is
+therefore checked here in rational arithmetic, and pulled back by ulps where it overshoots.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+from auditor.core.kinds import Norm
+
+#: a float norm of the differences this far inside the bound is inside it exactly: the rounding
+#: of m differences and their sum is at most about m * 2^-53 relative (see ``_slack``)
+_SLACK = 1e-9
+
+
+def _slack(m: int) -> float:
+    return max(_SLACK, 4.0 * m * 2.0**-53)
+
+
+def _float_norm(diff: np.ndarray, norm: Norm) -> float:
+    if norm is Norm.L1:
+        return float(diff.sum())
+    if norm is Norm.L2:
+        return float(np.sqrt((diff * diff).sum()))
+    return float(diff.max(initial=0.0))
+
+
+def _exact_norm_within(a: np.ndarray, b: np.ndarray, norm: Norm, bound: float) -> bool:
+    changed = np.flatnonzero(a != b)
+    # inputs repeat values: each distinct (a, b) once for the largest entry
+    pairs = list(zip(a[changed].tolist(), b[changed].tolist(), strict=True))
+    if norm is Norm.LINF:
+        pairs = list(set(pairs))
+    diffs = [abs(Fraction(v) - Fraction(u)) for u, v in pairs]
+    limit = Fraction(bound)
+    if norm is Norm.L1:
+        return sum(diffs, Fraction(0)) <= limit
+    if norm is Norm.L2:
+        return sum((d * d for d in diffs), Fraction(0)) <= limit * limit
+    return max(diffs, default=Fraction(0)) <= limit
+
+
+def within_norm(x: npt.ArrayLike, x_prime: npt.ArrayLike, norm: Norm, bound: float) -> bool:
+    """Whether ``x_prime - x`` is at most ``bound`` in ``norm``, exactly (same shapes, finite
+    entries; a scalar is a vector of one entry)."""
+    a = np.atleast_1d(np.asarray(x, dtype=float)).ravel()
+    b = np.atleast_1d(np.asarray(x_prime, dtype=float)).ravel()
+    if a.shape != b.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return False
+    with np.errstate(over="ignore"):
+        approx = _float_norm(np.abs(b - a), norm)
+    slack = _slack(a.size)
+    if approx <= bound * (1 - slack):
+        return True
+    if approx > bound * (1 + slack):
+        return False
+    return _exact_norm_within(a, b, norm, bound)
+
+
+def pull_within(x: npt.ArrayLike, x_prime: npt.ArrayLike, norm: Norm, bound: float) -> np.ndarray:
+    """``x_prime`` with its entries moved by ulps towards ``x`` until it is at most ``bound``
+    away in ``norm`` exactly (under L∞ each entry alone; under L1 and L2 every moved entry
+    alike); unchanged when it already is."""
+    a = np.asarray(x, dtype=float)
+    out = np.array(x_prime, dtype=float)
+    if norm is Norm.LINF:
+        limit, fixed = Fraction(bound), {}
+        flat_a, flat = a.ravel(), out.ravel()
+        for i, key in enumerate(zip(flat_a.tolist(), flat.tolist(), strict=True)):
+            if key not in fixed:
+                u, v = key
+                while abs(Fraction(v) - Fraction(u)) > limit:
+                    v = float(np.nextafter(v, u))
+                fixed[key] = v
+            flat[i] = fixed[key]
+        return flat.reshape(out.shape)
+    while not within_norm(a, out, norm, bound):
+        moved = out != a
+        out[moved] = np.nextafter(out[moved], a[moved])
+    return out
