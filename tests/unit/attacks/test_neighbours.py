@@ -298,10 +298,14 @@ def test_a_category_counted_twice_is_found():
         ({"norm": "l2", "sensitivity": 1.0, "query_bounds": (-3.0, 3.0)}, 3),
         ({"norm": "linf", "sensitivity": 1.0, "query_bounds": (0.0, 2.0)}, 0),  # no room
         ({"norm": "linf", "sensitivity": 1, "integer_queries": True}, 0),
+        ({"norm": "linf", "sensitivity": 1.0, "output_kind": "index"}, 0),  # not a value
     ],
 )
 def test_real_vectors_are_paired_at_ties_of_rounding_both_parities(attrs, ties):
-    spec = check_adapter(Declared(input_kind="vector", output_kind="index", **attrs))
+    attrs = {"output_kind": "real", **attrs}
+    if attrs["output_kind"] == "real":
+        attrs["output_length"] = "query"
+    spec = check_adapter(Declared(input_kind="vector", **attrs))
     pairs = [p for p in search_pairs(spec, np.random.default_rng(1)) if "tie of" in p[2]]
     assert len(pairs) == ties
     bases = {float(x[0]) for x, _, _ in pairs}
