@@ -34,6 +34,7 @@ def _float_norm(diff: np.ndarray, norm: Norm) -> float:
 
 
 def _exact_norm_within(a: np.ndarray, b: np.ndarray, norm: Norm, bound: float) -> bool:
+    """``a`` and ``b`` as given (integers stay integers: no rounding to doubles)."""
     changed = np.flatnonzero(a != b)
     # inputs repeat values: each distinct (a, b) once for the largest entry
     pairs = list(zip(a[changed].tolist(), b[changed].tolist(), strict=True))
@@ -51,10 +52,18 @@ def _exact_norm_within(a: np.ndarray, b: np.ndarray, norm: Norm, bound: float) -
 def within_norm(x: npt.ArrayLike, x_prime: npt.ArrayLike, norm: Norm, bound: float) -> bool:
     """Whether ``x_prime - x`` is at most ``bound`` in ``norm``, exactly (same shapes, finite
     entries; a scalar is a vector of one entry)."""
-    a = np.atleast_1d(np.asarray(x, dtype=float)).ravel()
-    b = np.atleast_1d(np.asarray(x_prime, dtype=float)).ravel()
-    if a.shape != b.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
+    exact_a = np.atleast_1d(np.asarray(x)).ravel()
+    exact_b = np.atleast_1d(np.asarray(x_prime)).ravel()
+    if exact_a.shape != exact_b.shape:
         return False
+    a, b = exact_a.astype(float), exact_b.astype(float)
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return False
+    if exact_a.dtype.kind in "iu" or exact_b.dtype.kind in "iu":
+        # integers beyond 2^53 round as doubles: decided on the integers themselves
+        big = max(float(np.abs(a).max(initial=0)), float(np.abs(b).max(initial=0)))
+        if big >= 2.0**53:
+            return _exact_norm_within(exact_a, exact_b, norm, bound)
     with np.errstate(over="ignore"):
         approx = _float_norm(np.abs(b - a), norm)
     slack = _slack(a.size)
@@ -62,7 +71,7 @@ def within_norm(x: npt.ArrayLike, x_prime: npt.ArrayLike, norm: Norm, bound: flo
         return True
     if approx > bound * (1 + slack):
         return False
-    return _exact_norm_within(a, b, norm, bound)
+    return _exact_norm_within(exact_a, exact_b, norm, bound)
 
 
 def pull_within(x: npt.ArrayLike, x_prime: npt.ArrayLike, norm: Norm, bound: float) -> np.ndarray:

@@ -23,6 +23,13 @@ def test_an_overshoot_the_rounded_subtraction_hides_is_seen():
     assert within_norm([0.5], [1.5], Norm.LINF, 1.0)  # exactly 1: inside
 
 
+def test_integers_beyond_two_to_the_53_are_not_rounded_to_doubles():
+    big = np.array([2**60], dtype=np.int64)
+    assert float(big[0]) == float(big[0] + 3)  # as doubles the move vanishes
+    assert not within_norm(big, big + 3, Norm.LINF, 1.0)
+    assert within_norm(big, big + 1, Norm.LINF, 1.0)
+
+
 @pytest.mark.parametrize(
     ("norm", "x", "x_prime", "bound", "inside"),
     [
