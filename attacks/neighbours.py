@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from attacks.selection_common import largest_move
-from auditor.core.distance import pull_within
+from auditor.core.distance import float_norm, pull_within
 from auditor.core.kinds import InputKind, Norm, OutputKind
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import USER_RECORDS, as_rows, row_keys
@@ -121,14 +121,6 @@ def _one_user_apart(small: np.ndarray, big: np.ndarray, column: int) -> bool:
     return Counter(row_keys(rest)) == Counter(row_keys(small))
 
 
-def _norm(v: np.ndarray, norm: Norm) -> float:
-    if norm is Norm.L1:
-        return float(np.abs(v).sum())
-    if norm is Norm.L2:
-        return float(np.sqrt((v * v).sum()))
-    return float(np.abs(v).max())
-
-
 def integer_move(signs: np.ndarray, delta: float, norm: Norm) -> tuple[np.ndarray, int | None]:
     """The move of sign pattern ``signs`` in whole numbers within ``delta``: the pattern scaled
     to ``delta`` and rounded toward 0, or, where that rounds moved entries to 0, the pattern
@@ -136,7 +128,7 @@ def integer_move(signs: np.ndarray, delta: float, norm: Norm) -> tuple[np.ndarra
     turn and scaled as far as whole numbers go (a move of 2 in L1 over ten entries is +1 and
     -1 on two of them, not nothing).  The second value: the entries kept by a cut (None: no
     cut)."""
-    move = np.trunc(delta * signs / _norm(signs, norm))
+    move = np.trunc(delta * signs / float_norm(signs, norm))
     if not ((signs != 0) & (move == 0)).any():
         return move, None
     rising, falling = np.flatnonzero(signs > 0), np.flatnonzero(signs < 0)
@@ -144,7 +136,7 @@ def integer_move(signs: np.ndarray, delta: float, norm: Norm) -> tuple[np.ndarra
     for j in range(len(turns) - 1, 0, -1):
         part = np.zeros(len(signs))
         part[turns[:j]] = signs[turns[:j]]
-        cut = np.trunc(delta * part / _norm(part, norm))
+        cut = np.trunc(delta * part / float_norm(part, norm))
         if (cut[turns[:j]] != 0).all():
             return cut, j
     return np.zeros(len(signs)), None
@@ -191,7 +183,7 @@ def vector_pairs(
             continue
         if not spec.accepts_move(np.zeros(m), signs):
             continue  # not neighbours under a monotone relation
-        move, kept = delta * signs / _norm(signs, norm), None
+        move, kept = delta * signs / float_norm(signs, norm), None
         if integer:
             move, kept = integer_move(signs, delta, norm)
         # rounding may carry base + move past the sensitivity: pulled back by ulps
@@ -201,7 +193,7 @@ def vector_pairs(
             continue
         if kept is not None:
             text += f", cut to {kept} of its entries for whole steps"
-        label = f"{text} ({norm} move {_norm(step, norm):g})"
+        label = f"{text} ({norm} move {float_norm(step, norm):g})"
         add(base, moved, f"; {label}")
         if (step > 0).any() and (step < 0).any():
             # the same move crossing over: the entries that go down start raised, the ones

@@ -28,6 +28,7 @@ import argparse
 import itertools
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -57,14 +58,20 @@ def first_above_pmf(weight: np.ndarray, above: np.ndarray) -> np.ndarray:
     return np.array([*out, weight @ none_yet])
 
 
-def pmf(mechanism: SVT1 | SVT4 | SVT6, q: np.ndarray) -> np.ndarray:
-    """Exact (to quadrature) output distribution of a Lyu et al. SVT on queries ``q``: the
-    position of the first ⊤ (or none) with cutoff 1; every answer pattern without cutoff."""
+def quadrature(mechanism: SVT1 | SVT4 | SVT6) -> tuple[np.ndarray, Callable[[float], np.ndarray]]:
+    """The threshold-noise grid's masses, and a query value's chance of ⊤ at every grid point."""
     rho_scale, nu_scale = mechanism.rho_scale(), mechanism.nu_scale()
     assert nu_scale is not None
     rho = np.linspace(-30 * rho_scale, 30 * rho_scale, GRID)
     weight = stats.laplace.pdf(rho, scale=rho_scale) * (rho[1] - rho[0])
-    above = np.stack([stats.laplace.sf(mechanism.threshold + rho - qi, scale=nu_scale) for qi in q])
+    return weight, lambda qi: stats.laplace.sf(mechanism.threshold + rho - qi, scale=nu_scale)
+
+
+def pmf(mechanism: SVT1 | SVT4 | SVT6, q: np.ndarray) -> np.ndarray:
+    """Exact (to quadrature) output distribution of a Lyu et al. SVT on queries ``q``: the
+    position of the first ⊤ (or none) with cutoff 1; every answer pattern without cutoff."""
+    weight, chance = quadrature(mechanism)
+    above = np.stack([chance(qi) for qi in q])
     if mechanism.cutoff == 1:
         return first_above_pmf(weight, above)
     assert mechanism.cutoff is None
@@ -90,10 +97,8 @@ def limit(p: np.ndarray, q: np.ndarray, n: int, conditional: bool = False) -> fl
 
 def all_moves(mechanism: SVT4, n: int, conditional: bool, shown: int = 10) -> None:
     """Print the ``shown`` largest limits at ``n`` over every pair (0, y), y in {-1, 0, 1}^m."""
-    rho_scale, nu_scale = mechanism.rho_scale(), mechanism.nu_scale()
-    rho = np.linspace(-30 * rho_scale, 30 * rho_scale, GRID)
-    weight = stats.laplace.pdf(rho, scale=rho_scale) * (rho[1] - rho[0])
-    above = {v: stats.laplace.sf(mechanism.threshold + rho - v, scale=nu_scale) for v in (-1, 0, 1)}
+    weight, chance = quadrature(mechanism)
+    above = {v: chance(v) for v in (-1, 0, 1)}
     m = 10
     base = first_above_pmf(weight, np.stack([above[0]] * m))
     t0 = time.perf_counter()

@@ -25,12 +25,19 @@ def _slack(m: int) -> float:
     return max(_SLACK, 4.0 * m * 2.0**-53)
 
 
-def _float_norm(diff: np.ndarray, norm: Norm) -> float:
+def float_norm(v: npt.ArrayLike, norm: Norm) -> float:
+    """``v``'s norm in floating point (rounded: for sizes and labels, not for deciding)."""
+    size = np.abs(np.asarray(v, dtype=float))
     if norm is Norm.L1:
-        return float(diff.sum())
+        return float(size.sum())
     if norm is Norm.L2:
-        return float(np.sqrt((diff * diff).sum()))
-    return float(diff.max(initial=0.0))
+        return float(np.sqrt((size * size).sum()))
+    return float(size.max(initial=0.0))
+
+
+def _gap(u: float, v: float) -> Fraction:
+    """|v - u| exactly."""
+    return abs(Fraction(v) - Fraction(u))
 
 
 def _exact_norm_within(a: np.ndarray, b: np.ndarray, norm: Norm, bound: float) -> bool:
@@ -40,7 +47,7 @@ def _exact_norm_within(a: np.ndarray, b: np.ndarray, norm: Norm, bound: float) -
     pairs = list(zip(a[changed].tolist(), b[changed].tolist(), strict=True))
     if norm is Norm.LINF:
         pairs = list(set(pairs))
-    diffs = [abs(Fraction(v) - Fraction(u)) for u, v in pairs]
+    diffs = [_gap(u, v) for u, v in pairs]
     limit = Fraction(bound)
     if norm is Norm.L1:
         return sum(diffs, Fraction(0)) <= limit
@@ -65,7 +72,7 @@ def within_norm(x: npt.ArrayLike, x_prime: npt.ArrayLike, norm: Norm, bound: flo
         if big >= 2.0**53:
             return _exact_norm_within(exact_a, exact_b, norm, bound)
     with np.errstate(over="ignore"):
-        approx = _float_norm(np.abs(b - a), norm)
+        approx = float_norm(b - a, norm)
     slack = _slack(a.size)
     if approx <= bound * (1 - slack):
         return True
@@ -86,7 +93,7 @@ def pull_within(x: npt.ArrayLike, x_prime: npt.ArrayLike, norm: Norm, bound: flo
         for i, key in enumerate(zip(flat_a.tolist(), flat.tolist(), strict=True)):
             if key not in fixed:
                 u, v = key
-                while abs(Fraction(v) - Fraction(u)) > limit:
+                while _gap(u, v) > limit:
                     v = float(np.nextafter(v, u))
                 fixed[key] = v
             flat[i] = fixed[key]
