@@ -27,6 +27,7 @@ ATTACKS: dict[str, str] = {
     "black-box": "attacks.black_box:BlackBoxAttack",
     "selection-search": "attacks.selection_search:SelectionSearchAttack",
     "pair-search": "attacks.pair_search:PairSearchAttack",
+    "one-sided": "attacks.one_sided:OneSidedAttack",
     "timing": "attacks.timing:TimingAttack",
 }
 

@@ -160,6 +160,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                     f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
                     f"({md_escape(test_text(r, _num))}); point estimate {_num(r.get('point_estimate'))}",
                 ]
+        lines += _delta_lines(r)
         power = r.get("power")
         if power and power.get("statement"):
             lines.append(f"- power: {md_escape(power['statement'])}")
@@ -191,6 +192,22 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"- started {md_escape(timing.get('started', '?'))}, wall time {timing.get('wall_seconds', '?')} s"
     )
     return "\n".join(lines) + "\n"
+
+
+def _delta_lines(r: dict[str, Any]) -> list[str]:
+    """The certified lower bound on delta at the claimed epsilon, when a test showed one."""
+    d = r.get("delta_lower_bound")
+    claim = r.get("claim") or {}
+    if not d or "delta" not in claim:
+        return []
+    c = d["counts"]
+    exceeds = " (exceeds the claim)" if d["delta_lower_bound"] > claim["delta"] else ""
+    return [
+        f"- certified δ ≥ {_num(d['delta_lower_bound'])} at ε = {_num(d['epsilon'])} "
+        f"(claimed δ {_num(claim['delta'])}){exceeds}: event {md_escape(d['event'])}, "
+        f"{c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x', "
+        f"significance {_num(d['alpha'])}, on {md_escape(d.get('trial', ''))}"
+    ]
 
 
 def _root_cause_lines(r: dict[str, Any]) -> list[str]:

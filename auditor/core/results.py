@@ -134,6 +134,44 @@ class EpsilonEstimate:
         }
 
 
+@dataclass(frozen=True)
+class DeltaBound:
+    """A certified lower bound on delta at the claimed epsilon, for one event.
+
+    Re-derivable as ``delta_lower_bound(k0, n0, k1, n1, alpha, epsilon, alpha_split)``
+    (``auditor.statistics.clopper_pearson``): the same counts and Clopper-Pearson limits as an
+    epsilon bound of that test, read as P[x] - e^epsilon P[x'], so it spends no alpha of its
+    own.  It may come from another event than the epsilon bound beside it: every test's
+    limits hold together under the run's family-wise alpha.
+    """
+
+    delta_lower_bound: float
+    epsilon: float
+    alpha: float
+    event: str
+    counts: EventCounts
+    alpha_split: float = 0.5
+    #: the pair, in bound order (the event is likelier on ``x``), and the trial it came from
+    x: Any = None
+    x_prime: Any = None
+    trial: str = ""
+
+    def violates(self, claimed_delta: float) -> bool:
+        return self.delta_lower_bound > claimed_delta
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "delta_lower_bound": self.delta_lower_bound,
+            "epsilon": self.epsilon,
+            "alpha": self.alpha,
+            "alpha_split": self.alpha_split,
+            "event": self.event,
+            "counts": self.counts.to_dict(),
+            "trial": self.trial,
+            "queries": [jsonable(self.x), jsonable(self.x_prime)],
+        }
+
+
 def _probabilities_dict(p: tuple[float, float] | None) -> dict[str, float] | None:
     return None if p is None else {"p0": float(p[0]), "p1": float(p[1])}
 
@@ -222,6 +260,9 @@ class Finding:
     output_sample: OutputSample | None = field(default=None, compare=False, repr=False)
     #: how to redraw the counted outputs without dp-audit (None: the draws cannot be replayed)
     replay: Replay | None = field(default=None, compare=False, repr=False)
+    #: the largest certified lower bound on delta at the claimed epsilon among the trial's
+    #: tests (point claims; None when no test showed any)
+    delta_bound: DeltaBound | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -232,6 +273,7 @@ class Finding:
             "n_certify": self.n_certify,
             "looks": self.looks,
             **self.estimate.to_dict(),
+            **({} if self.delta_bound is None else {"delta_bound": self.delta_bound.to_dict()}),
         }
 
 
@@ -287,6 +329,13 @@ class AdapterResult:
     def epsilon_lower_bound(self) -> float:
         return self.best.estimate.epsilon_lower_bound if self.best else 0.0
 
+    @property
+    def delta_bound(self) -> DeltaBound | None:
+        """The largest certified lower bound on delta at the claimed epsilon over the
+        adapter's trials (all hold together under the run's alpha), or None."""
+        bounds = [f.delta_bound for f in self.findings if f.delta_bound is not None]
+        return max(bounds, key=lambda b: b.delta_lower_bound, default=None)
+
     def to_dict(self) -> dict[str, Any]:
         best = self.best
         return {
@@ -316,6 +365,7 @@ class AdapterResult:
                 else {}
             ),
             "counts": best.estimate.counts.to_dict() if best else None,
+            "delta_lower_bound": (None if self.delta_bound is None else self.delta_bound.to_dict()),
             "error": self.error,
             "error_traceback": self.error_traceback,
             "library": {"name": self.library, "version": self.library_version},

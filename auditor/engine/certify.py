@@ -53,6 +53,7 @@ from auditor.core.errors import DPAuditError
 from auditor.core.interfaces import Attack
 from auditor.core.results import (
     OUTPUT_SAMPLE_SIZE,
+    DeltaBound,
     EpsilonEstimate,
     EventCounts,
     Finding,
@@ -82,6 +83,7 @@ from auditor.statistics.clopper_pearson import (
     best_splits,
     cp_lower_array,
     cp_upper_array,
+    delta_lower_bound,
     epsilon_lower_bound,
     epsilon_point_estimate,
     predicted_lower_bounds,
@@ -101,7 +103,11 @@ from auditor.statistics.events.event_selection import (
     pessimistic_log_ratios,
     predicted_scores,
 )
-from auditor.statistics.power import claim_power_statement, power_statement
+from auditor.statistics.power import (
+    claim_power_statement,
+    detectable_delta,
+    power_statement,
+)
 
 if TYPE_CHECKING:
     from auditor.core.configs import AuditConfig
@@ -256,9 +262,9 @@ class Certifier:
         self.samples = 0
         #: each trial the futility check cut, for the report's notes
         self.short: list[CutTrial] = []
-        #: (candidate pairs, outputs per side each was first scored on) of each screening too
-        #: thin to show an output of probability delta (a point claim with delta > 0)
-        self.thin_screens: list[tuple[int, int]] = []
+        #: (attack, candidate pairs, outputs per side each was first scored on) of every
+        #: screening under a point claim with delta > 0, for the note on leaks in delta alone
+        self.screens: list[tuple[str, int, int]] = []
 
     def seed(self, *labels: object) -> int:
         """The entropy of the request named by ``labels`` (one per request: fresh outputs)."""
@@ -509,6 +515,38 @@ class Certifier:
                 best = cells
         return best
 
+    def _best_delta(
+        self,
+        events: list[Event],
+        k: np.ndarray,
+        drawn: int,
+        alphas: np.ndarray,
+        splits: np.ndarray,
+        sizes: tuple[int, int] | None = None,
+        conditional: np.ndarray | None = None,
+    ) -> tuple[float, int, int, EventCounts, float, float] | None:
+        """The largest certified lower bound on delta at the claimed epsilon among the box
+        tests on counts ``k`` (as :meth:`_best` reads them): ``(bound, side, event, counts,
+        alpha, split)``, or None for a curve claim or when no test shows a positive one.  The
+        same limits as the tests' epsilon bounds: no alpha of its own."""
+        claim = self.spec.claim
+        if not is_point(claim):
+            return None
+        best = None
+        for j in range(len(events)):
+            for side in (0, 1):
+                if conditional is not None and sizes is not None and conditional[side, j]:
+                    continue  # the conditional test's alpha is spent on its ratio alone
+                k0, k1 = int(k[side, j]), int(k[1 - side, j])
+                n0, n1 = (drawn, drawn) if sizes is None else (sizes[side], sizes[1 - side])
+                if k0 == 0:
+                    continue
+                split, alpha = float(splits[side, j]), float(alphas[side, j])
+                bound = delta_lower_bound(k0, n0, k1, n1, alpha, claim.epsilon, split)
+                if bound > 0 and (best is None or bound > best[0]):
+                    best = (bound, side, j, EventCounts(n0=n0, k0=k0, n1=n1, k1=k1), alpha, split)
+        return best
+
     def _chain_candidate(
         self, chain: CellChain, above: np.ndarray, drawn: int, alpha: float
     ) -> Candidate:
@@ -668,7 +706,7 @@ class Certifier:
             est.alpha_split,
             conditional=est.estimator == CONDITIONAL_ESTIMATOR,
         )
-        return replace(finding, power=power)
+        return replace(finding, power=_with_delta_power(power, n_cert, alpha, claim))
 
 
 @dataclass(frozen=True)
@@ -741,8 +779,17 @@ class _TrialStages:
         self.kept: tuple[list[np.ndarray], str] | None = None
         #: the event of the best finding so far (for the report's plot)
         self.event: Event | None = None
+        #: the largest certified lower bound on delta at the claimed epsilon so far
+        self.delta: DeltaBound | None = None
 
     def run(self) -> Finding | None:
+        """The trial's best finding, with the largest delta bound any of its tests showed."""
+        best = self._run()
+        if best is None or self.delta is None:
+            return best
+        return replace(best, delta_bound=self.delta)
+
+    def _run(self) -> Finding | None:
         exact = self.certifier._exact(self.attack, self.trial)
         self.best = exact
         if self.violated() or self.trial.distinguisher.max_events <= 0:
@@ -818,6 +865,29 @@ class _TrialStages:
             drawn,
             look_no,
             replay=replay,
+        )
+
+    def consider_delta(
+        self,
+        found: tuple[float, int, int, EventCounts, float, float] | None,
+        events: list[Event],
+    ) -> None:
+        """Keep ``found`` (:meth:`Certifier._best_delta`) if it beats the delta bound so far."""
+        if found is None or (self.delta is not None and found[0] <= self.delta.delta_lower_bound):
+            return
+        bound, side, j, counts, alpha, split = found
+        trial = self.trial
+        x, x_prime = (trial.x, trial.x_prime) if side == 0 else (trial.x_prime, trial.x)
+        self.delta = DeltaBound(
+            bound,
+            float(self.claim.epsilon),
+            alpha,
+            events[j].description,
+            counts,
+            split,
+            x,
+            x_prime,
+            trial.description,
         )
 
     def propose(self, train: list[np.ndarray], plan: CertificationPlan) -> list[Event]:
@@ -1009,12 +1079,11 @@ class _TrialStages:
         return replace(trial, x=x, x_prime=x_prime, description=chosen, candidates=())
 
     def _note_thin_screening(self, pairs: int, scored: int) -> None:
-        """Remember a first screening round in which an output of probability delta shows
-        fewer than ``THIN_SCREEN`` times per pair: a leak in delta alone (an output one
-        neighbour never produces) can then lose its pair before it is seen."""
-        delta = self.claim.delta
-        if is_point(self.claim) and delta > 0 and scored * delta < THIN_SCREEN:
-            self.certifier.thin_screens.append((pairs, scored))
+        """Remember the first screening round's size under a point claim with delta > 0: where
+        an output of probability delta shows fewer than ``THIN_SCREEN`` times per pair, a leak
+        in delta alone (an output one neighbour never produces) can lose its pair unseen."""
+        if is_point(self.claim) and self.claim.delta > 0:
+            self.certifier.screens.append((self.attack.name, pairs, scored))
 
     def _count_streamed(
         self,
@@ -1074,6 +1143,7 @@ class _TrialStages:
             alphas = np.full((2, len(events)), alpha)
             splits = c._splits(_training_rates(events, pilot_train), size, alphas)
             self.consider(c._best(events, k, size, alphas, splits), size, size, 0, seeds)
+            self.consider_delta(c._best_delta(events, k, size, alphas, splits), events)
         if self.violated():
             return pilot_train
         rest = c._draw_pair(self.trial, self.schedule.n_train - 2 * size, *self.label, "train")
@@ -1198,11 +1268,35 @@ class _TrialStages:
                     look_no,
                     seeds,
                 )
+                self.consider_delta(
+                    c._best_delta(events, k, drawn, alphas * share, splits, sizes, conditional),
+                    events,
+                )
                 if self.violated():
                     return
         finally:
             if ahead is not None:
                 ahead.discard()
+
+
+def _with_delta_power(power: dict[str, Any], n: int, alpha: float, claim: Any) -> dict[str, Any]:
+    """``power`` with what the budget says of leaks in delta alone: the smallest probability
+    of an output one neighbour never shows that the last look would certify above delta."""
+    if claim.delta <= 0:
+        return power
+    p = detectable_delta(n, alpha, claim.epsilon, claim.delta)
+    if p is None:
+        text = (
+            f"; an output one neighbour never produces would not be certified above delta = "
+            f"{claim.delta:g} at any probability on {n:,} outputs per side"
+        )
+    else:
+        text = (
+            f"; an output one neighbour never produces is certified above delta = "
+            f"{claim.delta:g} with probability ≥ 0.8 once its probability is ≥ {p:.3g} "
+            f"({p / claim.delta:.3g} x delta) on {n:,} outputs per side"
+        )
+    return {**power, "delta_detectable": p, "statement": power["statement"] + text}
 
 
 def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray | None:

@@ -55,7 +55,7 @@ from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
 from auditor.core.trials import Trial
 from auditor.engine.backends import open_sampler
-from auditor.engine.certify import Certifier
+from auditor.engine.certify import THIN_SCREEN, Certifier
 from auditor.engine.proposals import Proposer
 from auditor.engine.sampling import Sampler
 from auditor.statistics.events.cell_chains import claim_orders
@@ -326,17 +326,26 @@ def _futility_notes(certifier: Certifier, config: AuditConfig) -> tuple[str, ...
 
 
 def _thin_screening_notes(certifier: Certifier) -> tuple[str, ...]:
-    """One note when screening was too thin to show outputs of probability near delta."""
-    if not certifier.thin_screens:
-        return ()
-    pairs, scored = min(certifier.thin_screens, key=lambda t: t[1])
+    """One note when a screening was too thin to show outputs of probability near delta, and
+    what the widest screening of the adapter gave instead."""
     delta = certifier.spec.claim.delta
+    thin = [s for s in certifier.screens if s[2] * delta < THIN_SCREEN]
+    if not thin:
+        return ()
+    _, pairs, scored = min(thin, key=lambda t: t[2])
+    attack, wide_pairs, widest = max(certifier.screens, key=lambda t: t[2])
+    wider = (
+        f"; the {attack} attack's {wide_pairs} pairs were first scored on {widest:,} outputs "
+        f"each (such an output shows about {widest * delta:.2g} times)"
+        if widest * delta >= THIN_SCREEN
+        else ""
+    )
     return (
         f"screening: each of {pairs} candidate pairs was first scored on {scored:,} outputs "
         f"per side, where an output of probability delta = {delta:g} shows about "
         f"{scored * delta:.2g} times: a leak in delta alone (an output one neighbour never "
-        "produces and the other does with probability a few times delta) can go unseen at this "
-        f"budget; showing such an output 3 times takes about {3 / delta:.2g} outputs per pair",
+        "produces and the other does with probability a few times delta) can go unseen there; "
+        f"showing such an output 3 times takes about {3 / delta:.2g} outputs per pair{wider}",
     )
 
 

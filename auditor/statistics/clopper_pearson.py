@@ -215,6 +215,29 @@ def epsilon_lower_bound(
     return max(0.0, math.log((p0_low - delta) / p1_high))
 
 
+def delta_lower_bound(
+    k0: int, n0: int, k1: int, n1: int, alpha: float, epsilon: float, split: float = 0.5
+) -> float:
+    """Certified lower bound on delta at ``epsilon`` from the same counts and limits as
+    :func:`epsilon_lower_bound`: P[M(x) in S] - e^epsilon P[M(x') in S] at the lower limit on x
+    and the upper limit on x' (0.0 when that is not positive).
+
+    Both numbers read the same two Clopper-Pearson limits, which hold together with probability
+    >= 1 - alpha, so stating this beside the epsilon bound spends no further alpha.  It is the
+    bound that shows a leak in delta alone: an output x produces with probability a few times
+    delta and x' never, whose epsilon bound alone reads "infinite at this delta".
+
+    Raises:
+        InvalidArgument: counts outside [0, n], alpha or split outside (0, 1), epsilon < 0.
+    """
+    _check_bound_args(alpha, 0.0, split)
+    if not epsilon >= 0:
+        raise InvalidArgument(f"epsilon={epsilon!r} must be >= 0")
+    p0_low = cp_lower(k0, n0, alpha * split)
+    p1_high = cp_upper(k1, n1, alpha * (1.0 - split))
+    return max(0.0, p0_low - math.exp(epsilon) * p1_high) if math.isfinite(epsilon) else 0.0
+
+
 def epsilon_point_estimate(k0: int, n0: int, k1: int, n1: int, delta: float = 0.0) -> float:
     """Plug-in estimate of the privacy loss on this event, with the +0.5 adjustment.
 

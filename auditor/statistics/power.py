@@ -376,3 +376,39 @@ def claim_power_statement(
         "alpha": alpha,
         "statement": statement,
     }
+
+
+def detectable_delta(
+    n: int,
+    alpha: float,
+    epsilon: float,
+    delta: float,
+    probability: float = DEFAULT_PROBABILITY,
+) -> float | None:
+    """The smallest probability p of an output one neighbour never produces that a test on
+    ``n`` outputs per side at significance ``alpha`` (even split) certifies as exceeding
+    ``delta`` at ``epsilon`` with probability at least ``probability``: K0 ~ Bin(n, p), K1 = 0,
+    and the test passes when CP_lo(K0) - e^epsilon CP_up(0) > delta.  None when no p <= 1
+    reaches it at this n (the upper limit of a zero count alone outweighs the room left).
+
+    What a "no violation found" says about leaks in delta alone (a key, a category, a
+    threshold crossing on one side only): the budget an audit needs to see them grows as
+    e^epsilon / delta."""
+    if n < 1 or not 0 < alpha < 1:
+        raise InvalidArgument(f"n={n!r} must be >= 1 and alpha={alpha!r} in (0, 1)")
+    hi = float(cp_upper_array(np.array([0]), n, alpha / 2)[0])
+    ks = np.arange(n + 1)
+    lows = cp_lower_array(ks, n, alpha / 2)
+    passing = np.nonzero(lows - math.exp(epsilon) * hi > delta)[0]
+    if not len(passing):
+        return None
+    k_star = int(passing[0])
+    # the smallest p with P[Bin(n, p) >= k_star] >= probability
+    lo_p, hi_p = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo_p + hi_p) / 2
+        if stats.binom.sf(k_star - 1, n, mid) >= probability:
+            hi_p = mid
+        else:
+            lo_p = mid
+    return hi_p

@@ -18,6 +18,7 @@ from auditor.statistics.clopper_pearson import (
     cp_lower_array,
     cp_upper,
     cp_upper_array,
+    delta_lower_bound,
     epsilon_lower_bound,
     epsilon_point_estimate,
     predicted_lower_bound,
@@ -266,3 +267,19 @@ def test_point_estimate_is_finite_when_an_event_never_happens():
 def test_invalid_counts(k, n, alpha):
     with pytest.raises(InvalidArgument):
         cp_lower(k, n, alpha)
+
+
+def test_the_delta_bound_reads_the_epsilon_bounds_limits_at_the_claimed_epsilon():
+    k0, n0, k1, n1, alpha, split = 300, 100_000, 2, 100_000, 1e-3, 0.3
+    lo, hi = cp_lower(k0, n0, alpha * split), cp_upper(k1, n1, alpha * (1 - split))
+    assert delta_lower_bound(k0, n0, k1, n1, alpha, 1.0, split) == pytest.approx(
+        lo - math.e * hi, rel=1e-12
+    )
+    # the same test: delta exceeded at epsilon exactly when epsilon is exceeded at delta
+    for delta in (1e-4, 1e-3, 2e-3):
+        for eps in (0.5, 1.0, 2.0):
+            by_delta = delta_lower_bound(k0, n0, k1, n1, alpha, eps, split) > delta
+            by_eps = epsilon_lower_bound(k0, n0, k1, n1, alpha, delta, split) > eps
+            assert by_delta == by_eps, (delta, eps)
+    assert delta_lower_bound(0, n0, 0, n1, alpha, 1.0) == 0.0
+    assert delta_lower_bound(5, 100, 90, 100, alpha, 1.0) == 0.0  # never negative

@@ -6,10 +6,16 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from auditor.core.errors import InvalidArgument
-from auditor.statistics.clopper_pearson import epsilon_lower_bound
-from auditor.statistics.power import detectable_epsilon, detection_probability, power_statement
+from auditor.statistics.clopper_pearson import delta_lower_bound, epsilon_lower_bound
+from auditor.statistics.power import (
+    detectable_delta,
+    detectable_epsilon,
+    detection_probability,
+    power_statement,
+)
 
 
 def test_exact_probability_matches_simulation() -> None:
@@ -119,3 +125,17 @@ def test_bad_arguments(kwargs: dict) -> None:
     args = {"epsilon": 1.5, "p1": 0.1, "n": 100, "alpha": 0.05, "epsilon_claim": 1.0} | kwargs
     with pytest.raises(InvalidArgument):
         detection_probability(**args)
+
+
+def test_the_detectable_one_sided_probability_is_where_the_test_passes_with_the_target_power():
+    n, alpha, eps, delta = 20_000, 1e-4, 1.0, 1e-4
+    p = detectable_delta(n, alpha, eps, delta)
+    assert p is not None and delta < p < 0.01
+    # the smallest count the test passes with (one side at 0), found directly
+    k_star = next(k for k in range(n) if delta_lower_bound(k, n, 0, n, alpha, eps) > delta)
+    assert stats.binom.sf(k_star - 1, n, p) == pytest.approx(0.8, abs=1e-6)
+    assert stats.binom.sf(k_star - 1, n, 0.95 * p) < 0.8
+    # more outputs detect smaller leaks; too few detect none
+    assert detectable_delta(10 * n, alpha, eps, delta) < p
+    assert detectable_delta(5, alpha, eps, delta) is None
+    assert math.isfinite(p)

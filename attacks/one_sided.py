@@ -1,0 +1,100 @@
+"""One-sided outputs: leaks in delta alone, on datasets that bring a value the other lacks.
+
+An (epsilon, delta) claim allows an output that one neighbour never produces, with
+probability at most delta on the other.  Partition selection, stability histograms and
+thresholded modes spend their delta exactly there: a key, bin or category held by one record
+of x' and by no record of x is released by x' alone.  A threshold off by one, or solved for the
+wrong count, releases it with a few times delta -- a violation no pure-epsilon event shows,
+and one that needs about e^eps / delta outputs per side before it is seen at all.
+
+The pair search screens fifty-odd dataset pairs on a few hundred outputs each, where such an
+output shows less than once and its pair loses to the pair that is tight in epsilon.  This
+attack gives the pairs that can show a one-sided output a trial of their own: only pairs whose
+added (or replacing) record holds a value the other dataset lacks, few enough that each is
+screened on the thousands of outputs the leak needs, then certified like any other trial
+(events chosen on training outputs, certified on fresh ones, within the run's alpha).
+
+Assumptions:
+    None about the implementation; the declared domain and neighbouring relation only.  Runs
+    for dataset inputs under an (epsilon, delta) claim with delta > 0.
+
+References:
+    Desfontaines, Voss, Gipson, Mandayam, "Differentially private partition selection"
+    (PoPETs 2022): the thresholds whose off-by-one this targets.
+    Dwork & Roth, "The Algorithmic Foundations of Differential Privacy", section 3.5 (the
+    stability-based histogram); Vadhan, "The Complexity of Differential Privacy", 3.3.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attacks.neighbours import Pair, dataset_pairs
+from attacks.pair_search import distinguisher_for
+from auditor.core.claim_kinds import is_point
+from auditor.core.kinds import InputKind
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import Trial, as_rows, row_keys
+
+#: candidate pairs the trial screens: few, so that each gets thousands of outputs
+MAX_PAIRS = 8
+
+
+def brings_new_value(x: np.ndarray, x_prime: np.ndarray) -> bool:
+    """Whether one dataset of the pair holds a record value the other holds nowhere (the
+    record added, or put in place of another): the pairs on which a released key, bin or
+    category can show on one side only."""
+    a, b = set(row_keys(as_rows(x))), set(row_keys(as_rows(x_prime)))
+    return bool(a ^ b)
+
+
+def one_sided_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
+    """Up to ``MAX_PAIRS`` neighbouring datasets that differ in a value, the smallest first
+    (a small dataset leaves the new value the most room: a mode, a top key, a threshold met
+    by one record), each size's first pairs before any size's later ones."""
+    pairs = [p for p in dataset_pairs(spec, rng) if brings_new_value(p[0], p[1])]
+    by_size: dict[int, list[Pair]] = {}
+    for p in pairs:
+        by_size.setdefault(min(len(as_rows(p[0])), len(as_rows(p[1]))), []).append(p)
+    chosen: list[Pair] = []
+    rank = 0
+    while len(chosen) < MAX_PAIRS and any(rank < len(v) for v in by_size.values()):
+        for size in sorted(by_size):
+            if rank < len(by_size[size]) and len(chosen) < MAX_PAIRS:
+                chosen.append(by_size[size][rank])
+        rank += 1
+    return chosen
+
+
+class OneSidedAttack:
+    name = "one-sided"
+    description = (
+        "datasets under a claim with delta > 0: the neighbouring pairs that add (or replace "
+        "in) a value the other dataset lacks, in a trial of their own so that an output one "
+        "side never shows is screened on the outputs it needs (a leak in delta alone)"
+    )
+
+    def applies_to(self, spec: AdapterSpec) -> bool:
+        claim = spec.claim
+        return (
+            spec.input.kind is InputKind.DATASET
+            and is_point(claim)
+            and claim.delta > 0
+            and spec.domain is not None
+        )
+
+    def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
+        pairs = one_sided_pairs(spec, rng)
+        if not pairs:
+            return []
+        (x, x_prime, text), rest = pairs[0], pairs[1:]
+        length = spec.query_length(x) or 1
+        return [
+            Trial(
+                x,
+                x_prime,
+                distinguisher_for(spec, length),
+                f"{text} (a value one dataset lacks)",
+                candidates=tuple(rest),
+            )
+        ]

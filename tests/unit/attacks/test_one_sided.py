@@ -1,0 +1,122 @@
+"""The one-sided attack: datasets that bring a value the other lacks, screened on the outputs a
+leak in delta alone needs, and the certified delta bound that shows it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from attacks import load_attacks
+from attacks.one_sided import MAX_PAIRS, OneSidedAttack, brings_new_value, one_sided_pairs
+from auditor.core.configs import AuditConfig
+from auditor.core.results import Verdict
+from auditor.core.spec import check_adapter
+from auditor.engine.runner import run_audit
+from auditor.statistics.clopper_pearson import delta_lower_bound
+from reports.markdown import render_markdown
+
+EPSILON, DELTA, KEYS = 2.0, 3e-4, 4
+
+
+def _threshold(off_by_one: bool) -> int:
+    """Smallest k with P[Z >= k] <= delta for the two-sided geometric Z of rate epsilon; a key
+    of true count 1 needs 1 + Z >= tau to be released, so tau = 1 + k (off by one: k)."""
+    a = math.exp(-EPSILON)
+    k = math.ceil(math.log(DELTA * (1 + a)) / math.log(a))
+    return k if off_by_one else k + 1
+
+
+def leak(tau: int) -> float:
+    """Exact probability that a key held by one record is released: P[Z >= tau - 1]."""
+    a = math.exp(-EPSILON)
+    return a ** (tau - 1) / (1 + a)
+
+
+class PartitionCounts:
+    """Noisy counts of the keys present, released when they reach tau (NaN otherwise)."""
+
+    epsilon, delta = EPSILON, DELTA
+    input_kind, neighbours, domain = "dataset", "add_remove", (0, KEYS - 1)
+    output_kind, output_length, nullable = "integer", KEYS, True
+
+    def __init__(self, off_by_one: bool) -> None:
+        self.name = f"partition.{'off_by_one' if off_by_one else 'correct'}"
+        self.tau = _threshold(off_by_one)
+        self.rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self.rng = np.random.default_rng(entropy)
+
+    def sample(self, query: np.ndarray, n: int) -> np.ndarray:
+        counts = np.bincount(np.asarray(query, dtype=np.int64), minlength=KEYS)
+        p = 1 - math.exp(-EPSILON)
+        noise = self.rng.geometric(p, (n, KEYS)) - self.rng.geometric(p, (n, KEYS))
+        noisy = counts + noise
+        return np.where((noisy >= self.tau) & (counts > 0), noisy.astype(float), np.nan)
+
+
+def test_the_labels_hold_exactly():
+    # the correct threshold releases a new key with probability at most delta; the off-by-one
+    # one with e^eps times that, far above delta
+    assert leak(_threshold(False)) <= DELTA < leak(_threshold(True))
+    assert leak(_threshold(True)) > 5 * DELTA
+
+
+def test_a_new_value_is_a_record_one_dataset_holds_and_the_other_does_not():
+    assert brings_new_value(np.array([0, 0, 0]), np.array([0, 0, 0, 3]))
+    assert brings_new_value(np.array([[0, 1], [2, 3]]), np.array([[0, 1]]))
+    assert not brings_new_value(np.array([0, 0, 3]), np.array([0, 0, 3, 3]))
+    assert not brings_new_value(np.array([1.5]), np.array([1.5, 1.5]))
+
+
+def test_applies_to_datasets_under_a_delta_claim_only():
+    attack = OneSidedAttack()
+    spec = check_adapter(PartitionCounts(False))
+    assert attack.applies_to(spec)
+    pure = PartitionCounts(False)
+    pure.delta = 0.0
+    assert not attack.applies_to(check_adapter(pure))
+
+
+def test_every_pair_brings_a_value_and_small_datasets_come_first():
+    spec = check_adapter(PartitionCounts(False))
+    pairs = one_sided_pairs(spec, np.random.default_rng(0))
+    assert 1 < len(pairs) <= MAX_PAIRS
+    assert all(brings_new_value(x, y) for x, y, _ in pairs)
+    sizes = [min(len(x), len(y)) for x, y, _ in pairs]
+    assert sizes[0] == min(sizes)
+
+
+@pytest.fixture(scope="module")
+def audited():
+    # false-failure probability: the correct twin is flagged with probability at most alpha =
+    # 0.05 (the run's family-wise level); the broken one (leak 7.3 x delta) is caught at this
+    # budget by a margin: certified delta 1.3e-3 at seed 0, four times the claim
+    adapters = [PartitionCounts(False), PartitionCounts(True)]
+    report = run_audit(adapters, load_attacks(["one-sided"]), AuditConfig(seed=0, budget=60_000))
+    return {r.adapter: r for r in report.results}, report
+
+
+def test_the_leak_in_delta_alone_is_certified_and_the_correct_twin_is_not(audited):
+    results, report = audited
+    correct, broken = results["partition.correct"], results["partition.off_by_one"]
+    assert correct.verdict is Verdict.NO_VIOLATION
+    assert correct.delta_bound is None or correct.delta_bound.delta_lower_bound <= DELTA
+    assert broken.verdict is Verdict.VIOLATION
+    bound = broken.delta_bound
+    assert bound is not None and bound.delta_lower_bound > DELTA
+    # the bound re-derives from its counts and is below the truth
+    c = bound.counts
+    again = delta_lower_bound(c.k0, c.n0, c.k1, c.n1, bound.alpha, EPSILON, bound.alpha_split)
+    assert again == bound.delta_lower_bound < leak(_threshold(True))
+
+
+def test_reports_state_the_delta_bound(audited):
+    results, report = audited
+    as_json = report.to_dict()
+    broken = next(r for r in as_json["results"] if r["adapter"] == "partition.off_by_one")
+    assert broken["delta_lower_bound"]["delta_lower_bound"] > DELTA
+    text = render_markdown(as_json)
+    assert "certified δ ≥" in text and "(exceeds the claim)" in text
