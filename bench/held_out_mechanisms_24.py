@@ -491,6 +491,75 @@ class RoundedDiscreteLaplace(_Base):
         return base + _dlap(self._rng, self.epsilon / self.sensitivity, n)
 
 
+# ---------------------------------------------------------------------------------------------
+# 11. Stability histogram under replace-one neighbours.
+# ---------------------------------------------------------------------------------------------
+
+
+class ReplaceThresholdHistogram(_Base):
+    """Counts of the categories 0..5 under replace-one neighbours (one count down, another up:
+    L1 sensitivity 2, discrete Laplace noise of rate eps/2 per category); a present category is
+    released with its noisy count when that exceeds k, the smallest k with P(Z >= k) <= delta
+    for that noise.  The replaced record's new category (count 1) is then released with
+    probability at most delta, and its old one, if it empties, likewise on the other side."""
+
+    mechanism = "replace_threshold_histogram"
+    description = "stability histogram, replace-one, release if noisy count > k"
+    epsilon, delta = 2.0, 1e-4
+    input_kind = "dataset"
+    domain = (0, 5)
+    neighbours = "replace"
+    output_kind = "integer"
+    output_length = 6
+    nullable = True
+
+    _keys = 6
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        self._rate = self.epsilon / 2  # replace-one: L1 sensitivity 2
+        if self.broken:
+            self._k = _dlap_tail_k(self.epsilon, self.delta)  # BUG: tail solved at add/remove rate eps
+        else:
+            self._k = _dlap_tail_k(self._rate, self.delta)  # 9
+
+    def sample(self, query, n):
+        x = _ints(np.asarray(query).reshape(-1), 0, self._keys - 1)
+        counts = np.bincount(x, minlength=self._keys)
+        noisy = counts + _dlap(self._rng, self._rate, (n, self._keys))
+        keep = (noisy > self._k) & (counts > 0)
+        return np.where(keep, noisy.astype(float), np.nan)
+
+
+# ---------------------------------------------------------------------------------------------
+# 12. (eps, delta) randomized response on one bit.
+# ---------------------------------------------------------------------------------------------
+
+
+class ApproximateRandomizedResponse(_Base):
+    """One bit, reported truthfully with probability delta + (1 - delta) e^eps / (1 + e^eps)
+    (with probability delta the bit itself, else eps-randomized response), the optimal binary
+    (eps, delta) mechanism: P(1 | 1) - e^eps P(1 | 0) = delta exactly."""
+
+    mechanism = "approximate_randomized_response"
+    description = "(eps, delta) randomized response on a bit"
+    family = "binary"
+    epsilon, delta = 1.0, 1e-3
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        rr = math.exp(self.epsilon) / (1 + math.exp(self.epsilon))
+        if self.broken:
+            self._truth = rr + self.delta  # BUG: delta added on top, not mixed in: (1 + e^eps) delta
+        else:
+            self._truth = self.delta + (1 - self.delta) * rr
+
+    def sample(self, query, n):
+        bit = int(query)
+        truthful = self._rng.random(n) < self._truth
+        return np.where(truthful, bit, 1 - bit).astype(np.int64)
+
+
 _CLASSES = (
     TruncatedGeometricSelection,
     ThresholdHistogram,
@@ -502,6 +571,8 @@ _CLASSES = (
     SnappedVectorGaussian,
     BucketedUnaryEncoding,
     RoundedDiscreteLaplace,
+    ReplaceThresholdHistogram,
+    ApproximateRandomizedResponse,
 )
 
 ADAPTERS = [cls(broken=b) for cls in _CLASSES for b in (False, True)]
