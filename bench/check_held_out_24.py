@@ -1,3 +1,4 @@
+# ruff: noqa: B023, B905, E741, SIM300
 """Exact true values of held-out set 24 (bench/held_out_mechanisms_24.py), and a sampling check.
 
 Part 1 recomputes every twin's privacy loss from the algorithm as written in the set's
@@ -49,7 +50,7 @@ def dlap_tail(rate, k):
 
 def dgauss_pmf(sigma2, lim):
     s2 = mpf(sigma2.numerator) / sigma2.denominator
-    w = {k: mpmath.exp(-mpf(k) ** 2 / (2 * s2)) for k in range(-lim, lim + 1)}
+    w = {k: mpmath.exp(-(mpf(k) ** 2) / (2 * s2)) for k in range(-lim, lim + 1)}
     z = sum(w.values())
     return {k: v / z for k, v in w.items()}
 
@@ -183,7 +184,9 @@ def keep_table(eps, delta):
     t = [mpf(0)]
     while t[-1] < 1:
         prev = t[-1]
-        t.append(min(mpmath.exp(eps) * prev + delta, 1 + mpmath.exp(-eps) * (prev + delta - 1), mpf(1)))
+        t.append(
+            min(mpmath.exp(eps) * prev + delta, 1 + mpmath.exp(-eps) * (prev + delta - 1), mpf(1))
+        )
     return t
 
 
@@ -202,8 +205,12 @@ def check_tgps():
         for n in range(0, last + 3):  # one user added to a key held by n (the other keys equal)
             p0, p1 = prob(n), prob(n + 1)
             pairs.append((f"key users {n} -> {n + 1}", {1: p0, 0: 1 - p0}, {1: p1, 0: 1 - p1}))
-        approx_report(f"ho24.truncated_geometric_partition_selection.{'broken' if broken else 'correct'}",
-                      pairs, eps, delta)
+        approx_report(
+            f"ho24.truncated_geometric_partition_selection.{'broken' if broken else 'correct'}",
+            pairs,
+            eps,
+            delta,
+        )
 
 
 # 2. threshold histogram ------------------------------------------------------------------------
@@ -229,8 +236,13 @@ def check_threshold_histogram():
             return out
 
         pairs = [(f"category count {c} -> {c + 1}", dist(c), dist(c + 1)) for c in range(0, 16)]
-        approx_report(f"ho24.threshold_histogram.{'broken' if broken else 'correct'}", pairs, eps, delta,
-                      f"; k = {k}")
+        approx_report(
+            f"ho24.threshold_histogram.{'broken' if broken else 'correct'}",
+            pairs,
+            eps,
+            delta,
+            f"; k = {k}",
+        )
 
 
 # 3. gap-tested argmax ---------------------------------------------------------------------------
@@ -270,10 +282,20 @@ def check_ptr():
         pairs = []
         for ((t0, g0), (t1, g1)), ex in combos.items():
             p0, p1 = release(g0), release(g1)
-            pairs.append((f"{ex[0]} -> {ex[1]}" if len(ex) == 2 else f"gap {g0} -> {g1}",
-                          {t0: p0, BOT: 1 - p0}, {t1: p1, BOT: 1 - p1}))
-        approx_report(f"ho24.gap_tested_argmax.{'broken' if broken else 'correct'}", pairs, eps, delta,
-                      f"; tau = {tau}")
+            pairs.append(
+                (
+                    f"{ex[0]} -> {ex[1]}" if len(ex) == 2 else f"gap {g0} -> {g1}",
+                    {t0: p0, BOT: 1 - p0},
+                    {t1: p1, BOT: 1 - p1},
+                )
+            )
+        approx_report(
+            f"ho24.gap_tested_argmax.{'broken' if broken else 'correct'}",
+            pairs,
+            eps,
+            delta,
+            f"; tau = {tau}",
+        )
 
 
 # 4. Gaussian partition selection ----------------------------------------------------------
@@ -303,8 +325,13 @@ def check_gaussian_ps():
 
         pairs = [(f"key count {c} -> {c + 1}", dist(c), dist(c + 1)) for c in range(0, 46)]
         dg = delta_at(z, {k + 1: v for k, v in z.items()}, eps)
-        approx_report(f"ho24.gaussian_partition_selection.{'broken' if broken else 'correct'}", pairs,
-                      eps, delta, f"; tau {tau}, fast path {fast}, unthresholded shift delta {mpmath.nstr(dg, 4)}")
+        approx_report(
+            f"ho24.gaussian_partition_selection.{'broken' if broken else 'correct'}",
+            pairs,
+            eps,
+            delta,
+            f"; tau {tau}, fast path {fast}, unthresholded shift delta {mpmath.nstr(dg, 4)}",
+        )
 
 
 # 5. granular Laplace --------------------------------------------------------------------------
@@ -332,9 +359,14 @@ def check_granular():
         x0, d = where
         worst = f"x {x0 / den:g} -> {(x0 + d) / den:g} (move {d / den:g}): {best} steps"
         base0 = int(abs(snap_units(np.array([sens * den]), den, grid)[0]))
-        record(f"ho24.granular_laplace.{'broken' if broken else 'correct'}", "pure 1", value,
-               f"eps {value:.5f} = {best} steps x rate {rate}; from base 0 by 5: {base0} steps",
-               worst, eps)
+        record(
+            f"ho24.granular_laplace.{'broken' if broken else 'correct'}",
+            "pure 1",
+            value,
+            f"eps {value:.5f} = {best} steps x rate {rate}; from base 0 by 5: {base0} steps",
+            worst,
+            eps,
+        )
 
 
 # 6. binned histogram -----------------------------------------------------------------------------
@@ -353,8 +385,14 @@ def check_binned():
             if n > best:
                 best, where = n, v
         # an added record moves `best` counts by 1, each at rate eps: loss eps * best, attained
-        record(f"ho24.binned_histogram.{'broken' if broken else 'correct'}", "pure 1", eps * best,
-               f"eps {eps * best:.5f} (record in {best} bin(s))", f"add a record {where}", eps)
+        record(
+            f"ho24.binned_histogram.{'broken' if broken else 'correct'}",
+            "pure 1",
+            eps * best,
+            f"eps {eps * best:.5f} (record in {best} bin(s))",
+            f"add a record {where}",
+            eps,
+        )
 
 
 # 7, 8. snapped vectors ------------------------------------------------------------------------
@@ -393,8 +431,14 @@ def check_snapped():
     for broken in (False, True):
         rate = Fraction(1, 2) if broken else Fraction(1, 4)
         v = float(rate * m1)
-        record(f"ho24.snapped_vector_laplace.{'broken' if broken else 'correct'}", "pure 1", v,
-               f"eps {v:.5f} = {m1} steps x rate {rate}", pair(w1), 1.0)
+        record(
+            f"ho24.snapped_vector_laplace.{'broken' if broken else 'correct'}",
+            "pure 1",
+            v,
+            f"eps {v:.5f} = {m1} steps x rate {rate}",
+            pair(w1),
+            1.0,
+        )
     # discrete Gaussian: D_alpha of an integer shift s (per coordinate, independent) is
     # alpha s^2 / (2 sigma^2) exactly at integer alpha (checked below), so rho = |s|^2 / (2 sigma^2)
     for broken in (False, True):
@@ -403,13 +447,26 @@ def check_snapped():
         worst_ratio = mpf(0)
         for s in (1, 2):
             for alpha in (2, 3, 5):
-                d = mpmath.log(sum(z[k] ** alpha * z.get(k - s, mpf(0)) ** (1 - alpha)
-                                   for k in range(-80 + s, 81))) / (alpha - 1)
-                worst_ratio = max(worst_ratio, abs(d / (alpha * mpf(s) ** 2 / (2 * mpf(s2.numerator) / s2.denominator)) - 1))
+                d = mpmath.log(
+                    sum(
+                        z[k] ** alpha * z.get(k - s, mpf(0)) ** (1 - alpha)
+                        for k in range(-80 + s, 81)
+                    )
+                ) / (alpha - 1)
+                worst_ratio = max(
+                    worst_ratio,
+                    abs(d / (alpha * mpf(s) ** 2 / (2 * mpf(s2.numerator) / s2.denominator)) - 1),
+                )
         rho = Fraction(m2) / (2 * s2)
-        record(f"ho24.snapped_vector_gaussian.{'broken' if broken else 'correct'}", "zCDP rho 0.5",
-               float(rho), f"rho {float(rho):.5f} = |s|^2 {m2} / (2 sigma^2 = {2 * s2}); "
-               f"D_a check rel.err {mpmath.nstr(worst_ratio, 2)}", pair(w2), 0.5)
+        record(
+            f"ho24.snapped_vector_gaussian.{'broken' if broken else 'correct'}",
+            "zCDP rho 0.5",
+            float(rho),
+            f"rho {float(rho):.5f} = |s|^2 {m2} / (2 sigma^2 = {2 * s2}); "
+            f"D_a check rel.err {mpmath.nstr(worst_ratio, 2)}",
+            pair(w2),
+            0.5,
+        )
 
 
 # 9. bucketed OUE ----------------------------------------------------------------------------------
@@ -423,8 +480,10 @@ def check_oue():
     for broken in (False, True):
 
         def bits(v):
-            return [(edges[b] <= v <= edges[b + 1]) if broken else (edges[b] <= v < edges[b + 1])
-                    for b in range(4)]
+            return [
+                (edges[b] <= v <= edges[b + 1]) if broken else (edges[b] <= v < edges[b + 1])
+                for b in range(4)
+            ]
 
         def dist(v):
             bb = bits(v)
@@ -443,8 +502,14 @@ def check_oue():
                 l, o = loss(dist(u), dist(v))
                 if l > best:
                     best, where = l, f"values {u} vs {v}, output {o}"
-        record(f"ho24.bucketed_unary_encoding.{'broken' if broken else 'correct'}", "pure 1", best,
-               f"eps {best:.5f}", where, 1.0)
+        record(
+            f"ho24.bucketed_unary_encoding.{'broken' if broken else 'correct'}",
+            "pure 1",
+            best,
+            f"eps {best:.5f}",
+            where,
+            1.0,
+        )
 
 
 # 10. rounded discrete Laplace ---------------------------------------------------------------------
@@ -481,8 +546,14 @@ def check_rounded():
                     l, o = loss(p, q)
                     if l > best + 1e-12:
                         best, where = l, f"x {Fraction(a, den)} vs {Fraction(b, den)}, output {o}"
-        record(f"ho24.rounded_discrete_laplace.{'broken' if broken else 'correct'}", "pure 1", best,
-               f"eps {best:.5f}", where, 1.0)
+        record(
+            f"ho24.rounded_discrete_laplace.{'broken' if broken else 'correct'}",
+            "pure 1",
+            best,
+            f"eps {best:.5f}",
+            where,
+            1.0,
+        )
 
 
 # 11. replace-one threshold histogram --------------------------------------------------------------
@@ -525,8 +596,13 @@ def check_replace_histogram():
                 xy = pld_product(bwd[(ci - 1, ci)], fwd[(cj, cj + 1)])
                 yx = pld_product(fwd[(ci - 1, ci)], bwd[(cj, cj + 1)])
                 pairs.append((f"pld:counts ({ci}, {cj}) -> ({ci - 1}, {cj + 1})", xy, yx))
-        approx_report(f"ho24.replace_threshold_histogram.{'broken' if broken else 'correct'}", pairs,
-                      eps, delta, f"; k = {k}")
+        approx_report(
+            f"ho24.replace_threshold_histogram.{'broken' if broken else 'correct'}",
+            pairs,
+            eps,
+            delta,
+            f"; k = {k}",
+        )
 
 
 # 12. (eps, delta) randomized response -------------------------------------------------------------
@@ -540,8 +616,12 @@ def check_approx_rr():
         t = rr + mpf(delta) if broken else mpf(delta) + (1 - mpf(delta)) * rr
         p1 = {1: t, 0: 1 - t}  # bit 1
         p0 = {1: 1 - t, 0: t}  # bit 0
-        approx_report(f"ho24.approximate_randomized_response.{'broken' if broken else 'correct'}",
-                      [("bit 1 vs bit 0", p1, p0)], eps, delta)
+        approx_report(
+            f"ho24.approximate_randomized_response.{'broken' if broken else 'correct'}",
+            [("bit 1 vs bit 0", p1, p0)],
+            eps,
+            delta,
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -599,8 +679,8 @@ def sampling_checks():
         assert np.array_equal(out, again, equal_nan=True), f"{name}: seed does not replay"
         col = out if column is None else out[:, column]
         if col.dtype.kind == "f":
-            col = np.where(np.isnan(col), -10**6, col)
-            pmf = {(-10**6 if k == BOT else k): v for k, v in pmf_fn().items()}
+            col = np.where(np.isnan(col), -(10**6), col)
+            pmf = {(-(10**6) if k == BOT else k): v for k, v in pmf_fn().items()}
         elif col.dtype.kind == "b":
             col = col.astype(int)
             pmf = pmf_fn()
@@ -618,8 +698,13 @@ def sampling_checks():
         data = np.repeat(np.arange(8), users)
         for key in (3, 4, 5):
             p = tab[min(users[key] + (1 if br else 0), last)]
-            run(f"ho24.truncated_geometric_partition_selection.{tag}", data, key,
-                lambda p=p: {0: 1 - p, 1: p}, f"key with {users[key]} users")
+            run(
+                f"ho24.truncated_geometric_partition_selection.{tag}",
+                data,
+                key,
+                lambda p=p: {0: 1 - p, 1: p},
+                f"key with {users[key]} users",
+            )
         # 2: category counts 0, 1, 4, 6
         data = np.repeat(np.arange(6), [0, 1, 4, 6, 0, 2])
         z2 = dlap_pmf(2.0, 40)
@@ -645,7 +730,9 @@ def sampling_checks():
                 p = 1 - dlap_tail(0.5, -need + 1) if need <= 0 else dlap_tail(0.5, need)
                 return {2: p, -1: 1 - p}
 
-            run(f"ho24.gap_tested_argmax.{tag}", np.array([0, 1, 1 + g, -3]), None, pmf3, f"gap {g}")
+            run(
+                f"ho24.gap_tested_argmax.{tag}", np.array([0, 1, 1 + g, -3]), None, pmf3, f"gap {g}"
+            )
         # 4: counts 17, 20, 33
         zg = dgauss_pmf(Fraction(14), 60)
         data = np.repeat(np.arange(8), [17, 20, 33, 0, 0, 0, 0, 0])
@@ -667,15 +754,25 @@ def sampling_checks():
         rate = g / 5
         steps = math.floor(Fraction(1.9) / g + Fraction(1, 2))
         zl = dlap_pmf(rate, 80)
-        run(f"ho24.granular_laplace.{tag}", 1.9, None,
-            lambda zl=zl, g=g, steps=steps: {float(g * (steps + k)): v for k, v in zl.items()}, "x 1.9")
+        run(
+            f"ho24.granular_laplace.{tag}",
+            1.9,
+            None,
+            lambda zl=zl, g=g, steps=steps: {float(g * (steps + k)): v for k, v in zl.items()},
+            "x 1.9",
+        )
         # 6: records 0, 3, 6, 6, 9
         data = np.array([0, 3, 6, 6, 9])
         truth = [2, 3, 3] if br else [1, 1, 3]
         z1 = dlap_pmf(1.0, 60)
         for b in range(3):
-            run(f"ho24.binned_histogram.{tag}", data, b,
-                lambda c=truth[b]: {c + k: v for k, v in z1.items()}, f"bin {b}")
+            run(
+                f"ho24.binned_histogram.{tag}",
+                data,
+                b,
+                lambda c=truth[b]: {c + k: v for k, v in z1.items()},
+                f"bin {b}",
+            )
         # 7, 8: query (0.26, 0.74, -0.25): snapped to 1, 1, 0 steps (half up)
         q = np.array([0.26, 0.74, -0.25])
         st = [1, 1, 0]
@@ -683,10 +780,20 @@ def sampling_checks():
         z7 = dlap_pmf(rate7, 200)
         z8 = dgauss_pmf(Fraction(4) if br else Fraction(12), 80)
         for c in range(3):
-            run(f"ho24.snapped_vector_laplace.{tag}", q, c,
-                lambda s=st[c]: {0.5 * (s + k): v for k, v in z7.items()}, f"coord {c}")
-            run(f"ho24.snapped_vector_gaussian.{tag}", q, c,
-                lambda s=st[c]: {0.5 * (s + k): v for k, v in z8.items()}, f"coord {c}")
+            run(
+                f"ho24.snapped_vector_laplace.{tag}",
+                q,
+                c,
+                lambda s=st[c]: {0.5 * (s + k): v for k, v in z7.items()},
+                f"coord {c}",
+            )
+            run(
+                f"ho24.snapped_vector_gaussian.{tag}",
+                q,
+                c,
+                lambda s=st[c]: {0.5 * (s + k): v for k, v in z8.items()},
+                f"coord {c}",
+            )
         # 9: value 3 (broken: buckets 0 and 1) and 7
         qq = 1 / (mpmath.exp(1) + 1)
         for value in (3, 7):
@@ -694,15 +801,22 @@ def sampling_checks():
                 lo, hi = (0, 3, 6, 9, 12)[b], (0, 3, 6, 9, 12)[b + 1]
                 inside = (lo <= value <= hi) if br else (lo <= value < hi)
                 p = mpf(1) / 2 if inside else qq
-                run(f"ho24.bucketed_unary_encoding.{tag}", value, b,
-                    lambda p=p: {0: 1 - p, 1: p}, f"value {value} bit {b}")
+                run(
+                    f"ho24.bucketed_unary_encoding.{tag}",
+                    value,
+                    b,
+                    lambda p=p: {0: 1 - p, 1: p},
+                    f"value {value} bit {b}",
+                )
         # 10: queries 0.3 and 0.5
         for x in (0.3, 0.5):
             if br:
                 base = {round(Fraction(x)): mpf(1)}
             else:
-                base = {0: 1 - mpf(Fraction(x).numerator) / Fraction(x).denominator,
-                        1: mpf(Fraction(x).numerator) / Fraction(x).denominator}
+                base = {
+                    0: 1 - mpf(Fraction(x).numerator) / Fraction(x).denominator,
+                    1: mpf(Fraction(x).numerator) / Fraction(x).denominator,
+                }
 
             def pmf10(base=base):
                 out = {}
@@ -732,8 +846,13 @@ def sampling_checks():
         e1 = mpmath.exp(1)
         t12 = e1 / (1 + e1) + mpf(1e-3) if br else mpf(1e-3) + (1 - mpf(1e-3)) * e1 / (1 + e1)
         for bit in (0, 1):
-            run(f"ho24.approximate_randomized_response.{tag}", bit, None,
-                lambda bit=bit: {bit: t12, 1 - bit: 1 - t12}, f"bit {bit}")
+            run(
+                f"ho24.approximate_randomized_response.{tag}",
+                bit,
+                None,
+                lambda bit=bit: {bit: t12, 1 - bit: 1 - t12},
+                f"bit {bit}",
+            )
     return pvals
 
 
@@ -759,9 +878,14 @@ def main():
         if labels.get(name) != label:
             bad.append((name, labels.get(name), label))
         tv = getattr(mod, "TRUE_VALUES", {}).get(name)
-        if tv is not None and not (tv == value or (math.isfinite(value) and abs(tv - value) < 1e-4)):
+        if tv is not None and not (
+            tv == value or (math.isfinite(value) and abs(tv - value) < 1e-4)
+        ):
             bad.append((name, "TRUE_VALUES", tv, value))
     assert len(RESULTS) == len(mod.ADAPTERS), (len(RESULTS), len(mod.ADAPTERS))
+    names = {a.name for a in mod.ADAPTERS}
+    assert names == set(mod.TRUE_VALUES) == set(mod.TRUE_DETAILS) == {r[0] for r in RESULTS}
+    assert all(a.broken == (a.name.endswith(".broken")) for a in mod.ADAPTERS)
     pvals = sampling_checks()
     ps = sorted(pvals)
     print(f"\nsampling: {len(pvals)} chi-square tests at 40,000 outputs; smallest p-values:")
