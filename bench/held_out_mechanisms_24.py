@@ -247,10 +247,14 @@ def _ints(values, lo, hi):
     return np.clip(np.rint(np.asarray(values, dtype=float)), lo, hi).astype(np.int64)
 
 
+_LIMIT = 2**62  # answers are kept within +-2^62 (a 1-Lipschitz clamp) so int64 sums cannot overflow
+
+
 def _snap(value, grid):
     """round(value / grid) half up, exactly (the double read as a Fraction): shifting the value
     by a multiple of the grid shifts the result by exactly that many steps."""
-    return math.floor(Fraction(float(value)) / grid + Fraction(1, 2))
+    steps = math.floor(Fraction(float(value)) / grid + Fraction(1, 2))
+    return min(max(steps, -_LIMIT), _LIMIT)
 
 
 def _dlap_tail_k(rate, delta):
@@ -395,7 +399,8 @@ class GapTestedArgmax(_Base):
         self._tau = 2 * self.sensitivity + k
 
     def sample(self, query, n):
-        q = np.rint(np.asarray(query, dtype=float)).astype(np.int64).reshape(-1)
+        q = np.clip(np.rint(np.asarray(query, dtype=float)), -_LIMIT, _LIMIT)
+        q = q.astype(np.int64).reshape(-1)
         top = int(np.argmax(q))
         gap = int(q[top] - np.max(np.delete(q, top)))
         noisy_gap = gap + _dlap(self._rng, self._rate, n)
@@ -651,7 +656,7 @@ class RoundedDiscreteLaplace(_Base):
     output_kind = "integer"
 
     def sample(self, query, n):
-        x = float(query)
+        x = min(max(float(query), -_LIMIT), _LIMIT)
         if self.broken:
             base = np.full(n, int(np.rint(x)))  # BUG: half to even: 0.5 -> 0, 1.5 -> 2
         else:
