@@ -27,6 +27,8 @@ References:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from attacks.neighbours import Pair, dataset_pairs
@@ -35,9 +37,17 @@ from auditor.core.claim_kinds import is_point
 from auditor.core.kinds import InputKind
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Trial, as_rows, row_keys
+from auditor.statistics.power import outputs_for_one_sided
 
 #: candidate pairs the trial screens: few, so that each gets thousands of outputs
 MAX_PAIRS = 8
+#: the trial asks for the outputs that certify a one-sided output of this many times delta
+LEAK_MULTIPLE = 3.0
+#: the per-test significance the trial's size is planned at (a default run's is about 2e-5;
+#: planning only: the certification uses the run's own)
+PLANNING_ALPHA = 1e-5
+#: most outputs per side it asks for (the run caps it again: ``AuditConfig.budget_for``)
+MOST_OUTPUTS = 1 << 23
 
 
 def brings_new_value(x: np.ndarray, x_prime: np.ndarray) -> bool:
@@ -88,13 +98,21 @@ class OneSidedAttack:
         if not pairs:
             return []
         (x, x_prime, text), rest = pairs[0], pairs[1:]
-        length = spec.query_length(x) or 1
+        distinguisher = distinguisher_for(spec, spec.query_length(x) or 1)
+        claim = spec.claim
+        # outputs to certify a one-sided output of LEAK_MULTIPLE x delta, on the certification
+        # share of the trial (none when no budget can: e^eps outweighs what delta leaves)
+        seen = outputs_for_one_sided(
+            claim.epsilon, claim.delta, LEAK_MULTIPLE, PLANNING_ALPHA, MOST_OUTPUTS
+        )
+        needs = 0 if seen is None else math.ceil(seen / (1.0 - distinguisher.train_fraction))
         return [
             Trial(
                 x,
                 x_prime,
-                distinguisher_for(spec, length),
+                distinguisher,
                 f"{text} (a value one dataset lacks)",
                 candidates=tuple(rest),
+                needs=needs,
             )
         ]

@@ -24,6 +24,9 @@ DEFAULT_BUDGET = 200_000
 #: same as everyone's (until 0.2 it was 20,000); ``--loop-budget`` can still lower it
 DEFAULT_LOOP_BUDGET = DEFAULT_BUDGET
 MIN_BUDGET = 100
+#: a trial that needs more outputs than the budget (``Trial.needs``) gets at most this many
+#: budgets per side
+NEEDS_CAP = 10
 #: one-sided confidence of the futility check on a trial's training split (see
 #: ``AuditConfig.futility`` and ``auditor.engine.certify``)
 DEFAULT_FUTILITY = 0.2
@@ -83,9 +86,13 @@ class AuditConfig:
     #: own (``--claim``); None: each adapter's declared claim
     claim: Any = None
 
-    def budget_for(self, spec: AdapterSpec) -> int:
-        """Outputs per neighbouring input per trial for this adapter."""
-        return self.budget if spec.vectorised else min(self.budget, self.loop_budget)
+    def budget_for(self, spec: AdapterSpec, needs: int = 0) -> int:
+        """Outputs per neighbouring input per trial for this adapter; a trial that ``needs``
+        more (``Trial.needs``) gets what it needs up to ``NEEDS_CAP`` budgets, if the adapter
+        is vectorised (a per-call library keeps its loop budget)."""
+        if not spec.vectorised:
+            return min(self.budget, self.loop_budget)
+        return max(self.budget, min(needs, NEEDS_CAP * self.budget))
 
     def __post_init__(self) -> None:
         for field in ("budget", "loop_budget", "max_train"):

@@ -107,6 +107,11 @@ class Trial:
     #: (structure among records: a graph statistic whose change depends on the rest of the
     #: graph; see ``auditor.engine.dataset_search``); None: the candidates are fixed.
     explore: Explorer | None = field(default=None, repr=False, compare=False)
+    #: outputs per side the trial needs to show what it looks for, when that is more than a
+    #: run's budget buys (a leak in delta alone costs about e^eps / delta outputs to see);
+    #: 0: the run's budget.  ``AuditConfig.budget_for`` grants it within a cap, fixed before
+    #: any sampling like every other size.
+    needs: int = field(default=0, compare=False)
 
     @property
     def pairs(self) -> list[tuple[Any, Any, str]]:

@@ -599,7 +599,7 @@ class Certifier:
         """Sizes and alpha shares of the trial's stages, from the configuration and the number
         of the trial's pairs alone."""
         config, d = self.config, trial.distinguisher
-        budget = config.budget_for(self.spec)
+        budget = config.budget_for(self.spec, trial.needs)
         n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
         n_train = min(n_train, config.max_train)  # memory bound (engine); see AuditConfig
         width = self.spec.output.width(self.spec.query_length(trial.x))
@@ -923,7 +923,7 @@ class _TrialStages:
         if not response.responds and np.size(trial.x) > 1:
             spiked = response_bases(functools.partial(probe, spike=True), step)
             moved = None if spiked.middle is None else rebase(spiked.middle, spike=True)
-            return trial if moved is None else moved
+            return trial if moved is None else self._keep_start(moved)
         middle = None if response.middle is None else rebase(response.middle)
         if middle is None:
             return trial
@@ -931,7 +931,18 @@ class _TrialStages:
         # one for a loss that adds up over the queries (see END_LEVELS; under L1 with integer
         # moves no uniform pattern fits)
         uniform = [rebase(b, uniform=True) for b in response.ends]
-        return middle.with_candidates([p for u in uniform if u is not None for p in u.pairs])
+        moved = middle.with_candidates([p for u in uniform if u is not None for p in u.pairs])
+        return self._keep_start(moved)
+
+    def _keep_start(self, moved: Trial) -> Trial:
+        """``moved`` with the starting base's pairs as further candidates under a point claim
+        with delta > 0: the base search goes where outputs respond to the queries, and an
+        output one neighbour never shows (a release, an index, "none") lives where they do
+        not -- a gap or threshold test that passes on one side only.  Screening ranks them
+        all by what they could certify."""
+        if not is_point(self.claim) or self.claim.delta <= 0:
+            return moved
+        return moved.with_candidates(self.trial.pairs)
 
     def find_size(self) -> Trial:
         """The trial with the pair at the dataset size where its outputs change screened

@@ -138,7 +138,9 @@ def run_audit(
             )
     tests = sum(2 * t.distinguisher.max_events for p in planned for _, t in p.trials)
     alpha_test = config.alpha / tests if tests else config.alpha
-    total = sum(len(p.trials) * 2 * config.budget_for(p.spec) for p in planned if p.spec)
+    total = sum(
+        2 * config.budget_for(p.spec, t.needs) for p in planned if p.spec for _, t in p.trials
+    )
     done = 0
 
     def on_samples(n: int, name: str = "") -> None:
@@ -204,8 +206,11 @@ def planned_outputs(p: _PlannedAdapter, config: AuditConfig) -> int:
     """Most outputs per side the adapter's trials may draw (screening included), from the plan."""
     if p.spec is None or p.error:
         return 0
-    budget = config.budget_for(p.spec)
-    return sum(budget * (2 if trial.candidates else 1) for _, trial in p.trials)
+    spec = p.spec
+    return sum(
+        config.budget_for(spec, trial.needs) * (2 if trial.candidates else 1)
+        for _, trial in p.trials
+    )
 
 
 def start_order(planned: Sequence[_PlannedAdapter], config: AuditConfig) -> list[int]:

@@ -397,18 +397,45 @@ def detectable_delta(
     if n < 1 or not 0 < alpha < 1:
         raise InvalidArgument(f"n={n!r} must be >= 1 and alpha={alpha!r} in (0, 1)")
     hi = float(cp_upper_array(np.array([0]), n, alpha / 2)[0])
-    ks = np.arange(n + 1)
-    lows = cp_lower_array(ks, n, alpha / 2)
-    passing = np.nonzero(lows - math.exp(epsilon) * hi > delta)[0]
-    if not len(passing):
+    need = delta + math.exp(epsilon) * hi
+    if need >= 1 or float(cp_lower_array(np.array([n]), n, alpha / 2)[0]) <= need:
         return None
-    k_star = int(passing[0])
+    lo_k, hi_k = 0, n  # the test fails at lo_k and passes at hi_k (the lower limit rises with k)
+    while hi_k - lo_k > 1:
+        mid = (lo_k + hi_k) // 2
+        if float(cp_lower_array(np.array([mid]), n, alpha / 2)[0]) > need:
+            hi_k = mid
+        else:
+            lo_k = mid
+    k_star = hi_k
     # the smallest p with P[Bin(n, p) >= k_star] >= probability
     lo_p, hi_p = 0.0, 1.0
     for _ in range(60):
-        mid = (lo_p + hi_p) / 2
-        if stats.binom.sf(k_star - 1, n, mid) >= probability:
-            hi_p = mid
+        mid_p = (lo_p + hi_p) / 2
+        if stats.binom.sf(k_star - 1, n, mid_p) >= probability:
+            hi_p = mid_p
         else:
-            lo_p = mid
+            lo_p = mid_p
     return hi_p
+
+
+def outputs_for_one_sided(
+    epsilon: float,
+    delta: float,
+    multiple: float,
+    alpha: float,
+    most: int,
+    probability: float = DEFAULT_PROBABILITY,
+) -> int | None:
+    """The fewest outputs per side (a power of two, at most ``most``) on which an output one
+    neighbour never shows, of probability ``multiple`` x ``delta``, is certified above delta
+    at ``epsilon`` with probability ``probability`` (:func:`detectable_delta`): about
+    e^epsilon ln(1/alpha) / ((multiple - 1) delta), what a leak in delta alone costs to see.
+    None when more than ``most`` would be needed."""
+    n = 1024
+    while n <= most:
+        p = detectable_delta(n, alpha, epsilon, delta, probability)
+        if p is not None and p <= multiple * delta:
+            return n
+        n *= 2
+    return None

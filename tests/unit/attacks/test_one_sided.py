@@ -120,3 +120,63 @@ def test_reports_state_the_delta_bound(audited):
     assert broken["delta_lower_bound"]["delta_lower_bound"] > DELTA
     text = render_markdown(as_json)
     assert "certified δ ≥" in text and "(exceeds the claim)" in text
+
+
+def test_a_trial_that_needs_more_outputs_gets_them_within_the_cap():
+    from auditor.core.configs import NEEDS_CAP
+
+    spec = check_adapter(PartitionCounts(True))
+    config = AuditConfig(budget=10_000)
+    assert config.budget_for(spec) == 10_000
+    assert config.budget_for(spec, 50_000) == 50_000
+    assert config.budget_for(spec, 10**9) == NEEDS_CAP * 10_000
+    (trial,) = OneSidedAttack().trials(spec, np.random.default_rng(0))
+    # (2, 3e-4): certifying 3 x delta seen on one side takes a few hundred thousand outputs
+    assert 100_000 < trial.needs < 2_000_000
+    looped = PartitionCounts(True)
+    looped.vectorised = False
+    assert config.budget_for(check_adapter(looped), 50_000) == 10_000
+
+
+class GapTestedArgmax:
+    """The index of the largest of 4 integer scores, released only when its gap to the
+    runner-up plus two-sided geometric noise of rate eps/2 reaches tau (else -1): the index can
+    change only while the gap is at most 2, so tau = 2 + k with P[Z >= k] <= delta.  Solving k
+    at the rate eps instead (``broken``) releases an index at gap 1 with probability 1.1e-2."""
+
+    epsilon, delta = 1.0, 1e-3
+    input_kind, norm, sensitivity, integer_queries, query_length = "vector", "linf", 1, True, 4
+    output_kind, nullable = "index", True
+
+    def __init__(self, broken: bool) -> None:
+        self.name = f"gap_argmax.{'broken' if broken else 'correct'}"
+        rate = self.epsilon / 2
+        solve = self.epsilon if broken else rate
+        a = math.exp(-solve)
+        self.tau = 2 + math.ceil(math.log(self.delta * (1 + a)) / math.log(a))
+        self.p = 1 - math.exp(-rate)
+        self.rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self.rng = np.random.default_rng(entropy)
+
+    def sample(self, query: np.ndarray, n: int) -> np.ndarray:
+        q = np.asarray(query, dtype=np.int64)
+        top = int(np.argmax(q))
+        gap = int(q[top] - np.max(np.delete(q, top)))
+        noisy = gap + self.rng.geometric(self.p, n) - self.rng.geometric(self.p, n)
+        return np.where(noisy >= self.tau, top, -1)
+
+
+def test_pairs_at_the_starting_base_stay_candidates_when_the_base_moves():
+    # nothing responds at base 0 but the first entry does (the gap): the base search moves
+    # there, where the index is released on both sides; the one-sided release lives at base 0.
+    # False-failure probability: the correct twin is flagged with probability <= alpha = 0.05;
+    # the broken one shows its index on one side ~30 times in 2,000 screening outputs.
+    adapters = [GapTestedArgmax(False), GapTestedArgmax(True)]
+    report = run_audit(adapters, load_attacks(["pair-search"]), AuditConfig(seed=0, budget=40_000))
+    verdicts = {r.adapter: r for r in report.results}
+    assert verdicts["gap_argmax.correct"].verdict is Verdict.NO_VIOLATION
+    broken = verdicts["gap_argmax.broken"]
+    assert broken.verdict is Verdict.VIOLATION
+    assert broken.delta_bound is not None and broken.delta_bound.delta_lower_bound > 1e-3
