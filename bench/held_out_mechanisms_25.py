@@ -1,0 +1,470 @@
+# ruff: noqa: SIM108, B905
+"""Held-out mechanisms, set 25: delta-only leaks on vectors, Gaussians at small delta, moves
+shorter than the sensitivity or off the axes.
+
+(Docstring table filled in from bench/check_held_out_25.py below.)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers
+# ---------------------------------------------------------------------------------------------
+
+_GRID = 2.0**-16  # real outputs are rounded to multiples of 2^-16 (post-processing)
+
+
+def _to_grid(values):
+    return np.round(np.asarray(values, dtype=float) / _GRID) * _GRID
+
+
+def _dlap(rng, rate, size):
+    """Discrete Laplace: P(k) proportional to exp(-rate |k|), a difference of geometrics."""
+    p = -math.expm1(-rate)
+    return rng.geometric(p, size) - rng.geometric(p, size)
+
+
+def _phi(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def _gauss_delta(eps, mu):
+    """delta(eps) of N(0,1) vs N(mu,1) (Balle and Wang 2018, Theorem 8)."""
+    return _phi(mu / 2 - eps / mu) - math.exp(eps) * _phi(-mu / 2 - eps / mu)
+
+
+def analytic_gaussian_sigma(eps, delta, sens):
+    """Smallest sigma (to 1e-12 relative, rounded up) with delta(eps) <= delta for a shift of
+    `sens`: the analytic Gaussian mechanism, by bisection on mu = sens / sigma."""
+    lo, hi = 1e-6, 1.0
+    while _gauss_delta(eps, hi) <= delta:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _gauss_delta(eps, mid) <= delta:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-13 * lo:
+            break
+    return sens / lo
+
+
+def _dlap_tail_k(rate, mass):
+    """Smallest integer k >= 1 with P(Z >= k) = a^k / (1 + a) <= mass (a = e^-rate)."""
+    a = math.exp(-rate)
+    return max(1, math.ceil(math.log(mass * (1 + a)) / math.log(a)))
+
+
+class _Base:
+    vectorised = True
+    library = "held-out set 25"
+
+    def __init__(self, broken=False):
+        self.broken = broken
+        self.name = f"ho25.{self.mechanism}.{'broken' if broken else 'correct'}"
+        self._rng = np.random.default_rng()
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Local randomizer: truncated discrete Laplace (an (eps, delta) local mechanism).
+# ---------------------------------------------------------------------------------------------
+
+
+def _trunc_dlap_tail(rate, t, k):
+    """P(Z >= k) for the discrete Laplace of `rate` truncated to |Z| <= t (0 <= k <= t)."""
+    a = math.exp(-rate)
+    norm = 1 + 2 * sum(a**j for j in range(1, t + 1))
+    return sum(a**j for j in range(k, t + 1)) / norm
+
+
+class TruncatedLaplaceLocal(_Base):
+    """One person's value v in 0..3 released as v + Z, Z discrete Laplace of rate eps / 3
+    truncated to |Z| <= T (bounded noise: the output never leaves [-T, 3 + T]).  Two values
+    differ by up to 3, so the outputs v - T .. v' - T - 1 exist on one side only: T is the
+    smallest with P(Z >= T - 2) <= delta (the mass of the last 3 outputs)."""
+
+    mechanism = "truncated_laplace_local"
+    description = "bounded (truncated) discrete Laplace local randomizer"
+    epsilon, delta = 1.0, 1e-4
+    input_kind = "local"
+    domain = (0, 3)
+    output_kind = "integer"
+
+    _width = 3
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        self._rate = self.epsilon / self._width
+        reach = 1 if broken else self._width  # BUG: truncation solved for a unit move
+        t = reach
+        while _trunc_dlap_tail(self._rate, t, t - reach + 1) > self.delta:
+            t += 1
+        self._t = t
+        a = math.exp(-self._rate)
+        z = np.arange(-t, t + 1)
+        w = a ** np.abs(z)
+        self._support = z
+        self._cdf = np.cumsum(w) / w.sum()
+
+    def sample(self, query, n):
+        v = int(min(max(int(query), 0), self._width))
+        u = self._rng.random(n)
+        idx = np.minimum(np.searchsorted(self._cdf, u, side="right"), self._support.size - 1)
+        return v + self._support[idx]
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Thresholded histogram over a vector of counts, one user in every bin (L-inf 1).
+# ---------------------------------------------------------------------------------------------
+
+
+class UnionThresholdHistogram(_Base):
+    """A vector of 6 nonnegative counts where one user may add 1 to every bin (L-inf
+    sensitivity 1, L1 sensitivity 6): discrete Laplace of rate eps / 6 per bin, and a bin with a
+    positive count is released when its noisy count reaches tau, else none (NaN); bins of
+    count 0 are never released.  A user can create all 6 bins at once, so the threshold's
+    tail is solved for delta / 6 (a union bound): P(1 + Z >= tau) <= delta / 6."""
+
+    mechanism = "union_threshold_histogram"
+    description = "sparse histogram of a count vector, L-inf 1, threshold by a union bound"
+    epsilon, delta = 1.2, 1e-5
+    input_kind = "vector"
+    norm = "linf"
+    sensitivity = 1
+    integer_queries = True
+    query_length = 6
+    query_bounds = (0, 120)
+    output_kind = "integer"
+    output_length = "query"
+    nullable = True
+
+    _m = 6
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        self._rate = self.epsilon / self._m
+        per_bin = self.delta if broken else self.delta / self._m  # BUG: no union bound
+        self._tau = 1 + _dlap_tail_k(self._rate, per_bin)
+
+    def sample(self, query, n):
+        q = np.clip(np.rint(np.asarray(query, dtype=float)), 0, 2**40).astype(np.int64)
+        q = q.reshape(-1)
+        noisy = q + _dlap(self._rng, self._rate, (n, q.size))
+        keep = (noisy >= self._tau) & (q > 0)
+        return np.where(keep, noisy.astype(float), np.nan)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Top-1 over an unknown domain: exponential mechanism with a "none" candidate.
+# ---------------------------------------------------------------------------------------------
+
+
+class UnknownDomainTop1(_Base):
+    """The most frequent of 3 items, among the items with a positive count only (the others
+    are not known to exist), by the exponential mechanism (Gumbel-max, weights exp(eps u / 2),
+    L-inf sensitivity 1), beside a "none" candidate of utility tau (output -1).  An item that
+    one user makes appear (count 0 -> 1) wins with probability at most exp(-eps (tau - 1) / 2);
+    all 3 can appear at once, so tau = 1 + (2 / eps) ln(3 / delta')."""
+
+    mechanism = "unknown_domain_top1"
+    description = "exponential-mechanism top-1 over present items with a none threshold"
+    epsilon, delta = 1.0, 1e-5
+    input_kind = "vector"
+    norm = "linf"
+    sensitivity = 1
+    integer_queries = True
+    query_length = 3
+    query_bounds = (0, 40)
+    output_kind = "index"
+    nullable = True
+
+    _m = 3
+    _delta_share = 0.5  # half of delta for the appearing items, half for the shared outputs
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        d = self.delta * self._delta_share
+        if broken:
+            self._tau = 1 + math.log(self._m / d) / self.epsilon  # BUG: EM's factor 2 dropped
+        else:
+            self._tau = 1 + 2 * math.log(self._m / d) / self.epsilon
+
+    def sample(self, query, n):
+        q = np.clip(np.rint(np.asarray(query, dtype=float)), 0, 2**40).reshape(-1)
+        scores = np.append(q, self._tau) * (self.epsilon / 2)
+        present = np.append(q > 0, True)
+        g = self._rng.gumbel(size=(n, q.size + 1)) + scores
+        g[:, ~present] = -np.inf
+        win = np.argmax(g, axis=1)
+        return np.where(win == q.size, -1, win).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Gaussian mechanism on a vector with an L-inf bound.
+# ---------------------------------------------------------------------------------------------
+
+
+class LinfVectorGaussian(_Base):
+    """4 real answers, each moving by at most 1 between neighbours (L-inf sensitivity 1), with
+    Gaussian noise of the analytic calibration for the L2 sensitivity sqrt(4) * 1 = 2."""
+
+    mechanism = "linf_vector_gaussian"
+    description = "analytic Gaussian on an L-inf-bounded vector"
+    epsilon, delta = 1.0, 1e-5
+    input_kind = "vector"
+    norm = "linf"
+    sensitivity = 1.0
+    query_length = 4
+    output_kind = "real"
+    output_length = "query"
+
+    _m = 4
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        if broken:
+            l2 = self.sensitivity  # BUG: the L-inf sensitivity used as the L2 one
+        else:
+            l2 = self.sensitivity * math.sqrt(self._m)
+        self._sigma = analytic_gaussian_sigma(self.epsilon, self.delta, l2)
+
+    def sample(self, query, n):
+        q = np.asarray(query, dtype=float).reshape(-1)
+        return _to_grid(q + self._rng.normal(0.0, self._sigma, (n, q.size)))
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Count, sum and sum of squares, each with Gaussian noise (k = 3 composed).
+# ---------------------------------------------------------------------------------------------
+
+
+class MomentsGaussian(_Base):
+    """Records in [0, 1] (add/remove): count, sum and sum of squares, each of sensitivity 1,
+    released with independent Gaussian noise.  Three Gaussians of sensitivity 1 each compose
+    to one of L2 sensitivity sqrt(3) (a record at 1 moves all three by 1): each gets
+    sigma = sqrt(3) x the analytic sigma of (eps, delta) at sensitivity 1."""
+
+    mechanism = "moments_gaussian"
+    description = "count, sum, sum of squares with analytic Gaussian noise"
+    epsilon, delta = 1.0, 1e-6
+    input_kind = "dataset"
+    domain = (0.0, 1.0)
+    neighbours = "add_remove"
+    output_kind = "real"
+    output_length = 3
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        base = analytic_gaussian_sigma(self.epsilon, self.delta, 1.0)
+        if broken:
+            self._sigma = base  # BUG: three releases counted as one
+        else:
+            self._sigma = base * math.sqrt(3)
+
+    def sample(self, query, n):
+        x = np.clip(np.asarray(query, dtype=float).reshape(-1), 0.0, 1.0)
+        stat = np.array([float(x.size), float(np.sum(x)), float(np.sum(x * x))])
+        return _to_grid(stat + self._rng.normal(0.0, self._sigma, (n, 3)))
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. Trimmed mean (drop the smallest and the largest record) with Gaussian noise, replace-one.
+# ---------------------------------------------------------------------------------------------
+
+
+class TrimmedMeanGaussian(_Base):
+    """Records in [0, 10], replace-one neighbours (n public, n >= 3): the mean of the n - 2
+    middle records (the smallest and the largest dropped).  Replacing one record moves every
+    order statistic the same way and their sum by at most 10, so the trimmed mean moves by at
+    most 10 / (n - 2); analytic Gaussian noise for that sensitivity."""
+
+    mechanism = "trimmed_mean_gaussian"
+    description = "1-trimmed mean with analytic Gaussian noise"
+    epsilon, delta = 0.5, 1e-6
+    input_kind = "dataset"
+    domain = (0.0, 10.0)
+    neighbours = "replace"
+    min_records = 3
+    output_kind = "real"
+
+    _width = 10.0
+
+    def _sigma(self, n):
+        if self.broken:
+            sens = self._width / n  # BUG: the sensitivity of the plain mean of n records
+        else:
+            sens = self._width / (n - 2)
+        return analytic_gaussian_sigma(self.epsilon, self.delta, sens)
+
+    def sample(self, query, n):
+        x = np.sort(np.clip(np.asarray(query, dtype=float).reshape(-1), 0.0, self._width))
+        if x.size < 3:
+            raise ValueError("trimmed mean needs at least 3 records")
+        value = float(np.mean(x[1:-1]))
+        return _to_grid(value + self._rng.normal(0.0, self._sigma(x.size), n))
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. Laplace noise on a vector with an L2 bound.
+# ---------------------------------------------------------------------------------------------
+
+
+class L2VectorLaplace(_Base):
+    """4 real answers whose vector moves by at most 1 in L2 between neighbours (a clipped
+    embedding or gradient): Laplace noise per coordinate needs the L1 sensitivity, at most
+    sqrt(4) * 1 = 2 (a diagonal move), so scale 2 / eps."""
+
+    mechanism = "l2_vector_laplace"
+    description = "Laplace on an L2-bounded vector"
+    epsilon, delta = 1.0, 0.0
+    input_kind = "vector"
+    norm = "l2"
+    sensitivity = 1.0
+    query_length = 4
+    output_kind = "real"
+    output_length = "query"
+
+    _m = 4
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        if broken:
+            l1 = self.sensitivity  # BUG: the L2 sensitivity used as the L1 one
+        else:
+            l1 = self.sensitivity * math.sqrt(self._m)
+        self._scale = l1 / self.epsilon
+
+    def sample(self, query, n):
+        q = np.asarray(query, dtype=float).reshape(-1)
+        return _to_grid(q + self._rng.laplace(0.0, self._scale, (n, q.size)))
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. Sum of 3-D records clipped to the unit L2 ball, Gaussian noise.
+# ---------------------------------------------------------------------------------------------
+
+
+class ClippedVectorSumGaussian(_Base):
+    """Records are 3-D vectors in [-1, 1]^3 (add/remove); each is clipped to L2 norm 1
+    (scaled by min(1, 1/|x|)) and the records are summed: L2 sensitivity 1, analytic Gaussian
+    noise per coordinate."""
+
+    mechanism = "clipped_vector_sum_gaussian"
+    description = "sum of L2-clipped 3-D records with analytic Gaussian noise"
+    epsilon, delta = 2.0, 1e-6
+    input_kind = "dataset"
+    columns = 3
+    domain = [(-1.0, 1.0), (-1.0, 1.0), (-1.0, 1.0)]
+    neighbours = "add_remove"
+    output_kind = "real"
+    output_length = 3
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        self._sigma = analytic_gaussian_sigma(self.epsilon, self.delta, 1.0)
+
+    def sample(self, query, n):
+        x = np.asarray(query, dtype=float).reshape(-1, 3)
+        if self.broken:
+            clipped = np.clip(x, -1.0, 1.0)  # BUG: per-coordinate clip, not the L2 ball
+        else:
+            norms = np.sqrt(np.sum(x * x, axis=1))
+            clipped = x * np.minimum(1.0, 1.0 / np.maximum(norms, 1e-300))[:, None]
+        total = clipped.sum(axis=0)
+        return _to_grid(total + self._rng.normal(0.0, self._sigma, (n, 3)))
+
+
+# ---------------------------------------------------------------------------------------------
+# 9. Soft (linearly interpolated) histogram with Laplace noise.
+# ---------------------------------------------------------------------------------------------
+
+
+class SoftHistogramLaplace(_Base):
+    """Records in [0, 4] (add/remove) spread over the 5 bin centres 0..4 by linear
+    interpolation: weight 1 - f to bin floor(x) and f to the next, f = x - floor(x).  Every
+    record's weights are nonnegative and sum to 1 (L1 sensitivity 1): Laplace of scale
+    1 / eps per bin."""
+
+    mechanism = "soft_histogram_laplace"
+    description = "linearly interpolated histogram with Laplace noise"
+    epsilon, delta = 1.0, 0.0
+    input_kind = "dataset"
+    domain = (0.0, 4.0)
+    neighbours = "add_remove"
+    output_kind = "real"
+    output_length = 5
+
+    _bins = 5
+
+    def weights(self, query):
+        x = np.clip(np.asarray(query, dtype=float).reshape(-1), 0.0, 4.0)
+        if self.broken:
+            i = np.rint(x)  # BUG: nearest centre, so f = x - i may be negative
+        else:
+            i = np.floor(x)
+        f = x - i
+        hist = np.zeros(self._bins)
+        np.add.at(hist, np.minimum(i, 4).astype(int), 1.0 - f)
+        np.add.at(hist, np.minimum(i + 1, 4).astype(int), f)
+        return hist
+
+    def sample(self, query, n):
+        hist = self.weights(query)
+        return _to_grid(hist + self._rng.laplace(0.0, 1.0 / self.epsilon, (n, self._bins)))
+
+
+# ---------------------------------------------------------------------------------------------
+# 10. Local Gaussian randomizer.
+# ---------------------------------------------------------------------------------------------
+
+
+class LocalGaussian(_Base):
+    """One person's rating v in 0..9 released as v + N(0, sigma^2): any two ratings are
+    neighbours, so the sensitivity is the domain's width 9; analytic calibration."""
+
+    mechanism = "local_gaussian"
+    description = "analytic Gaussian local randomizer for a value in 0..9"
+    epsilon, delta = 2.0, 1e-6
+    input_kind = "local"
+    domain = (0, 9)
+    output_kind = "real"
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        lo, hi = self.domain
+        if broken:
+            sens = max(abs(lo - (lo + hi) / 2), abs(hi - (lo + hi) / 2))  # BUG: centred bound 4.5
+        else:
+            sens = hi - lo
+        self._sigma = analytic_gaussian_sigma(self.epsilon, self.delta, float(sens))
+
+    def sample(self, query, n):
+        v = float(min(max(int(query), self.domain[0]), self.domain[1]))
+        return _to_grid(v + self._rng.normal(0.0, self._sigma, n))
+
+
+_CLASSES = (
+    TruncatedLaplaceLocal,
+    UnionThresholdHistogram,
+    UnknownDomainTop1,
+    LinfVectorGaussian,
+    MomentsGaussian,
+    TrimmedMeanGaussian,
+    L2VectorLaplace,
+    ClippedVectorSumGaussian,
+    SoftHistogramLaplace,
+    LocalGaussian,
+)
+
+ADAPTERS = [cls(broken=b) for cls in _CLASSES for b in (False, True)]
+
+TRUE_VALUES: dict[str, float] = {}
+TRUE_DETAILS: dict[str, str] = {}
