@@ -172,7 +172,7 @@ class UnknownDomainTop1(_Base):
     are not known to exist), by the exponential mechanism (Gumbel-max, weights exp(eps u / 2),
     L-inf sensitivity 1), beside a "none" candidate of utility tau (output -1).  An item that
     one user makes appear (count 0 -> 1) wins with probability at most exp(-eps (tau - 1) / 2);
-    all 3 can appear at once, so tau = 1 + (2 / eps) ln(3 / delta')."""
+    all 3 can appear at once, so tau = 1 + (2 / eps) ln(3 / delta)."""
 
     mechanism = "unknown_domain_top1"
     description = "exponential-mechanism top-1 over present items with a none threshold"
@@ -187,11 +187,10 @@ class UnknownDomainTop1(_Base):
     nullable = True
 
     _m = 3
-    _delta_share = 0.5  # half of delta for the appearing items, half for the shared outputs
 
     def __init__(self, broken=False):
         super().__init__(broken)
-        d = self.delta * self._delta_share
+        d = self.delta
         if broken:
             self._tau = 1 + math.log(self._m / d) / self.epsilon  # BUG: EM's factor 2 dropped
         else:
@@ -466,5 +465,65 @@ _CLASSES = (
 
 ADAPTERS = [cls(broken=b) for cls in _CLASSES for b in (False, True)]
 
-TRUE_VALUES: dict[str, float] = {}
-TRUE_DETAILS: dict[str, str] = {}
+TRUE_VALUES = {
+    "ho25.truncated_laplace_local.correct": 0.99998,
+    "ho25.truncated_laplace_local.broken": math.inf,
+    "ho25.union_threshold_histogram.correct": 1.19964,
+    "ho25.union_threshold_histogram.broken": math.inf,
+    "ho25.unknown_domain_top1.correct": 0.99493,
+    "ho25.unknown_domain_top1.broken": math.inf,
+    "ho25.linf_vector_gaussian.correct": 1.0,
+    "ho25.linf_vector_gaussian.broken": 2.15468,
+    "ho25.moments_gaussian.correct": 1.0,
+    "ho25.moments_gaussian.broken": 1.81378,
+    "ho25.trimmed_mean_gaussian.correct": 0.5,
+    "ho25.trimmed_mean_gaussian.broken": 1.63294,
+    "ho25.l2_vector_laplace.correct": 1.0,
+    "ho25.l2_vector_laplace.broken": 2.0,
+    "ho25.clipped_vector_sum_gaussian.correct": 2.0,
+    "ho25.clipped_vector_sum_gaussian.broken": 3.67273,
+    "ho25.soft_histogram_laplace.correct": 1.0,
+    "ho25.soft_histogram_laplace.broken": 2.0,
+    "ho25.local_gaussian.correct": 2.0,
+    "ho25.local_gaussian.broken": 4.31804,
+}
+
+TRUE_DETAILS = {
+    "ho25.truncated_laplace_local.correct": "eps 0.99998 at 1e-4: T = 27, values 0 vs 3 differ "
+    "on 3 outputs of mass P(Z >= 25) = 8.85e-5 each side.",
+    "ho25.truncated_laplace_local.broken": "eps inf: T = 23 solved for a unit move; values 0 vs "
+    "3 differ on outputs of mass 3.36e-4 (3.4x delta).",
+    "ho25.union_threshold_histogram.correct": "eps 1.19964 at 1e-5 (6 bins 64 -> 65); all 6 "
+    "bins 0 -> 1 release something w.p. 9.11e-6.",
+    "ho25.union_threshold_histogram.broken": "eps inf: tau 56 solved for delta per bin; all 6 "
+    "bins 0 -> 1 release something w.p. 5.51e-5 (5.5x).",
+    "ho25.unknown_domain_top1.correct": "eps 0.99493 at 1e-5 over counts 0..45; 3 items "
+    "appearing together win w.p. 1.0e-5 - 1e-10.",
+    "ho25.unknown_domain_top1.broken": "eps inf: tau = 1 + ln(3/delta)/eps (EM factor 2 "
+    "dropped): (0,0,0) -> (1,1,1) shows an item w.p. 5.4e-3.",
+    "ho25.linf_vector_gaussian.correct": "eps 1 at 1e-5: sigma for L2 shift 2 = all 4 "
+    "coordinates +1.",
+    "ho25.linf_vector_gaussian.broken": "eps 2.155 at 1e-5: sigma for L2 shift 1, the diagonal "
+    "move has L2 norm 2.",
+    "ho25.moments_gaussian.correct": "eps 1 at 1e-6: a record at 1 moves (count, sum, sumsq) "
+    "by (1, 1, 1), sigma sqrt(3) x the unit one.",
+    "ho25.moments_gaussian.broken": "eps 1.814 at 1e-6: each release calibrated alone, joint "
+    "mu sqrt(3) x the claim's.",
+    "ho25.trimmed_mean_gaussian.correct": "eps 0.5 at 1e-6 at every n: sensitivity 10/(n-2), "
+    "attained (0, 0, 10) -> (0, 10, 10).",
+    "ho25.trimmed_mean_gaussian.broken": "eps 1.633 at 1e-6 at n = 3 (sensitivity taken as "
+    "10/n: 3x too small); 1.05x at n = 40.",
+    "ho25.l2_vector_laplace.correct": "eps 1: L1 shift of an L2 move <= 2, at (1/2, 1/2, 1/2, "
+    "1/2); axis moves give 0.5.",
+    "ho25.l2_vector_laplace.broken": "eps 2: scale 1; only off-axis moves exceed 1.",
+    "ho25.clipped_vector_sum_gaussian.correct": "eps 2 at 1e-6: clipped records have L2 norm "
+    "<= 1, attained on and outside the ball.",
+    "ho25.clipped_vector_sum_gaussian.broken": "eps 3.673 at 1e-6: per-coordinate clip keeps "
+    "the corner (1, 1, 1) of norm sqrt(3).",
+    "ho25.soft_histogram_laplace.correct": "eps 1: interpolation weights are >= 0 and sum to 1.",
+    "ho25.soft_histogram_laplace.broken": "eps 2: nearest-centre index, a record at 1.5 gets "
+    "weights (1.5, -0.5): L1 2; records at whole numbers, 0.5, 2.5 are fine.",
+    "ho25.local_gaussian.correct": "eps 2 at 1e-6: sigma for the width 9, values 0 vs 9.",
+    "ho25.local_gaussian.broken": "eps 4.318 at 1e-6: sigma for the centred bound 4.5; pairs "
+    "at distance <= 4.5 are within the claim.",
+}
