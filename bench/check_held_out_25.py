@@ -582,6 +582,66 @@ def check_soft_histogram(mod):
 
 
 # ------------------------------------------------------------------------------------------
+# 11. permute_and_flip: exhaustive over 3 utilities on a grid of 1/4 in [0, 6], every L-inf
+# move on the same grid (fractional moves and opposite directions included)
+# ------------------------------------------------------------------------------------------
+
+PERMS = list(itertools.permutations(range(3)))
+
+
+def pf_probs(U, rate):
+    p = np.exp(rate * (U - U.max(1, keepdims=True)))
+    out = np.zeros_like(U)
+    for perm in PERMS:
+        surv = np.ones(U.shape[0])
+        for c in perm:
+            out[:, c] += surv * p[:, c] / len(PERMS)
+            surv = surv * (1 - p[:, c])
+    return out
+
+
+def pf_pmf_exact(u, rate):
+    u = [mpf(v) for v in u]
+    top = max(u)
+    p = [mpmath.exp(mpf(rate) * (v - top)) for v in u]
+    out = {i: mpf(0) for i in range(3)}
+    for perm in PERMS:
+        surv = mpf(1)
+        for c in perm:
+            out[c] += surv * p[c] / len(PERMS)
+            surv *= 1 - p[c]
+    return out
+
+
+def check_pf(mod):
+    eps = 1.0
+    g = np.arange(0, 6 + 1e-9, 0.25)
+    X = np.array(list(itertools.product(g, g, g)))
+    moves = np.arange(-1, 1 + 1e-9, 0.25)
+    for broken in (False, True):
+        rate = eps if broken else eps / 2
+        name = f"ho25.permute_and_flip.{'broken' if broken else 'correct'}"
+        assert adapter(name)._rate == rate
+        best = (-1.0, None)
+        for s in itertools.product(moves, repeat=3):
+            if not any(s):
+                continue
+            Y = X + np.array(s)
+            L = np.abs(np.log(pf_probs(X, rate) / pf_probs(Y, rate))).max(1)
+            i = int(L.argmax())
+            if L[i] > best[0]:
+                best = (L[i], (X[i], Y[i]))
+        x, y = best[1]
+        p, q = pf_pmf_exact(x, rate), pf_pmf_exact(y, rate)
+        value = max(abs(mpmath.log(p[o] / q[o])) for o in range(3))
+        assert abs(float(value) - best[0]) < 1e-9
+        label = "broken" if value > eps * (1 + 1e-9) else "correct"
+        pair = f"{tuple(float(v) for v in x)} -> {tuple(float(v) for v in y)}"
+        record(name, fmt_claim(eps, 0), f"eps {float(value):.5f} (rate {rate:g}; utilities "
+               "0..6 and moves on a 1/4 grid)", float(value), pair, label)
+
+
+# ------------------------------------------------------------------------------------------
 # Sampling checks
 # ------------------------------------------------------------------------------------------
 
@@ -710,6 +770,10 @@ def sampling_checks(mod):
             out = draw(f"ho25.local_gaussian.{tag}", v)
             pvals.append((chi2_continuous(out, stats.norm(v, s10)),
                           f"ho25.local_gaussian.{tag}", f"value {v}"))
+        for u in ([0.0, 4.0, 0.0], [-1.0, 3.0, 1.0], [2.5, 2.5, 0.25]):
+            out = draw(f"ho25.permute_and_flip.{tag}", u)
+            pvals.append((chi2_discrete(out.tolist(), pf_pmf_exact(u, 1.0 if br else 0.5)),
+                          f"ho25.permute_and_flip.{tag}", f"utilities {tuple(u)}"))
     return pvals
 
 
@@ -726,6 +790,7 @@ def main():
     check_clipped_sum(mod)
     check_soft_histogram(mod)
     check_local_gaussian(mod)
+    check_pf(mod)
     order = [a.name for a in mod.ADAPTERS]
     RESULTS.sort(key=lambda r: order.index(r[0]))
     labels = {a.name: ("broken" if a.broken else "correct") for a in mod.ADAPTERS}

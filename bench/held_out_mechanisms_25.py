@@ -450,6 +450,43 @@ class LocalGaussian(_Base):
         return _to_grid(v + self._rng.normal(0.0, self._sigma, n))
 
 
+# ---------------------------------------------------------------------------------------------
+# 11. Permute-and-flip selection.
+# ---------------------------------------------------------------------------------------------
+
+
+class PermuteAndFlip(_Base):
+    """Permute-and-flip (McKenna and Sheldon 2020) over 3 real utilities that may each move by
+    up to 1 in either direction (L-inf 1, not monotone): candidates in a random order, each
+    accepted with probability exp(eps (u - max u) / (2 Delta)); the best is always accepted.
+    eps-DP; the factor 2 may be dropped only for monotone utilities."""
+
+    mechanism = "permute_and_flip"
+    description = "permute-and-flip selection, general (non-monotone) utilities"
+    epsilon, delta = 1.0, 0.0
+    input_kind = "vector"
+    norm = "linf"
+    sensitivity = 1.0
+    query_length = 3
+    output_kind = "index"
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        if broken:
+            self._rate = self.epsilon / self.sensitivity  # BUG: the monotone-utility rate
+        else:
+            self._rate = self.epsilon / (2 * self.sensitivity)
+
+    def sample(self, query, n):
+        u = np.asarray(query, dtype=float).reshape(-1)
+        p = np.exp(self._rate * (u - np.max(u)))
+        order = np.argsort(self._rng.random((n, u.size)), axis=1)
+        accept = self._rng.random((n, u.size)) < p[order]
+        accept[np.arange(n), np.argmax(p[order] >= 1.0, axis=1)] |= True  # the best: p = 1
+        first = np.argmax(accept, axis=1)
+        return order[np.arange(n), first].astype(np.int64)
+
+
 _CLASSES = (
     TruncatedLaplaceLocal,
     UnionThresholdHistogram,
@@ -461,6 +498,7 @@ _CLASSES = (
     ClippedVectorSumGaussian,
     SoftHistogramLaplace,
     LocalGaussian,
+    PermuteAndFlip,
 )
 
 ADAPTERS = [cls(broken=b) for cls in _CLASSES for b in (False, True)]
@@ -486,6 +524,8 @@ TRUE_VALUES = {
     "ho25.soft_histogram_laplace.broken": 2.0,
     "ho25.local_gaussian.correct": 2.0,
     "ho25.local_gaussian.broken": 4.31804,
+    "ho25.permute_and_flip.correct": 1.0,
+    "ho25.permute_and_flip.broken": 2.0,
 }
 
 TRUE_DETAILS = {
@@ -526,4 +566,8 @@ TRUE_DETAILS = {
     "ho25.local_gaussian.correct": "eps 2 at 1e-6: sigma for the width 9, values 0 vs 9.",
     "ho25.local_gaussian.broken": "eps 4.318 at 1e-6: sigma for the centred bound 4.5; pairs "
     "at distance <= 4.5 are within the claim.",
+    "ho25.permute_and_flip.correct": "eps 1: attained at (1/4, 11/2, 0) -> (-3/4, 9/2, 1), "
+    "the last candidate's probability.",
+    "ho25.permute_and_flip.broken": "eps 2: the monotone rate; only moves in opposite "
+    "directions, (0, 13/4, 1/2) -> (-1, 9/4, 3/2), exceed 1.",
 }
