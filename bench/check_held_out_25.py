@@ -642,6 +642,123 @@ def check_pf(mod):
 
 
 # ------------------------------------------------------------------------------------------
+# 12. present_keys_above_threshold: exhaustive over 3 counts in 0..56, every L-inf move
+# ------------------------------------------------------------------------------------------
+
+SVT = dict(eps=1.0, claim=0.71, delta=1e-4, m=3, K=56, L=90)  # eps: the noise calibration
+
+
+def dlap_cdf_np(t, rate):
+    """P(nu <= t) for the discrete Laplace of `rate` (float64, t an integer array)."""
+    a = math.exp(-rate)
+    t = np.asarray(t, dtype=float)
+    return np.where(t >= 0, 1 - a ** (t + 1) / (1 + a), a ** (-t) / (1 + a))
+
+
+def svt_tau(broken):
+    eps, delta, m = mpf(SVT["eps"]), mpf(SVT["delta"]), SVT["m"]
+    a, b = mpmath.exp(-eps / 4), mpmath.exp(-eps / 2)
+    if broken:
+        k = 1
+        while a**k / (1 + a) > delta:
+            k += 1
+        return 1 + k
+    cb = (1 - b) / (1 + b)
+
+    def diff_tail(k):  # P(nu - rho >= k), exact sum over rho (tails beyond 400 below 1e-80)
+        tot = mpf(0)
+        for r in range(-400, 401):
+            t = k + r
+            tail = a**t / (1 + a) if t >= 1 else 1 - a ** (1 - t) / (1 + a)
+            tot += cb * b ** abs(r) * tail
+        return tot
+
+    k = 1
+    while diff_tail(k) > delta / m:
+        k += 1
+    return 1 + k
+
+
+def svt_probs(X, tau):
+    """Output pmf (keys 0, 1, 2, none) for rows of counts X (float64; rho summed over
+    |rho| <= L, whose outside mass is below 1e-19)."""
+    eps, L = SVT["eps"], SVT["L"]
+    rho = np.arange(-L, L + 1)
+    b = math.exp(-eps / 2)
+    w = (1 - b) / (1 + b) * b ** np.abs(rho)
+    c = np.arange(int(X.max()) + 1)[:, None]
+    F = dlap_cdf_np(tau + rho[None, :] - c - 1, eps / 4)  # P(count c does not fire | rho)
+    F[0, :] = 1.0  # absent keys are not asked
+    out = np.empty((X.shape[0], 4))
+    surv = np.ones((X.shape[0], rho.size))
+    for i in range(3):
+        Fi = F[X[:, i]]
+        out[:, i] = (surv * (1 - Fi)) @ w
+        surv *= Fi
+    out[:, 3] = surv @ w
+    return out
+
+
+def svt_pmf_exact(x, tau):
+    eps = mpf(SVT["eps"])
+    a, b = mpmath.exp(-eps / 4), mpmath.exp(-eps / 2)
+    cb = (1 - b) / (1 + b)
+
+    def cdf(t):
+        return 1 - a ** (t + 1) / (1 + a) if t >= 0 else a ** (-t) / (1 + a)
+
+    out = {0: mpf(0), 1: mpf(0), 2: mpf(0), -1: mpf(0)}
+    for r in range(-200, 201):
+        wr = cb * b ** abs(r)
+        surv = wr
+        for i, c in enumerate(x):
+            f = mpf(1) if c <= 0 else cdf(tau + r - c - 1)
+            out[i] += surv * (1 - f)
+            surv *= f
+        out[-1] += surv
+    return out
+
+
+def check_svt(mod):
+    K = SVT["K"]
+    g = np.arange(K + 1)
+    X = np.array(list(itertools.product(g, g, g)))
+    for broken in (False, True):
+        tau = svt_tau(broken)
+        name = f"ho25.present_keys_above_threshold.{'broken' if broken else 'correct'}"
+        assert adapter(name)._tau == tau
+        PX = svt_probs(X, tau)
+        assert np.allclose(PX.sum(1), 1.0, atol=1e-12)
+        best_e, best_d = (-1.0, None), (-1.0, None)
+        for mv in itertools.product((-1, 0, 1), repeat=3):
+            if not any(mv):
+                continue
+            Y = X + np.array(mv)
+            ok = ((Y >= 0) & (Y <= K)).all(1)
+            yi = Y[ok, 0] * (K + 1) ** 2 + Y[ok, 1] * (K + 1) + Y[ok, 2]
+            P, Q = PX[ok], PX[yi]
+            e = np_eps_at(P, Q, SVT["delta"])
+            d = np_delta_at(P, Q, SVT["claim"])
+            i, j = int(e.argmax()), int(d.argmax())
+            if e[i] > best_e[0]:
+                best_e = (e[i], (tuple(X[ok][i]), tuple(Y[ok][i])))
+            if d[j] > best_d[0]:
+                best_d = (d[j], (tuple(X[ok][j]), tuple(Y[ok][j])))
+        pe, qe = svt_pmf_exact(best_e[1][0], tau), svt_pmf_exact(best_e[1][1], tau)
+        pd, qd = svt_pmf_exact(best_d[1][0], tau), svt_pmf_exact(best_d[1][1], tau)
+        e = eps_at(pe, qe, SVT["delta"])
+        d = delta_at(pd, qd, SVT["claim"])
+        assert e == INF or abs(float(e) - best_e[0]) < 1e-7, (e, best_e)
+        assert abs(float(d) - best_d[0]) < 1e-8 * float(d) + 1e-16, (d, best_d)
+
+        def show(pair):
+            return f"{tuple(int(v) for v in pair[0])} -> {tuple(int(v) for v in pair[1])}"
+
+        approx_report(name, SVT["claim"], SVT["delta"], e, d, show(best_e[1]), show(best_d[1]),
+                      f"; tau = {tau}; noise for eps 1; counts 0..{K}")
+
+
+# ------------------------------------------------------------------------------------------
 # Sampling checks
 # ------------------------------------------------------------------------------------------
 
@@ -774,6 +891,11 @@ def sampling_checks(mod):
             out = draw(f"ho25.permute_and_flip.{tag}", u)
             pvals.append((chi2_discrete(out.tolist(), pf_pmf_exact(u, 1.0 if br else 0.5)),
                           f"ho25.permute_and_flip.{tag}", f"utilities {tuple(u)}"))
+        tau = svt_tau(br)
+        for q in ([1, 1, 1], [tau - 3, 0, tau + 2], [tau + 1, tau - 1, tau]):
+            out = draw(f"ho25.present_keys_above_threshold.{tag}", q)
+            pvals.append((chi2_discrete(out.tolist(), svt_pmf_exact(q, tau)),
+                          f"ho25.present_keys_above_threshold.{tag}", f"counts {tuple(q)}"))
     return pvals
 
 
@@ -791,6 +913,7 @@ def main():
     check_soft_histogram(mod)
     check_local_gaussian(mod)
     check_pf(mod)
+    check_svt(mod)
     order = [a.name for a in mod.ADAPTERS]
     RESULTS.sort(key=lambda r: order.index(r[0]))
     labels = {a.name: ("broken" if a.broken else "correct") for a in mod.ADAPTERS}
