@@ -1,4 +1,4 @@
-# ruff: noqa: B023, B905, E741
+# ruff: noqa: B023, B905, E741, SIM108
 """Exact true values of held-out set 25 (bench/held_out_mechanisms_25.py), and a sampling check.
 
 Part 1 recomputes every twin's privacy loss from the algorithm as described in the set's
@@ -69,7 +69,7 @@ def eps_at(p, q, delta):
     best = mpf(0)
     pc, qc = mpf(0), mpf(0)
     delta = mpf(delta)
-    for lr, po, qo in rows:
+    for _lr, po, qo in rows:
         pc += po
         qc += qo
         if pc > delta:
@@ -237,8 +237,9 @@ def check_tll():
             if d > best_d[0]:
                 best_d = (d, f"values {v} vs {w}")
         name = f"ho25.truncated_laplace_local.{'broken' if broken else 'correct'}"
-        approx_report(name, TLL["eps"], TLL["delta"], best_e[0], best_d[0], best_e[1],
-                      best_d[1], f"; T = {t}")
+        approx_report(
+            name, TLL["eps"], TLL["delta"], best_e[0], best_d[0], best_e[1], best_d[1], f"; T = {t}"
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -303,7 +304,10 @@ def check_uth():
     m = UTH["m"]
     for broken in (False, True):
         tau = uth_tau(broken)
-        assert adapter(f"ho25.union_threshold_histogram.{'broken' if broken else 'correct'}")._tau == tau
+        assert (
+            adapter(f"ho25.union_threshold_histogram.{'broken' if broken else 'correct'}")._tau
+            == tau
+        )
         # bin types: count c -> c + 1 (and the reverse, covered by both directions) for c in
         # 0, 1, 2 and tau - 4 .. tau + 2, a count far above tau (plain discrete Laplace), and
         # an unchanged bin (no effect: omitted from the product)
@@ -330,11 +334,14 @@ def check_uth():
         p = a ** (tau - 1) / (1 + a)
         one_sided = 1 - (1 - p) ** m
         assert abs(float(one_sided) - best_d[0]) < 1e-9 * max(best_d[0], 1e-30) + 1e-15, (
-            one_sided, best_d)
+            one_sided,
+            best_d,
+        )
         name = f"ho25.union_threshold_histogram.{'broken' if broken else 'correct'}"
         e = INF if best_e[0] == INF else mpf(best_e[0])
-        approx_report(name, UTH["eps"], UTH["delta"], e, one_sided, best_e[1], best_d[1],
-                      f"; tau = {tau}")
+        approx_report(
+            name, UTH["eps"], UTH["delta"], e, one_sided, best_e[1], best_d[1], f"; tau = {tau}"
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -402,8 +409,16 @@ def check_udt():
             return f"{tuple(int(v) for v in pair[0])} -> {tuple(int(v) for v in pair[1])}"
 
         name = f"ho25.unknown_domain_top1.{'broken' if broken else 'correct'}"
-        approx_report(name, UDT["eps"], UDT["delta"], e, d, show(best_e[1]), show(best_d[1]),
-                      f"; tau = {tau:.4f}; counts 0..{K}")
+        approx_report(
+            name,
+            UDT["eps"],
+            UDT["delta"],
+            e,
+            d,
+            show(best_e[1]),
+            show(best_d[1]),
+            f"; tau = {tau:.4f}; counts 0..{K}",
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -422,8 +437,9 @@ def check_linf_gaussian(mod):
         sigma = g_sigma(eps, delta, 1.0 if broken else 2.0)
         name = f"ho25.linf_vector_gaussian.{'broken' if broken else 'correct'}"
         check_sigma(mod, name, sigma)
-        gauss_report(name, eps, delta, mpf(l2) / sigma, sigma, m,
-                     "x -> x + (1, 1, 1, 1) (L2 shift 2)")
+        gauss_report(
+            name, eps, delta, mpf(l2) / sigma, sigma, m, "x -> x + (1, 1, 1, 1) (L2 shift 2)"
+        )
 
 
 def check_moments(mod):
@@ -438,8 +454,9 @@ def check_moments(mod):
         sigma = base if broken else base * mpmath.sqrt(3)
         name = f"ho25.moments_gaussian.{'broken' if broken else 'correct'}"
         check_sigma(mod, name, sigma)
-        gauss_report(name, eps, delta, mpf(l2) / sigma, sigma, 3,
-                     "add a record at 1: shift (1, 1, 1)")
+        gauss_report(
+            name, eps, delta, mpf(l2) / sigma, sigma, 3, "add a record at 1: shift (1, 1, 1)"
+        )
 
 
 def trimmed(xs):
@@ -475,9 +492,16 @@ def check_trimmed(mod):
         got = a._sigma(n)
         assert abs(got - float(sigma)) < 1e-9 * float(sigma), (name, got, sigma)
         zeros = ", ".join(["0"] * (n - 1))
-        gauss_report(name, eps, delta, mu, sigma, 1,
-                     f"n = {n}: ({zeros}, 10) -> one 0 replaced by 10",
-                     f"; sensitivity {10 / (n - 2):g} at n = {n}")
+        gauss_report(
+            name,
+            eps,
+            delta,
+            mu,
+            sigma,
+            1,
+            f"n = {n}: ({zeros}, 10) -> one 0 replaced by 10",
+            f"; sensitivity {10 / (n - 2):g} at n = {n}",
+        )
 
 
 def check_clipped_sum(mod):
@@ -498,8 +522,15 @@ def check_clipped_sum(mod):
         name = f"ho25.clipped_vector_sum_gaussian.{'broken' if broken else 'correct'}"
         check_sigma(mod, name, sigma)
         rec = tuple(str(v) for v in best[1])
-        gauss_report(name, eps, delta, l2 / sigma, sigma, 3,
-                     f"add the record ({', '.join(rec)}): L2 shift {float(l2):.4f}")
+        gauss_report(
+            name,
+            eps,
+            delta,
+            l2 / sigma,
+            sigma,
+            3,
+            f"add the record ({', '.join(rec)}): L2 shift {float(l2):.4f}",
+        )
 
 
 def check_local_gaussian(mod):
@@ -542,9 +573,14 @@ def check_l2_laplace(mod):
         value = float(best[0]) / scale
         label = "broken" if value > eps * (1 + 1e-12) else "correct"
         axis = 1.0 / scale
-        record(name, fmt_claim(eps, 0), f"eps {value:.5f} = L1 shift 2 / scale {scale:g}; "
-               f"an axis move of 1 gives {axis:g}", value,
-               "x -> x + (1/2, 1/2, 1/2, 1/2)", label)
+        record(
+            name,
+            fmt_claim(eps, 0),
+            f"eps {value:.5f} = L1 shift 2 / scale {scale:g}; an axis move of 1 gives {axis:g}",
+            value,
+            "x -> x + (1/2, 1/2, 1/2, 1/2)",
+            label,
+        )
 
 
 def soft_weights(x, broken):
@@ -577,8 +613,14 @@ def check_soft_histogram(mod):
             assert np.allclose(w, [float(v) for v in soft_weights(x, broken)], atol=0), (x, w)
         value = float(best[0]) * eps
         label = "broken" if value > eps * (1 + 1e-12) else "correct"
-        record(name, fmt_claim(eps, 0), f"eps {value:.5f} (largest L1 weight of one record "
-               f"{best[0]})", value, f"add a record {best[1]}", label)
+        record(
+            name,
+            fmt_claim(eps, 0),
+            f"eps {value:.5f} (largest L1 weight of one record {best[0]})",
+            value,
+            f"add a record {best[1]}",
+            label,
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -637,8 +679,14 @@ def check_pf(mod):
         assert abs(float(value) - best[0]) < 1e-9
         label = "broken" if value > eps * (1 + 1e-9) else "correct"
         pair = f"{tuple(float(v) for v in x)} -> {tuple(float(v) for v in y)}"
-        record(name, fmt_claim(eps, 0), f"eps {float(value):.5f} (rate {rate:g}; utilities "
-               "0..6 and moves on a 1/4 grid)", float(value), pair, label)
+        record(
+            name,
+            fmt_claim(eps, 0),
+            f"eps {float(value):.5f} (rate {rate:g}; utilities 0..6 and moves on a 1/4 grid)",
+            float(value),
+            pair,
+            label,
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -754,8 +802,16 @@ def check_svt(mod):
         def show(pair):
             return f"{tuple(int(v) for v in pair[0])} -> {tuple(int(v) for v in pair[1])}"
 
-        approx_report(name, SVT["claim"], SVT["delta"], e, d, show(best_e[1]), show(best_d[1]),
-                      f"; tau = {tau}; noise for eps 1; counts 0..{K}")
+        approx_report(
+            name,
+            SVT["claim"],
+            SVT["delta"],
+            e,
+            d,
+            show(best_e[1]),
+            show(best_d[1]),
+            f"; tau = {tau}; noise for eps 1; counts 0..{K}",
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -826,8 +882,13 @@ def sampling_checks(mod):
         t = tll_T(br)
         for v in (0, 3):
             out = draw(f"ho25.truncated_laplace_local.{tag}", v)
-            pvals.append((chi2_discrete(out.tolist(), tll_pmf(v, t)),
-                          f"ho25.truncated_laplace_local.{tag}", f"value {v}"))
+            pvals.append(
+                (
+                    chi2_discrete(out.tolist(), tll_pmf(v, t)),
+                    f"ho25.truncated_laplace_local.{tag}",
+                    f"value {v}",
+                )
+            )
         # 2
         tau = uth_tau(br)
         q = np.array([0, 1, tau - 2, tau, tau + 5, 200])
@@ -835,67 +896,123 @@ def sampling_checks(mod):
         for j in range(6):
             col = np.where(np.isnan(out[:, j]), -(10**6), out[:, j]).astype(np.int64).tolist()
             pmf = {(-(10**6) if k == BOT else k): v for k, v in uth_bin_pmf(int(q[j]), tau).items()}
-            pvals.append((chi2_discrete(col, pmf), f"ho25.union_threshold_histogram.{tag}",
-                          f"bin count {q[j]}"))
+            pvals.append(
+                (
+                    chi2_discrete(col, pmf),
+                    f"ho25.union_threshold_histogram.{tag}",
+                    f"bin count {q[j]}",
+                )
+            )
         # 3
         tau = udt_tau(br)
         for q in ([0, 1, 2], [tau, tau - 2, 0], [30, 31, 35]):
             qi = [int(round(v)) for v in q]
             out = draw(f"ho25.unknown_domain_top1.{tag}", qi)
-            pvals.append((chi2_discrete(out.tolist(), udt_pmf_exact(qi, tau)),
-                          f"ho25.unknown_domain_top1.{tag}", f"counts {tuple(qi)}"))
+            pvals.append(
+                (
+                    chi2_discrete(out.tolist(), udt_pmf_exact(qi, tau)),
+                    f"ho25.unknown_domain_top1.{tag}",
+                    f"counts {tuple(qi)}",
+                )
+            )
         # Gaussians and Laplace (scales recomputed here, not read from the adapters)
         s4 = float(g_sigma(1.0, 1e-5, 1.0 if br else 2.0))
         out = draw(f"ho25.linf_vector_gaussian.{tag}", [0.0, 1.5, -2.25, 7.0])
         for j, mu in enumerate([0.0, 1.5, -2.25, 7.0]):
-            pvals.append((chi2_continuous(out[:, j], stats.norm(mu, s4)),
-                          f"ho25.linf_vector_gaussian.{tag}", f"coordinate {j}"))
+            pvals.append(
+                (
+                    chi2_continuous(out[:, j], stats.norm(mu, s4)),
+                    f"ho25.linf_vector_gaussian.{tag}",
+                    f"coordinate {j}",
+                )
+            )
         base = float(g_sigma(1.0, 1e-6, 1.0))
         s5 = base if br else base * math.sqrt(3)
         data = np.array([0.25, 0.5, 1.0, 0.0, 0.75])
         out = draw(f"ho25.moments_gaussian.{tag}", data)
         for j, mu in enumerate([5.0, 2.5, 0.0625 + 0.25 + 1 + 0.5625]):
-            pvals.append((chi2_continuous(out[:, j], stats.norm(mu, s5)),
-                          f"ho25.moments_gaussian.{tag}", f"column {j}"))
+            pvals.append(
+                (
+                    chi2_continuous(out[:, j], stats.norm(mu, s5)),
+                    f"ho25.moments_gaussian.{tag}",
+                    f"column {j}",
+                )
+            )
         data = np.array([0.0, 3.0, 10.0, 4.0])
         out = draw(f"ho25.trimmed_mean_gaussian.{tag}", data)
         s6 = float(g_sigma(0.5, 1e-6, 10.0 / (4 if br else 2)))
-        pvals.append((chi2_continuous(out, stats.norm(3.5, s6)),
-                      f"ho25.trimmed_mean_gaussian.{tag}", "n = 4"))
+        pvals.append(
+            (
+                chi2_continuous(out, stats.norm(3.5, s6)),
+                f"ho25.trimmed_mean_gaussian.{tag}",
+                "n = 4",
+            )
+        )
         out = draw(f"ho25.l2_vector_laplace.{tag}", [0.0, 0.5, 1.0, -3.0])
         for j, mu in enumerate([0.0, 0.5, 1.0, -3.0]):
-            pvals.append((chi2_continuous(out[:, j], stats.laplace(mu, 1.0 if br else 2.0)),
-                          f"ho25.l2_vector_laplace.{tag}", f"coordinate {j}"))
+            pvals.append(
+                (
+                    chi2_continuous(out[:, j], stats.laplace(mu, 1.0 if br else 2.0)),
+                    f"ho25.l2_vector_laplace.{tag}",
+                    f"coordinate {j}",
+                )
+            )
         s8 = float(g_sigma(2.0, 1e-6, 1.0))
         data = np.array([[1.0, 1.0, 1.0], [0.0, -0.5, 0.25]])
-        total = np.array([0.0, -0.5, 0.25]) + (np.array([1.0, 1.0, 1.0]) if br
-                                               else np.ones(3) / math.sqrt(3))
+        total = np.array([0.0, -0.5, 0.25]) + (
+            np.array([1.0, 1.0, 1.0]) if br else np.ones(3) / math.sqrt(3)
+        )
         out = draw(f"ho25.clipped_vector_sum_gaussian.{tag}", data)
         for j in range(3):
-            pvals.append((chi2_continuous(out[:, j], stats.norm(total[j], s8)),
-                          f"ho25.clipped_vector_sum_gaussian.{tag}", f"column {j}"))
+            pvals.append(
+                (
+                    chi2_continuous(out[:, j], stats.norm(total[j], s8)),
+                    f"ho25.clipped_vector_sum_gaussian.{tag}",
+                    f"column {j}",
+                )
+            )
         data = [1.5, 0.75, 3.0]
         hist = np.zeros(5)
         for x in data:
             hist += np.array([float(v) for v in soft_weights(Fraction(x), br)])
         out = draw(f"ho25.soft_histogram_laplace.{tag}", np.array(data))
         for j in range(5):
-            pvals.append((chi2_continuous(out[:, j], stats.laplace(hist[j], 1.0)),
-                          f"ho25.soft_histogram_laplace.{tag}", f"bin {j}"))
+            pvals.append(
+                (
+                    chi2_continuous(out[:, j], stats.laplace(hist[j], 1.0)),
+                    f"ho25.soft_histogram_laplace.{tag}",
+                    f"bin {j}",
+                )
+            )
         s10 = float(g_sigma(2.0, 1e-6, 4.5 if br else 9.0))
         for v in (0, 9):
             out = draw(f"ho25.local_gaussian.{tag}", v)
-            pvals.append((chi2_continuous(out, stats.norm(v, s10)),
-                          f"ho25.local_gaussian.{tag}", f"value {v}"))
+            pvals.append(
+                (
+                    chi2_continuous(out, stats.norm(v, s10)),
+                    f"ho25.local_gaussian.{tag}",
+                    f"value {v}",
+                )
+            )
         for u in ([0.0, 4.0, 0.0], [-1.0, 3.0, 1.0], [2.5, 2.5, 0.25]):
             out = draw(f"ho25.permute_and_flip.{tag}", u)
-            pvals.append((chi2_discrete(out.tolist(), pf_pmf_exact(u, 1.0 if br else 0.5)),
-                          f"ho25.permute_and_flip.{tag}", f"utilities {tuple(u)}"))
+            pvals.append(
+                (
+                    chi2_discrete(out.tolist(), pf_pmf_exact(u, 1.0 if br else 0.5)),
+                    f"ho25.permute_and_flip.{tag}",
+                    f"utilities {tuple(u)}",
+                )
+            )
         tau = svt_tau(br)
         for q in ([1, 1, 1], [tau - 3, 0, tau + 2], [tau + 1, tau - 1, tau]):
             out = draw(f"ho25.present_keys_above_threshold.{tag}", q)
-            pvals.append((chi2_discrete(out.tolist(), svt_pmf_exact(q, tau)),
-                          f"ho25.present_keys_above_threshold.{tag}", f"counts {tuple(q)}"))
+            pvals.append(
+                (
+                    chi2_discrete(out.tolist(), svt_pmf_exact(q, tau)),
+                    f"ho25.present_keys_above_threshold.{tag}",
+                    f"counts {tuple(q)}",
+                )
+            )
     return pvals
 
 
