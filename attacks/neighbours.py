@@ -77,6 +77,10 @@ MIXED_COLUMNS = 4
 PHASES = 8
 #: at most this many values of an integer domain are listed one by one
 SMALL_DOMAIN = 16
+#: moves shorter than the sensitivity, as fractions of it, screened beside the full ones
+SHORT_FRACTIONS = (0.5, 0.25, 0.75)
+#: random pairs from the inside of a vector relation (random base, direction and length)
+SHORT_VECTOR_PAIRS = 12
 
 Pair = tuple[Any, Any, str]
 
@@ -241,17 +245,19 @@ def tie_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
 
 def local_pairs(spec: AdapterSpec) -> list[Pair]:
     """Pairs of values of a local domain: both ends, the middle, neighbours of each; in a
-    small domain every value next to the next, so that a mechanism that mishandles one value
-    (reports it as is, collides it with another) meets that value in some pair."""
+    small domain every two values (the relation is all of them), so that a mechanism that
+    mishandles one value or confuses two (reports it as is, collides it with another, lets a
+    bucket edge count twice) meets them in some pair."""
     assert spec.exact_domain is not None
     lo, hi = (int(v) for v in spec.exact_domain)
     values = list(range(lo, hi + 1)) if hi - lo + 1 <= SMALL_DOMAIN else []
-    if hi - lo + 1 <= 4:
-        chosen = [(a, b) for i, a in enumerate(values) for b in values[i + 1 :]]
-    else:
-        mid = (lo + hi) // 2
-        chosen = [(lo, hi), (lo, lo + 1), (hi - 1, hi), (mid, mid + 1), (lo, mid), (mid, hi)]
-        chosen += list(zip(values, values[1:], strict=False))
+    mid = (lo + hi) // 2
+    chosen = [(lo, hi), (lo, lo + 1), (hi - 1, hi), (mid, mid + 1), (lo, mid), (mid, hi)]
+    chosen = [(a, b) for a, b in chosen if lo <= a < b <= hi]
+    # a small domain: every two values (any two are neighbours), the next ones first
+    chosen += sorted(
+        ((a, b) for i, a in enumerate(values) for b in values[i + 1 :]), key=lambda p: p[1] - p[0]
+    )
     return [(a, b, f"values {a} and {b}") for a, b in dict.fromkeys(chosen)]
 
 
@@ -508,6 +514,7 @@ def scalar_pair_groups(
     phase = 0.0 if spec.integer_queries else float(rng.random())
     phases = [0.0] if spec.integer_queries else [(phase + j / PHASES) % 1 for j in range(PHASES)]
     moderate = [((multiple + f) * step, "a moderate offset") for f in phases]
+    shorter = _shorter_moves(spec, step, multiple, phases)
     if not spec.integer_queries:
         # rounding half to even takes k + 1/2 to k and k + 3/2 to k + 2 (k even): see tie_pairs
         even = 2.0 * (multiple // 2)
@@ -523,8 +530,12 @@ def scalar_pair_groups(
                 offsets = [[(float(rng.integers(first, last + 1)), "a random offset")]]
         elif not offsets and hi - lo >= step:
             offsets = [[(lo + rng.random() * (hi - lo - step), "a random offset")]]
+    if bounds is not None:
+        shorter = [(a, m) for a, m in shorter if bounds[0] <= a and a + m <= bounds[1]]
     for group in offsets:
         pairs: list[Pair] = []
+        if group is offsets[0]:
+            pairs += [_short_pair(spec, a, m) for a, m in shorter]
         for a, text in group:
             x: int | float
             x_prime: int | float
@@ -542,11 +553,73 @@ def scalar_pair_groups(
     return groups
 
 
+def _shorter_moves(
+    spec: AdapterSpec, step: float, multiple: float, phases: list[float]
+) -> list[tuple[float, float]]:
+    """``(a, move)`` with moves shorter than the sensitivity at the moderate offset: real
+    answers move by ``SHORT_FRACTIONS`` of it at four of the phases, integer ones by every
+    whole step below it (at most ``SHORT_FRACTIONS`` many, spread).  The relation allows
+    every move up to the sensitivity: a mechanism whose noise or rounding depends on where
+    the answer sits within a step shows it only on a move that lands elsewhere in the step."""
+    if spec.integer_queries:
+        whole = int(step)
+        moves = sorted({max(1, round(whole * f)) for f in SHORT_FRACTIONS} - {whole})
+        return [(multiple * whole, float(m)) for m in moves]
+    return [((multiple + f) * step, m * step) for f in phases[::2][:4] for m in SHORT_FRACTIONS]
+
+
+def _short_pair(spec: AdapterSpec, a: float, move: float) -> Pair:
+    if spec.integer_queries:
+        x, y = int(a), int(a) + int(move)
+        return x, y, f"inputs {x!r} and {y!r} (a move of {int(move)}, below the sensitivity)"
+    x_f, y_f = float(a), float(a) + move
+    return x_f, y_f, f"inputs {x_f!r} and {y_f!r} (a move of {move:g}, below the sensitivity)"
+
+
+def short_vector_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
+    """``SHORT_VECTOR_PAIRS`` pairs drawn from the relation's inside: a base of random entries
+    (within a few sensitivities of 0, or of the declared bounds) moved in a random direction
+    by a random fraction of the sensitivity in the declared norm, every entry at once.  The
+    patterns move by the whole sensitivity along few directions; a mechanism that snaps,
+    buckets or clips each entry shows its loss on moves in between, which only such draws
+    reach (they stay candidates where the base moves)."""
+    assert spec.sensitivity is not None and spec.input.norm is not None
+    m = spec.input.length or DEFAULT_QUERIES
+    delta, norm = spec.sensitivity, spec.input.norm
+    lo, hi = spec.input_bounds or (-4 * delta, 4 * delta)
+    lo, hi = max(lo, -4 * delta), min(hi, 4 * delta)
+    if not hi > lo:
+        return []
+    pairs: list[Pair] = []
+    for _ in range(SHORT_VECTOR_PAIRS):
+        base = lo + rng.random(m) * (hi - lo)
+        direction = rng.standard_normal(m)
+        if not spec.accepts_move(np.zeros(m), np.sign(direction)):
+            direction = np.abs(direction)  # a monotone relation: every entry the same way
+        size = float(rng.uniform(0.3, 1.0)) * delta
+        if spec.integer_queries:
+            base = np.round(base)
+            move = np.round(direction / np.max(np.abs(direction)) * max(1.0, size))
+        else:
+            move = size * direction / float_norm(direction, norm)
+        moved = pull_within(base, np.clip(base + move, lo, hi), norm, delta)
+        if not (moved - base).any():
+            continue
+        text = (
+            f"{m} random queries in [{lo:g}, {hi:g}]; a random move of "
+            f"{norm} norm {float_norm(moved - base, norm):.3g} (below or at the sensitivity)"
+        )
+        if spec.integer_queries:
+            base, moved = base.astype(np.int64), moved.astype(np.int64)
+        pairs.append((base, moved, text))
+    return pairs
+
+
 def search_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
     """The pairs to screen for this adapter's input kind (``rng`` places a scalar query's)."""
     kind = spec.input.kind
     if kind is InputKind.VECTOR:
-        return vector_pairs(spec) + tie_pairs(spec, rng)
+        return vector_pairs(spec) + tie_pairs(spec, rng) + short_vector_pairs(spec, rng)
     if kind is InputKind.LOCAL:
         return local_pairs(spec)
     if kind is InputKind.DATASET:

@@ -32,6 +32,7 @@ from attacks.neighbours import (
     SMALL_DOMAIN,
     dataset_pairs,
     search_pairs,
+    short_vector_pairs,
     size_pair,
     tie_pairs,
     vector_pairs,
@@ -76,9 +77,10 @@ class PairSearchAttack:
         sized = spec.input.kind is InputKind.DATASET and spec.neighbours == "add_remove"
         # datasets: climbs over them may add pairs (see Trial.explore)
         explore = DatasetMoves(spec, seed) if spec.input.kind is InputKind.DATASET else None
-        # the ties of rounding stay candidates wherever the base moves (drawn as search_pairs
-        # drew them)
-        ties = tie_pairs(spec, np.random.default_rng(seed)) if movable else []
+        # the ties of rounding and the random short moves stay candidates wherever the base
+        # moves (drawn as search_pairs drew them)
+        drawn = np.random.default_rng(seed)
+        ties = tie_pairs(spec, drawn) + short_vector_pairs(spec, drawn) if movable else []
         trial = _trial(
             spec,
             pairs,

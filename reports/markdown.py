@@ -161,6 +161,13 @@ def render_markdown(report: dict[str, Any]) -> str:
                     f"({md_escape(test_text(r, _num))}); point estimate {_num(r.get('point_estimate'))}",
                 ]
         lines += _delta_lines(r)
+        if first := r.get("first_certified"):
+            where = "the pilot" if first["looks"] == 0 else f"look {first['looks']}"
+            lines.append(
+                f"- tightened: the violation was first certified at {_num(first['bound'])} on "
+                f"{first['n_certify']:,} outputs per side ({where}); the trial's later looks, on "
+                "fresh outputs within its alpha, certified the bound above"
+            )
         power = r.get("power")
         if power and power.get("statement"):
             lines.append(f"- power: {md_escape(power['statement'])}")

@@ -82,6 +82,10 @@ class AuditConfig:
     #: whose claim is tight is flagged in up to alpha of runs (4 of 200 calibration audits at
     #: alpha 0.05, none with the box)
     conditional_test: bool = False
+    #: after a violation is certified at a look, go on to the trial's later looks on fresh
+    #: outputs (vectorised adapters), so the report states the tightest bound the budget
+    #: certifies rather than the first that crossed the claim; False: stop at the first
+    tighten: bool = True
     #: a claim (any kind of ``auditor.core.claim_kinds``) audited instead of every adapter's
     #: own (``--claim``); None: each adapter's declared claim
     claim: Any = None
@@ -101,10 +105,9 @@ class AuditConfig:
         _real(self.alpha, "alpha", "(0, 1)")
         _real(self.futility, "futility", f"[0, {MAX_FUTILITY:g})")
         _integer(self.seed, "seed", minimum=0)
-        if not isinstance(self.conditional_test, bool):
-            raise InvalidArgument(
-                f"conditional_test={self.conditional_test!r} must be True or False"
-            )
+        for flag in ("conditional_test", "tighten"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InvalidArgument(f"{flag}={getattr(self, flag)!r} must be True or False")
         fractions = [f for f, _ in self.looks]
         shares = sum(s for _, s in self.looks)
         if (

@@ -240,6 +240,20 @@ class OutputSample:
 
 
 @dataclass(frozen=True)
+class CertifiedFirst:
+    """Where a violation was first certified (``bound`` in the claim's parameter, at look
+    ``looks``, 0 the pilot, on ``n_certify`` outputs per side), when the trial's later looks
+    went on to a tighter bound: what an early stop would have reported."""
+
+    bound: float
+    looks: int
+    n_certify: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bound": self.bound, "looks": self.looks, "n_certify": self.n_certify}
+
+
+@dataclass(frozen=True)
 class Finding:
     """The best certified event of one trial, with the neighbouring inputs in bound order.
 
@@ -263,6 +277,9 @@ class Finding:
     #: the largest certified lower bound on delta at the claimed epsilon among the trial's
     #: tests (point claims; None when no test showed any)
     delta_bound: DeltaBound | None = None
+    #: where the violation was first certified, when later looks tightened it (None: this
+    #: finding's look is the first that certified, or it certified none)
+    first_certified: CertifiedFirst | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -274,6 +291,11 @@ class Finding:
             "looks": self.looks,
             **self.estimate.to_dict(),
             **({} if self.delta_bound is None else {"delta_bound": self.delta_bound.to_dict()}),
+            **(
+                {}
+                if self.first_certified is None
+                else {"first_certified": self.first_certified.to_dict()}
+            ),
         }
 
 
@@ -366,6 +388,13 @@ class AdapterResult:
             ),
             "counts": best.estimate.counts.to_dict() if best else None,
             "delta_lower_bound": (None if self.delta_bound is None else self.delta_bound.to_dict()),
+            "first_certified": (
+                None
+                if best is None or best.first_certified is None
+                else best.first_certified.to_dict()
+            ),
+            "n_certify": best.n_certify if best else None,
+            "looks": best.looks if best else None,
             "error": self.error,
             "error_traceback": self.error_traceback,
             "library": {"name": self.library, "version": self.library_version},

@@ -53,6 +53,7 @@ from auditor.core.errors import DPAuditError
 from auditor.core.interfaces import Attack
 from auditor.core.results import (
     OUTPUT_SAMPLE_SIZE,
+    CertifiedFirst,
     DeltaBound,
     EpsilonEstimate,
     EventCounts,
@@ -781,6 +782,8 @@ class _TrialStages:
         self.event: Event | None = None
         #: the largest certified lower bound on delta at the claimed epsilon so far
         self.delta: DeltaBound | None = None
+        #: where the violation was first certified, when later looks tightened it
+        self.first: CertifiedFirst | None = None
 
     def run(self) -> Finding | None:
         """The trial's best finding, with the largest delta bound any of its tests showed."""
@@ -807,7 +810,7 @@ class _TrialStages:
         if self.schedule.screened > 1:
             self.trial = self.choose_pair()
         train = self.pilot() if self.schedule.pilot else self.training()
-        if self.violated():
+        if self.violated() and not self.tightens():
             return self.best
         self.certify(train)
         if self.violated():
@@ -826,6 +829,23 @@ class _TrialStages:
 
     def violated(self) -> bool:
         return self.best is not None and self.best.estimate.violates(self.claim)
+
+    def tightens(self) -> bool:
+        """Whether a certified violation goes on to the trial's later looks on fresh outputs,
+        so that the report states the tightest bound the budget certifies, not the first
+        that crossed the claim: for sequential certification of vectorised adapters (cheap
+        outputs), not for a white-box finding (exact already) or timed rows.  Every look's
+        tests hold together (their alpha shares add up), so the largest bound stands."""
+        best = self.best
+        return (
+            best is not None
+            and not best.estimate.white_box
+            and best.n_certify > 0
+            and self.certifier.config.tighten
+            and self.certifier.spec.vectorised
+            and len(self.certifier.config.looks) > 1
+            and not is_timed(self.trial.distinguisher)
+        )
 
     def keep(self, outputs: list[np.ndarray], source: str) -> None:
         """Remember a few outputs per side for the report's plots (never for a bound)."""
@@ -855,6 +875,8 @@ class _TrialStages:
             calls.reverse()
         replay = Replay(found.event.source(), (tuple(calls[0]), tuple(calls[1]))) if seeds else None
         self.event = found.event
+        if self.first is None and found.estimate.violates(self.claim):
+            self.first = CertifiedFirst(found.bound, look_no, drawn)
         self.best = Finding(
             self.attack.name,
             trial.description,
@@ -865,6 +887,7 @@ class _TrialStages:
             drawn,
             look_no,
             replay=replay,
+            first_certified=self.first if self.first and self.first.looks != look_no else None,
         )
 
     def consider_delta(
@@ -1155,7 +1178,7 @@ class _TrialStages:
             splits = c._splits(_training_rates(events, pilot_train), size, alphas)
             self.consider(c._best(events, k, size, alphas, splits), size, size, 0, seeds)
             self.consider_delta(c._best_delta(events, k, size, alphas, splits), events)
-        if self.violated():
+        if self.violated() and not self.tightens():
             return pilot_train
         rest = c._draw_pair(self.trial, self.schedule.n_train - 2 * size, *self.label, "train")
         return [np.concatenate(parts) for parts in zip(pilot_train, pilot_cert, rest, strict=True)]
@@ -1283,7 +1306,7 @@ class _TrialStages:
                     c._best_delta(events, k, drawn, alphas * share, splits, sizes, conditional),
                     events,
                 )
-                if self.violated():
+                if self.violated() and not self.tightens():
                     return
         finally:
             if ahead is not None:

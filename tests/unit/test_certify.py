@@ -47,10 +47,11 @@ class _FixedEvents:
         return [Event("output == 2", lambda y: np.asarray(y) == 2)]
 
 
-def _certifier(adapter, budget=20_000, alpha_test=0.01):
+def _certifier(adapter, budget=20_000, alpha_test=0.01, tighten=False):
     spec = check_adapter(adapter)
     seen: list[int] = []
-    cert = Certifier(spec, AuditConfig(budget=budget, seed=3), alpha_test, seen.append)
+    config = AuditConfig(budget=budget, seed=3, tighten=tighten)
+    cert = Certifier(spec, config, alpha_test, seen.append)
     return cert, seen
 
 
@@ -69,6 +70,27 @@ def test_gross_violation_stops_in_the_pilot() -> None:
         c.k0, c.n0, c.k1, c.n1, est.alpha, est.delta, est.alpha_split
     )
     assert finding.power is None
+
+
+def test_a_certified_violation_is_tightened_on_the_later_looks() -> None:
+    cert, _ = _certifier(HalfLeak(1.0), budget=16_000, tighten=True)
+    finding = cert.run(BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
+    assert finding is not None and finding.looks == 3 and finding.n_certify == 16_000
+    first = finding.first_certified
+    assert first is not None and first.looks == 1 and first.n_certify == 1000
+    assert first.bound > 1.0 and finding.estimate.bound > first.bound
+    # the last look's bound re-derives from its own counts and alpha share
+    est, c = finding.estimate, finding.estimate.counts
+    assert est.epsilon_lower_bound == epsilon_lower_bound(
+        c.k0, c.n0, c.k1, c.n1, est.alpha, est.delta, est.alpha_split
+    )
+    assert est.alpha == pytest.approx(0.01 * DEFAULT_LOOKS[-1][1])
+    # per-call adapters stop at the first certifying look (their outputs are dear)
+    looped = HalfLeak(1.0)
+    looped.vectorised = False
+    cert, _ = _certifier(looped, budget=16_000, tighten=True)
+    finding = cert.run(BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
+    assert finding is not None and finding.looks == 1 and finding.first_certified is None
 
 
 def test_fixed_events_skip_the_pilot_and_use_the_looks() -> None:
@@ -223,7 +245,7 @@ def test_the_conditional_test_keeps_the_look_schedule_and_counts_every_output() 
     """With ``conditional_test`` the looks draw Poisson sizes around their plan; every output
     drawn is counted (training, the look's sizes drawn, the plot's) and the report says so."""
     spec = check_adapter(HalfLeak(1.0))
-    config = AuditConfig(budget=16_000, seed=3, conditional_test=True)
+    config = AuditConfig(budget=16_000, seed=3, conditional_test=True, tighten=False)
     cert = Certifier(spec, config, 0.01, lambda n: None)
     finding = cert.run(BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
     assert finding is not None and finding.looks == 1 and finding.n_certify == 1000
