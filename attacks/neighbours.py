@@ -598,8 +598,12 @@ def short_vector_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair
             direction = np.abs(direction)  # a monotone relation: every entry the same way
         size = float(rng.uniform(0.3, 1.0)) * delta
         if spec.integer_queries:
+            # whole steps: a random sign pattern, scaled and cut as the patterns are
             base = np.round(base)
-            move = np.round(direction / np.max(np.abs(direction)) * max(1.0, size))
+            signs = np.sign(np.round(direction))
+            if not signs.any():
+                continue
+            move, _ = integer_move(signs, delta, norm)
         else:
             move = size * direction / float_norm(direction, norm)
         moved = pull_within(base, np.clip(base + move, lo, hi), norm, delta)
