@@ -1,4 +1,4 @@
-"""One-sided outputs: leaks in delta alone, on datasets that bring a value the other lacks.
+"""One-sided outputs: leaks in delta alone, where one input brings a value the other lacks.
 
 An (epsilon, delta) claim allows an output that one neighbour never produces, with
 probability at most delta on the other.  Partition selection, stability histograms and
@@ -10,13 +10,14 @@ and one that needs about e^eps / delta outputs per side before it is seen at all
 The pair search screens fifty-odd dataset pairs on a few hundred outputs each, where such an
 output shows less than once and its pair loses to the pair that is tight in epsilon.  This
 attack gives the pairs that can show a one-sided output a trial of their own: only pairs whose
-added (or replacing) record holds a value the other dataset lacks, few enough that each is
+added (or replacing) record holds a value the other dataset lacks -- for vector queries, entries
+that go from 0 to something (a key's count, a score that appears) -- few enough that each is
 screened on the thousands of outputs the leak needs, then certified like any other trial
 (events chosen on training outputs, certified on fresh ones, within the run's alpha).
 
 Assumptions:
     None about the implementation; the declared domain and neighbouring relation only.  Runs
-    for dataset inputs under an (epsilon, delta) claim with delta > 0.
+    for dataset and vector inputs under an (epsilon, delta) claim with delta > 0.
 
 References:
     Desfontaines, Voss, Gipson, Mandayam, "Differentially private partition selection"
@@ -31,7 +32,7 @@ import math
 
 import numpy as np
 
-from attacks.neighbours import Pair, dataset_pairs
+from attacks.neighbours import Pair, dataset_pairs, vector_pairs
 from attacks.pair_search import distinguisher_for
 from auditor.core.claim_kinds import is_point
 from auditor.core.kinds import InputKind
@@ -58,6 +59,24 @@ def brings_new_value(x: np.ndarray, x_prime: np.ndarray) -> bool:
     return bool(a ^ b)
 
 
+def present_pairs(spec: AdapterSpec) -> list[Pair]:
+    """Vector queries whose entries go from 0 to something (a count of a key nobody held, a
+    score that appears): the patterns moving up from a base of zeros, "all up" and "one up"
+    first.  A histogram, a threshold or a gap test released only for keys present shows its
+    one-sided outputs there; the patterns' other moves are the pair search's."""
+    ups = [p for p in vector_pairs(spec, 0.0) if _rises_from_zero(p[0], p[1])]
+    ups.sort(key=lambda p: (-int(np.count_nonzero(np.asarray(p[1]) - np.asarray(p[0]))), p[2]))
+    if len(ups) > 2:  # all up, then one up, then the others
+        ones = [p for p in ups if np.count_nonzero(np.asarray(p[1]) - np.asarray(p[0])) == 1]
+        ups = [ups[0], *ones[:1], *[p for p in ups[1:] if p is not (ones[:1] or [None])[0]]]
+    return ups[:MAX_PAIRS]
+
+
+def _rises_from_zero(x: np.ndarray, x_prime: np.ndarray) -> bool:
+    a, b = np.asarray(x, dtype=float), np.asarray(x_prime, dtype=float)
+    return bool((a == 0).all() and (b >= 0).all() and (b > 0).any())
+
+
 def one_sided_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
     """Up to ``MAX_PAIRS`` neighbouring datasets that differ in a value, the smallest first
     (a small dataset leaves the new value the most room: a mode, a top key, a threshold met
@@ -79,22 +98,25 @@ def one_sided_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
 class OneSidedAttack:
     name = "one-sided"
     description = (
-        "datasets under a claim with delta > 0: the neighbouring pairs that add (or replace "
-        "in) a value the other dataset lacks, in a trial of their own so that an output one "
-        "side never shows is screened on the outputs it needs (a leak in delta alone)"
+        "datasets and vector queries under a claim with delta > 0: the pairs where one input "
+        "brings a value the other lacks (a record, an entry rising from 0), in a trial of "
+        "their own so that an output one side never shows gets the outputs it needs (a leak "
+        "in delta alone)"
     )
 
     def applies_to(self, spec: AdapterSpec) -> bool:
         claim = spec.claim
-        return (
-            spec.input.kind is InputKind.DATASET
-            and is_point(claim)
-            and claim.delta > 0
-            and spec.domain is not None
-        )
+        if not is_point(claim) or claim.delta <= 0:
+            return False
+        if spec.input.kind is InputKind.VECTOR:
+            return spec.sensitivity is not None and spec.input.norm is not None
+        return spec.input.kind is InputKind.DATASET and spec.domain is not None
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
-        pairs = one_sided_pairs(spec, rng)
+        if spec.input.kind is InputKind.VECTOR:
+            pairs = present_pairs(spec)
+        else:
+            pairs = one_sided_pairs(spec, rng)
         if not pairs:
             return []
         (x, x_prime, text), rest = pairs[0], pairs[1:]
@@ -111,7 +133,7 @@ class OneSidedAttack:
                 x,
                 x_prime,
                 distinguisher,
-                f"{text} (a value one dataset lacks)",
+                f"{text} (one input brings a value the other lacks)",
                 candidates=tuple(rest),
                 needs=needs,
             )

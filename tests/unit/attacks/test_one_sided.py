@@ -180,3 +180,41 @@ def test_pairs_at_the_starting_base_stay_candidates_when_the_base_moves():
     broken = verdicts["gap_argmax.broken"]
     assert broken.verdict is Verdict.VIOLATION
     assert broken.delta_bound is not None and broken.delta_bound.delta_lower_bound > 1e-3
+
+
+class SparseHistogram:
+    """Noisy counts of a vector of 4 counts (L1 sensitivity 1: one count moves by one),
+    released only for bins whose true count is positive and whose noisy count reaches tau."""
+
+    epsilon, delta = EPSILON, DELTA
+    input_kind, norm, sensitivity, integer_queries, query_length = "vector", "l1", 1, True, 4
+    output_kind, output_length, nullable = "integer", "query", True
+
+    def __init__(self, off_by_one: bool) -> None:
+        self.name = f"sparse_histogram.{'off_by_one' if off_by_one else 'correct'}"
+        self.tau = _threshold(off_by_one)
+        self.rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self.rng = np.random.default_rng(entropy)
+
+    def sample(self, query: np.ndarray, n: int) -> np.ndarray:
+        counts = np.asarray(query, dtype=np.int64)
+        p = 1 - math.exp(-EPSILON)
+        noisy = counts + self.rng.geometric(p, (n, 4)) - self.rng.geometric(p, (n, 4))
+        return np.where((noisy >= self.tau) & (counts > 0), noisy.astype(float), np.nan)
+
+
+def test_vector_entries_rising_from_zero_get_a_trial_of_their_own():
+    # false-failure probability: the correct twin is flagged with probability <= alpha = 0.05
+    spec = check_adapter(SparseHistogram(False))
+    (trial,) = OneSidedAttack().trials(spec, np.random.default_rng(0))
+    for x, x_prime, _ in trial.pairs:
+        assert not np.asarray(x).any() and np.asarray(x_prime).any()
+    adapters = [SparseHistogram(False), SparseHistogram(True)]
+    report = run_audit(adapters, load_attacks(["one-sided"]), AuditConfig(seed=0, budget=60_000))
+    verdicts = {r.adapter: r for r in report.results}
+    assert verdicts["sparse_histogram.correct"].verdict is Verdict.NO_VIOLATION
+    broken = verdicts["sparse_histogram.off_by_one"]
+    assert broken.verdict is Verdict.VIOLATION and broken.delta_bound is not None
+    assert broken.delta_bound.delta_lower_bound > DELTA
