@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import gmpy2
 import numpy as np
 import numpy.typing as npt
 
-from auditor.core.claims import FloatArray
+from auditor.core.claims import FloatArray, exceeds
 from auditor.core.errors import InvalidArgument
 
 
@@ -132,6 +132,34 @@ class _ImpliedPoint:
         return self._point[0]
 
 
+class _CurveClaim(_ImpliedPoint):
+    """What every curve kind answers the same way: its ``kind`` and ``parameter`` (class
+    constants), ``value`` (the field named by ``parameter``) and ``violated`` (its certified
+    bound beyond that value, by the tolerance of ``exceeds``)."""
+
+    _KIND: ClassVar[str]
+    _PARAMETER: ClassVar[str]
+
+    @property
+    def kind(self) -> str:
+        return self._KIND
+
+    @property
+    def parameter(self) -> str:
+        return self._PARAMETER
+
+    @property
+    def value(self) -> float:
+        value: float = getattr(self, self._PARAMETER)
+        return value
+
+    def certified(self, p0_lo: float, p1_hi: float) -> float:
+        raise NotImplementedError  # every kind has its own
+
+    def violated(self, p0_lo: float, p1_hi: float) -> bool:
+        return exceeds(self.certified(p0_lo, p1_hi), self.value)
+
+
 def _report_delta(x: Any) -> float:
     if not _is_number(x) or not 0.0 < float(x) < 1.0:
         raise InvalidArgument(f"report_delta={x!r} must be a number in (0, 1)")
@@ -222,6 +250,19 @@ def _call(fn: Callable[[float], Any], x: float, what: str) -> float:
     if not _is_number(y) or math.isnan(float(y)):
         raise InvalidArgument(f"{what}: the function returned {y!r} at {x!r}, not a number")
     return float(y)
+
+
+def _read_table(
+    claim: Any, attr: str, what: str, grid: Callable[[], Iterable[float]]
+) -> tuple[tuple[float, float], ...]:
+    """The (x, y) table a curve claim's field ``attr`` stands for: a callable read at
+    ``grid()``, or the pairs given, sorted and stored back in the (frozen) field."""
+    given = getattr(claim, attr)
+    if callable(given):
+        return tuple((x, _call(given, x, what)) for x in grid())
+    table = _pairs(given, what)
+    object.__setattr__(claim, attr, table)
+    return table
 
 
 #: points of a privacy profile sampled for a trade-off curve (a sup over a grid: conservative)

@@ -16,7 +16,7 @@ from auditor.core.claim_kinds.base import (
     ClaimKind,
     TableForm,
     _call,
-    _ImpliedPoint,
+    _CurveClaim,
     _log_bisect_epsilon,
     _name,
     _pairs,
@@ -29,7 +29,6 @@ from auditor.core.claims import (
     check_delta_arg,
     check_epsilon_arg,
     check_levels,
-    exceeds,
     lower_curve,
     round_up,
 )
@@ -72,7 +71,7 @@ def _times_exp(a: FloatArray, eps: float) -> FloatArray:
 
 
 @dataclass(frozen=True)
-class TradeOffDP(_ImpliedPoint):
+class TradeOffDP(_CurveClaim):
     """f-DP with a user-given trade-off function f (DRS19 Def. 2.3).
 
     ``f``: a callable on [0, 1] (vectorised or not) or a table of (a, f(a)) points; between
@@ -98,6 +97,9 @@ class TradeOffDP(_ImpliedPoint):
         InvalidArgument: f fails, returns a non-number, or is not a trade-off function on the
             grid; a bad table; scale not finite > 0; name not a string.
     """
+
+    _KIND = "fdp"
+    _PARAMETER = "scale"
 
     f: Callable[[Any], Any] | Mapping[float, float] | Sequence[tuple[float, float]]
     name: str = ""
@@ -188,18 +190,6 @@ class TradeOffDP(_ImpliedPoint):
 
     def _f_low(self, a: FloatArray) -> FloatArray:
         return lower_curve(self._raw(a))
-
-    @property
-    def kind(self) -> str:
-        return "fdp"
-
-    @property
-    def parameter(self) -> str:
-        return "scale"
-
-    @property
-    def value(self) -> float:
-        return self.scale
 
     def _family(self, a: FloatArray, f_low: FloatArray) -> FloatArray:
         """f_s at levels a, from values of f already lowered by the tolerance."""
@@ -293,9 +283,6 @@ class TradeOffDP(_ImpliedPoint):
             elif (1.0 - x) - y > 0.0 and (1.0 - x) - fx > 0.0:
                 best = max(best, min(1.0, ((1.0 - x) - y) / ((1.0 - x) - fx)))
         return best
-
-    def violated(self, p0_lo: float, p1_hi: float) -> bool:
-        return exceeds(self.certified(p0_lo, p1_hi), self.scale)
 
     def with_value(self, v: float) -> TradeOffDP:
         return dataclasses.replace(self, scale=v)

@@ -15,7 +15,7 @@ from auditor.core.claim_kinds.base import (
     REPORT_DELTA,
     ClaimKind,
     KeyedForm,
-    _ImpliedPoint,
+    _CurveClaim,
     _mpfr_up,
     _positive,
     _report_delta,
@@ -26,7 +26,6 @@ from auditor.core.claims import (
     check_delta_arg,
     check_epsilon_arg,
     check_levels,
-    exceeds,
     lower_curve,
     smallest_valid_epsilon,
 )
@@ -52,7 +51,7 @@ _NDTRI_ERROR = 2e-15
 
 
 @dataclass(frozen=True)
-class GaussianDP(_ImpliedPoint):
+class GaussianDP(_CurveClaim):
     """mu-Gaussian differential privacy: f(a) = Phi(Phi^-1(1 - a) - mu) (DRS19 Def. 2.7).
 
     The Gaussian mechanism with L2 sensitivity 1 and noise sigma is exactly (1/sigma)-GDP, and
@@ -62,24 +61,15 @@ class GaussianDP(_ImpliedPoint):
         InvalidArgument: mu is not a finite number > 0.
     """
 
+    _KIND = "gdp"
+    _PARAMETER = "mu"
+
     mu: float
     report_delta: float = REPORT_DELTA
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mu", _positive(self.mu, "mu"))
         object.__setattr__(self, "report_delta", _report_delta(self.report_delta))
-
-    @property
-    def kind(self) -> str:
-        return "gdp"
-
-    @property
-    def parameter(self) -> str:
-        return "mu"
-
-    @property
-    def value(self) -> float:
-        return self.mu
 
     def tradeoff(self, a: npt.ArrayLike) -> FloatArray:
         """Phi(Phi^-1(1 - a) - mu) (DRS19 Def. 2.7), lowered by the tolerance."""
@@ -137,9 +127,6 @@ class GaussianDP(_ImpliedPoint):
         # ndtri is within a relative 6e-16 of Phi^-1 (checked against mpmath over
         # [1e-300, 1 - 1e-16]): lower the difference by that error, so it is from below
         return max(0.0, (x0 - x1) - _NDTRI_ERROR * (abs(x0) + abs(x1)))
-
-    def violated(self, p0_lo: float, p1_hi: float) -> bool:
-        return exceeds(self.certified(p0_lo, p1_hi), self.mu)
 
     def with_value(self, v: float) -> GaussianDP:
         return dataclasses.replace(self, mu=v)

@@ -16,10 +16,10 @@ from auditor.core.claim_kinds.base import (
     ClaimKind,
     TableForm,
     _call,
-    _ImpliedPoint,
+    _CurveClaim,
     _name,
-    _pairs,
     _positive,
+    _read_table,
     table_from_dict,
 )
 from auditor.core.claims import (
@@ -40,7 +40,7 @@ _PROFILE_EPS = np.concatenate([[0.0], np.geomspace(1e-3, 64.0, 300)])
 
 
 @dataclass(frozen=True)
-class PrivacyProfile(_ImpliedPoint):
+class PrivacyProfile(_CurveClaim):
     """A delta(eps) curve: (eps, delta(eps))-DP for every eps (a privacy profile).
 
     ``delta_of_eps``: a callable eps -> delta (read on a grid of eps in [0, 64]) or a table of
@@ -55,6 +55,9 @@ class PrivacyProfile(_ImpliedPoint):
             callable that fails, scale not finite > 0, name not a string.
     """
 
+    _KIND = "profile"
+    _PARAMETER = "scale"
+
     delta_of_eps: Callable[[float], float] | Mapping[float, float] | Sequence[tuple[float, float]]
     name: str = ""
     scale: float = 1.0
@@ -64,12 +67,7 @@ class PrivacyProfile(_ImpliedPoint):
     def __post_init__(self) -> None:
         _name(self.name)
         object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        if callable(self.delta_of_eps):
-            fn = self.delta_of_eps
-            table = tuple((e, _call(fn, e, "privacy profile")) for e in _PROFILE_EPS.tolist())
-        else:
-            table = _pairs(self.delta_of_eps, "privacy profile")
-            object.__setattr__(self, "delta_of_eps", table)
+        table = _read_table(self, "delta_of_eps", "privacy profile", _PROFILE_EPS.tolist)
         for eps, delta in table:
             if not (eps >= 0.0 and math.isfinite(eps)):
                 raise InvalidArgument(f"privacy profile: eps={eps!r} must be a finite number >= 0")
@@ -78,18 +76,6 @@ class PrivacyProfile(_ImpliedPoint):
                     f"privacy profile: delta({eps!r})={delta!r} must be in [0, 1]"
                 )
         object.__setattr__(self, "_table", table)
-
-    @property
-    def kind(self) -> str:
-        return "profile"
-
-    @property
-    def parameter(self) -> str:
-        return "scale"
-
-    @property
-    def value(self) -> float:
-        return self.scale
 
     def _arrays(self) -> tuple[FloatArray, FloatArray]:
         eps = np.array([e for e, _ in self._table], dtype=np.float64)
@@ -164,9 +150,6 @@ class PrivacyProfile(_ImpliedPoint):
             elif r > 0.0:
                 best = max(best, r / e)
         return best
-
-    def violated(self, p0_lo: float, p1_hi: float) -> bool:
-        return exceeds(self.certified(p0_lo, p1_hi), self.scale)
 
     def with_value(self, v: float) -> PrivacyProfile:
         return dataclasses.replace(self, scale=v)

@@ -18,12 +18,11 @@ from auditor.core.claim_kinds.base import (
     REPORT_DELTA,
     ClaimKind,
     TableForm,
-    _call,
-    _ImpliedPoint,
+    _CurveClaim,
     _mpfr_down,
     _name,
-    _pairs,
     _positive,
+    _read_table,
     table_from_dict,
 )
 from auditor.core.claim_kinds.renyi import _PREC, _renyi_float, bernoulli_renyi_lower
@@ -33,7 +32,6 @@ from auditor.core.claims import (
     check_delta_arg,
     check_epsilon_arg,
     check_levels,
-    exceeds,
     profile_tradeoff,
     smallest_valid_epsilon,
 )
@@ -47,7 +45,7 @@ def _default_rdp_orders() -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
-class RenyiDP(_ImpliedPoint):
+class RenyiDP(_CurveClaim):
     """Renyi DP with a curve alpha -> eps(alpha) (Mironov 2017, Def. 4), scaled by ``scale``.
 
     ``curve``: a callable (read at dp_accounting's default RDP orders) or a table ``{alpha:
@@ -62,6 +60,9 @@ class RenyiDP(_ImpliedPoint):
             callable that fails, scale not finite > 0, name not a string.
     """
 
+    _KIND = "rdp"
+    _PARAMETER = "scale"
+
     curve: Callable[[float], float] | Mapping[float, float] | Sequence[tuple[float, float]]
     name: str = ""
     scale: float = 1.0
@@ -71,30 +72,13 @@ class RenyiDP(_ImpliedPoint):
     def __post_init__(self) -> None:
         _name(self.name)
         object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        if callable(self.curve):
-            fn = self.curve
-            table = tuple((a, _call(fn, a, "RDP curve")) for a in _default_rdp_orders())
-        else:
-            table = _pairs(self.curve, "RDP curve")
-            object.__setattr__(self, "curve", table)
+        table = _read_table(self, "curve", "RDP curve", _default_rdp_orders)
         for alpha, eps in table:
             if not (alpha > 1.0 and math.isfinite(alpha)):
                 raise InvalidArgument(f"RDP order alpha={alpha!r} must be a finite number > 1")
             if not eps >= 0.0:
                 raise InvalidArgument(f"RDP eps(alpha={alpha!r})={eps!r} must be >= 0")
         object.__setattr__(self, "_table", table)
-
-    @property
-    def kind(self) -> str:
-        return "rdp"
-
-    @property
-    def parameter(self) -> str:
-        return "scale"
-
-    @property
-    def value(self) -> float:
-        return self.scale
 
     @property
     def orders(self) -> tuple[float, ...]:
@@ -195,9 +179,6 @@ class RenyiDP(_ImpliedPoint):
         alpha, _ = max(self._ratios(p0, p1), key=lambda t: t[1])
         eps = dict(self._table)[alpha]
         return alpha, bernoulli_renyi_lower(p0, p1, alpha), self.scale * eps
-
-    def violated(self, p0_lo: float, p1_hi: float) -> bool:
-        return exceeds(self.certified(p0_lo, p1_hi), self.scale)
 
     def with_value(self, v: float) -> RenyiDP:
         return dataclasses.replace(self, scale=v)

@@ -17,7 +17,7 @@ from auditor.core.claim_kinds.base import (
     REPORT_DELTA,
     ClaimKind,
     KeyedForm,
-    _ImpliedPoint,
+    _CurveClaim,
     _mpfr_up,
     _positive,
     _report_delta,
@@ -29,7 +29,6 @@ from auditor.core.claims import (
     check_delta_arg,
     check_epsilon_arg,
     check_levels,
-    exceeds,
     profile_tradeoff,
 )
 from reference_mechanisms.vector_noise import zcdp_delta, zcdp_epsilon
@@ -39,7 +38,7 @@ _ESTIMATE_ORDERS = 1.0 + np.geomspace(1e-4, 1e7, 240)
 
 
 @dataclass(frozen=True)
-class ZeroConcentratedDP(_ImpliedPoint):
+class ZeroConcentratedDP(_CurveClaim):
     """rho-zCDP: D_alpha(M(x)||M(x')) <= rho * alpha for every alpha > 1 (Bun & Steinke 2016).
 
     Audited on an event through the Bernoulli pair it induces: by data processing
@@ -49,24 +48,15 @@ class ZeroConcentratedDP(_ImpliedPoint):
         InvalidArgument: rho is not a finite number > 0.
     """
 
+    _KIND = "zcdp"
+    _PARAMETER = "rho"
+
     rho: float
     report_delta: float = REPORT_DELTA
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rho", _positive(self.rho, "rho"))
         object.__setattr__(self, "report_delta", _report_delta(self.report_delta))
-
-    @property
-    def kind(self) -> str:
-        return "zcdp"
-
-    @property
-    def parameter(self) -> str:
-        return "rho"
-
-    @property
-    def value(self) -> float:
-        return self.rho
 
     @cached_property
     def _profile(self) -> tuple[FloatArray, FloatArray]:
@@ -109,9 +99,6 @@ class ZeroConcentratedDP(_ImpliedPoint):
         if q == 0.0 or p == 1.0:
             return math.inf
         return max(_sup_renyi_over_alpha(p, q), _sup_renyi_over_alpha(q, p))
-
-    def violated(self, p0_lo: float, p1_hi: float) -> bool:
-        return exceeds(self.certified(p0_lo, p1_hi), self.rho)
 
     def estimate_certified(self, p0_lo: float, p1_hi: float) -> float:
         """A fast float stand-in for :meth:`certified` (a grid of orders, both directions), to
