@@ -9,11 +9,12 @@ own module and one line in ``registry``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, Self, runtime_checkable
 
 import gmpy2
 import numpy as np
@@ -158,6 +159,20 @@ class _CurveClaim(_ImpliedPoint):
 
     def violated(self, p0_lo: float, p1_hi: float) -> bool:
         return exceeds(self.certified(p0_lo, p1_hi), self.value)
+
+    def with_value(self, v: float) -> Self:
+        changed: Self = dataclasses.replace(self, **{self._PARAMETER: v})  # type: ignore[type-var]
+        return changed
+
+
+def _epsilon_at_the_ends(delta_for_epsilon: Callable[[float], float], d: float) -> float | None:
+    """0.0 when the claim's delta at epsilon 0 is already at most ``d``; inf when ``d`` is 0
+    and it is not; None when the kind must search between."""
+    if delta_for_epsilon(0.0) <= d:
+        return 0.0
+    if d == 0.0:
+        return math.inf
+    return None
 
 
 def _report_delta(x: Any) -> float:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -283,9 +282,6 @@ class TradeOffDP(_CurveClaim):
             elif (1.0 - x) - y > 0.0 and (1.0 - x) - fx > 0.0:
                 best = max(best, min(1.0, ((1.0 - x) - y) / ((1.0 - x) - fx)))
         return best
-
-    def with_value(self, v: float) -> TradeOffDP:
-        return dataclasses.replace(self, scale=v)
 
     def describe(self) -> str:
         what = self.name or ("callable" if callable(self.f) else "table")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from auditor.core.claim_kinds.base import (
     ClaimKind,
     KeyedForm,
     _CurveClaim,
+    _epsilon_at_the_ends,
     _mpfr_up,
     _positive,
     _report_delta,
@@ -92,10 +92,9 @@ class GaussianDP(_CurveClaim):
     def epsilon_for_delta(self, delta: float) -> float:
         """Root of delta(eps) = delta by Brent's method on log delta, then made valid."""
         d = check_delta_arg(delta)
-        if self.delta_for_epsilon(0.0) <= d:
-            return 0.0
-        if d == 0.0:
-            return math.inf
+        edge = _epsilon_at_the_ends(self.delta_for_epsilon, d)
+        if edge is not None:
+            return edge
         hi = 1.0
         while self.delta_for_epsilon(hi) > d:
             hi *= 2.0
@@ -127,9 +126,6 @@ class GaussianDP(_CurveClaim):
         # ndtri is within a relative 6e-16 of Phi^-1 (checked against mpmath over
         # [1e-300, 1 - 1e-16]): lower the difference by that error, so it is from below
         return max(0.0, (x0 - x1) - _NDTRI_ERROR * (abs(x0) + abs(x1)))
-
-    def with_value(self, v: float) -> GaussianDP:
-        return dataclasses.replace(self, mu=v)
 
     def describe(self) -> str:
         return f"{self.mu:g}-GDP"

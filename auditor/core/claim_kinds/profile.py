@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -150,9 +149,6 @@ class PrivacyProfile(_CurveClaim):
             elif r > 0.0:
                 best = max(best, r / e)
         return best
-
-    def with_value(self, v: float) -> PrivacyProfile:
-        return dataclasses.replace(self, scale=v)
 
     def describe(self) -> str:
         what = self.name or ("callable" if callable(self.delta_of_eps) else "table")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from auditor.core.claim_kinds.base import (
     ClaimKind,
     TableForm,
     _CurveClaim,
+    _epsilon_at_the_ends,
     _mpfr_down,
     _name,
     _positive,
@@ -120,10 +120,9 @@ class RenyiDP(_CurveClaim):
         from dp_accounting.rdp import rdp_privacy_accountant
 
         d = check_delta_arg(delta)
-        if self.delta_for_epsilon(0.0) <= d:
-            return 0.0
-        if d == 0.0:
-            return math.inf
+        edge = _epsilon_at_the_ends(self.delta_for_epsilon, d)
+        if edge is not None:
+            return edge
         e, _ = rdp_privacy_accountant.compute_epsilon(self.orders, self.epsilons, d)
         e = float(e)
         if not math.isfinite(e):
@@ -179,9 +178,6 @@ class RenyiDP(_CurveClaim):
         alpha, _ = max(self._ratios(p0, p1), key=lambda t: t[1])
         eps = dict(self._table)[alpha]
         return alpha, bernoulli_renyi_lower(p0, p1, alpha), self.scale * eps
-
-    def with_value(self, v: float) -> RenyiDP:
-        return dataclasses.replace(self, scale=v)
 
     def describe(self) -> str:
         if callable(self.curve):

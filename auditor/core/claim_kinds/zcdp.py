@@ -3,7 +3,6 @@ Renyi test of ``renyi``."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,6 +17,7 @@ from auditor.core.claim_kinds.base import (
     ClaimKind,
     KeyedForm,
     _CurveClaim,
+    _epsilon_at_the_ends,
     _mpfr_up,
     _positive,
     _report_delta,
@@ -77,10 +77,9 @@ class ZeroConcentratedDP(_CurveClaim):
     def epsilon_for_delta(self, delta: float) -> float:
         """CKS20 Cor. 13 inverted (``reference_mechanisms.vector_noise.zcdp_epsilon``)."""
         d = check_delta_arg(delta)
-        if self.delta_for_epsilon(0.0) <= d:
-            return 0.0
-        if d == 0.0:
-            return math.inf
+        edge = _epsilon_at_the_ends(self.delta_for_epsilon, d)
+        if edge is not None:
+            return edge
         try:
             return zcdp_epsilon(self.rho, d)
         except RuntimeError:  # no epsilon below 2^40 reaches delta
@@ -110,9 +109,6 @@ class ZeroConcentratedDP(_CurveClaim):
         backward = _renyi_float(p1_hi, p0_lo, am1)
         best = np.nanmax(np.maximum(forward, backward) / _ESTIMATE_ORDERS)
         return float(max(0.0, best))
-
-    def with_value(self, v: float) -> ZeroConcentratedDP:
-        return dataclasses.replace(self, rho=v)
 
     def describe(self) -> str:
         return f"{self.rho:g}-zCDP"
