@@ -35,9 +35,13 @@ def examples(entry: ClaimKind) -> list[str]:
     out = []
     for line in entry.syntax.splitlines():
         words = line.split()
-        if line.startswith("  ") and words and ":" in words[0]:
-            if words[0].partition(":")[0].lower() in names:
-                out.append(words[0])
+        if (
+            line.startswith("  ")
+            and words
+            and ":" in words[0]
+            and words[0].partition(":")[0].lower() in names
+        ):
+            out.append(words[0])
     return out
 
 
