@@ -14,12 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from auditor.core.trials import CertificationPlan, Event
-from auditor.statistics.events.vector_events.rows import (
-    _Columns,
-    _columns,
-    _Rows,
-    column_names,
-)
+from auditor.statistics.events.vector_events.rows import _Columns, _columns, _Rows, column_names
 
 #: at most this many distinct values make a projection discrete
 MAX_DISCRETE_VALUES = 512

@@ -8,19 +8,14 @@ import inspect
 import numpy as np
 
 from auditor.core.source import array_literal
-from auditor.statistics.events.vector_events.base import (
-    CandidateSet,
-    Context,
-)
+from auditor.statistics.events.vector_events.base import CandidateSet, Context
 from auditor.statistics.events.vector_events.rows import (
     _Columns,
     _projection_code,
     _value_text,
     as_matrix,
 )
-from auditor.statistics.events.vector_events.scalar import (
-    search_projections,
-)
+from auditor.statistics.events.vector_events.scalar import search_projections
 
 #: a column with at most this many distinct values is part of a row's discrete part for the
 #: cells "discrete part = d and value beyond t" (an index, an answer pattern)

@@ -16,18 +16,9 @@ from auditor.statistics.events.classifier_events import (
     weighted_sum,
 )
 from auditor.statistics.events.tree_scores import tree_code, tree_table
-from auditor.statistics.events.vector_events.base import (
-    CandidateSet,
-    Context,
-)
-from auditor.statistics.events.vector_events.rows import (
-    _column_stat,
-    _projection_code,
-    as_matrix,
-)
-from auditor.statistics.events.vector_events.scalar import (
-    _threshold_candidates,
-)
+from auditor.statistics.events.vector_events.base import CandidateSet, Context
+from auditor.statistics.events.vector_events.rows import _column_stat, _projection_code, as_matrix
+from auditor.statistics.events.vector_events.scalar import _threshold_candidates
 
 #: training rows per side used to fit a classifier
 MAX_FIT = 10_000

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from auditor.statistics.events.vector_events.base import (
-    CandidateSet,
-    Context,
-)
-from auditor.statistics.events.vector_events.rows import (
-    _projection_code,
-    as_matrix,
-)
-from auditor.statistics.events.vector_events.scalar import (
-    search_projections,
-)
+from auditor.statistics.events.vector_events.base import CandidateSet, Context
+from auditor.statistics.events.vector_events.rows import _projection_code, as_matrix
+from auditor.statistics.events.vector_events.scalar import search_projections
 
 
 class Membership:

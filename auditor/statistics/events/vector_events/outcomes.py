@@ -6,11 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from auditor.core.source import array_literal
-from auditor.statistics.events.vector_events.base import (
-    MAX_COORDINATES,
-    CandidateSet,
-    Context,
-)
+from auditor.statistics.events.vector_events.base import MAX_COORDINATES, CandidateSet, Context
 from auditor.statistics.events.vector_events.rows import (
     _AS_MATRIX_SOURCE,
     _ROW_KEYS_SOURCE,
@@ -22,9 +18,7 @@ from auditor.statistics.events.vector_events.rows import (
     record_columns,
     row_keys,
 )
-from auditor.statistics.events.vector_events.scalar import (
-    _outcome_candidates,
-)
+from auditor.statistics.events.vector_events.scalar import _outcome_candidates
 
 #: at most this many distinct rows for exact outcome candidates
 MAX_OUTCOMES = 4096

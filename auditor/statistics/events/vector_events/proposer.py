@@ -23,9 +23,7 @@ from auditor.statistics.events.vector_events.coordinates import CoordinateSource
 from auditor.statistics.events.vector_events.float_cells import FloatCellSource
 from auditor.statistics.events.vector_events.membership import MembershipSource
 from auditor.statistics.events.vector_events.outcomes import OutcomeSource
-from auditor.statistics.events.vector_events.rows import (
-    _Rows,
-)
+from auditor.statistics.events.vector_events.rows import _Rows
 from auditor.statistics.events.vector_events.summaries import SummarySource
 
 #: every source, in the order its candidates join the ranking (part of a seed's result: a tie

@@ -11,17 +11,9 @@ import numpy as np
 
 from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import Event
-from auditor.statistics.events.vector_events.base import (
-    MAX_DISCRETE_VALUES,
-    CandidateSet,
-    Context,
-)
+from auditor.statistics.events.vector_events.base import MAX_DISCRETE_VALUES, CandidateSet, Context
 from auditor.statistics.events.vector_events.counting import _at_most, _quantiles, _Tally
-from auditor.statistics.events.vector_events.rows import (
-    _fmt,
-    _Rows,
-    _value_text,
-)
+from auditor.statistics.events.vector_events.rows import _fmt, _Rows, _value_text
 
 
 class Threshold:

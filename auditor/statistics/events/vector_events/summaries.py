@@ -11,14 +11,8 @@ from collections.abc import Callable
 import numpy as np
 
 from auditor.core.source import array_literal, literal
-from auditor.statistics.events.classifier_events import (
-    WEIGHTED_SUM_SOURCE,
-    weighted_sum,
-)
-from auditor.statistics.events.vector_events.base import (
-    CandidateSet,
-    Context,
-)
+from auditor.statistics.events.classifier_events import WEIGHTED_SUM_SOURCE, weighted_sum
+from auditor.statistics.events.vector_events.base import CandidateSet, Context
 from auditor.statistics.events.vector_events.counting import _quantiles, _Tally
 from auditor.statistics.events.vector_events.rows import (
     _column_stat,
@@ -26,9 +20,7 @@ from auditor.statistics.events.vector_events.rows import (
     _Rows,
     as_matrix,
 )
-from auditor.statistics.events.vector_events.scalar import (
-    search_projections,
-)
+from auditor.statistics.events.vector_events.scalar import search_projections
 
 
 class Reduce:
