@@ -1,7 +1,7 @@
 """Choosing distinguishing events on vector, sequence and record outputs.
 
 One output is a row: d numbers (a noisy histogram, an SVT answer pattern, a RAPPOR bit
-vector), k indices (top-k) or named parts (index and value).  Candidates come from four
+vector), k indices (top-k) or named parts (index and value).  Candidates come from these
 sources, all built on one half of the training split and scored on the other by the bound
 each is predicted to certify at the planned certification size (``predicted_scores``):
 
