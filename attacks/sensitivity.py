@@ -53,7 +53,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from auditor.core.claim_kinds import GaussianDP, is_point
+from auditor.core.claim_kinds import REGISTRY, GaussianDP, is_point, kind_of
 from auditor.core.claims import Family
 from auditor.core.results import EpsilonEstimate, EventCounts, ExactEvidence
 from auditor.core.spec import AdapterSpec
@@ -404,27 +404,16 @@ def _white_box_check(
     return check
 
 
-#: claim kinds whose parameter a sensitivity ratio r scales, with the noise it assumes:
-#: (power of r, the noise calibrated to the declared sensitivity)
-SCALED_CLAIMS = {
-    "pure": (1, "Laplace-type, scale sensitivity/epsilon"),
-    "approx": (1, "Laplace-type, scale sensitivity/epsilon"),
-    "gdp": (1, "Gaussian, sigma = sensitivity/mu"),
-    "zcdp": (2, "Gaussian, sigma = sensitivity/sqrt(2 rho)"),
-    # every order's D_alpha = alpha sensitivity^2 / (2 sigma^2) grows by ratio^2: the curve's scale
-    "rdp": (2, "Gaussian, D_alpha = alpha sensitivity^2/(2 sigma^2) at every order"),
-}
-
-
 def gaussian_mu(claim: Any) -> float:
     """The mu of the Gaussian mechanism a GDP, zCDP or RDP claim describes: mu itself,
     sqrt(2 rho), or for an RDP curve the largest mu whose D_alpha = alpha mu^2 / 2 stays
-    within the curve at every order."""
-    if claim.kind == "gdp":
-        return float(claim.value)
-    if claim.kind == "zcdp":
-        return math.sqrt(2.0 * claim.value)
-    return min(math.sqrt(2.0 * e / a) for a, e in zip(claim.orders, claim.epsilons, strict=True))
+    within the curve at every order (the kind's ``gaussian_mu`` in the claim registry)."""
+    entry = kind_of(claim)
+    if entry is None or entry.gaussian_mu is None:
+        raise ValueError(
+            f"a {getattr(claim, 'kind', None)!r} claim describes no Gaussian mechanism"
+        )
+    return entry.gaussian_mu(claim)
 
 
 def _scaled_epsilon(claim: Any, ratio: float) -> float:
@@ -434,7 +423,7 @@ def _scaled_epsilon(claim: Any, ratio: float) -> float:
     (epsilon, delta) point by the ratio would overstate it for zCDP and RDP, whose points are
     conversions above the Gaussian's exact curve (rho 0.5 at delta 1e-6: 2 x 5.76 against
     the exact 11.0 of 2-GDP)."""
-    if claim.kind in ("pure", "approx"):  # Laplace-type: epsilon itself scales
+    if is_point(claim):  # Laplace-type: epsilon itself scales
         return float(claim.epsilon * ratio)
     mu = ratio * gaussian_mu(claim)
     if not 0.0 < mu < math.inf:  # an RDP curve at 0 at some order, or inf at every one
@@ -448,13 +437,13 @@ def sensitivity_evidence(
     """A white-box finding: on the neighbours ``x`` and ``x_prime`` the noiseless answers lie
     ``ratio`` times the declared sensitivity apart (``event`` says how, ``probe`` holds the
     declared and observed sizes for the reproducer).  With noise calibrated to the declared
-    sensitivity the claim's parameter grows by ``ratio`` (to the power of ``SCALED_CLAIMS``);
-    None for claim kinds a ratio says nothing of in numbers (privacy profiles, f-DP)."""
+    sensitivity the claim's parameter grows by ``ratio`` (to the power of its kind's
+    ``scaling`` in the claim registry); None for claim kinds a ratio says nothing of in numbers (privacy profiles, f-DP)."""
     claim = spec.claim
-    kind = getattr(claim, "kind", "approx")
-    if kind not in SCALED_CLAIMS:
+    entry = REGISTRY.get(getattr(claim, "kind", "approx"))
+    if entry is None or entry.scaling is None:
         return None
-    power, noise = SCALED_CLAIMS[kind]
+    power, noise = entry.scaling
     epsilon = _scaled_epsilon(claim, ratio)
     point = is_point(claim)
     what = "epsilon" if point else claim.parameter

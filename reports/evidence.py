@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.core.claim_kinds import Claim, claim_from_dict
+from auditor.core.claim_kinds import REGISTRY, Claim, claim_from_dict
 from auditor.core.claims import PrivacyClaim, exceeds
 from auditor.core.errors import InvalidArgument
 from auditor.statistics.clopper_pearson import cp_lower, cp_upper, epsilon_lower_bound
@@ -102,15 +102,17 @@ def bound_text(r: dict[str, Any], num: Callable[[Any], str]) -> str:
 #: how reports write the parameter a claim's bound is in (``r["parameter"]``)
 PARAMETER_SYMBOL = {"epsilon": "ε", "mu": "μ", "rho": "ρ", "scale": "scale"}
 #: the parameter of each curve kind, for results that carry no ``parameter`` (no finding)
-KIND_PARAMETER = {"gdp": "mu", "zcdp": "rho", "rdp": "scale", "profile": "scale", "fdp": "scale"}
+KIND_PARAMETER = {name: kind.parameter for name, kind in REGISTRY.items() if not kind.point}
 #: keys report.json adds to a curve claim's own dict (``claim_to_dict``): the implied point
 _IMPLIED_KEYS = ("epsilon", "delta", "description")
 
 
 def is_curve_claim(r: dict[str, Any]) -> bool:
     """Whether the result's claim is a curve (GDP, zCDP, RDP, profile, f-DP), not one point."""
-    claim = r.get("claim") or {}
-    return claim.get("kind") not in (None, "pure", "approx")
+    kind = (r.get("claim") or {}).get("kind")
+    return kind is not None and not (
+        isinstance(kind, str) and kind in REGISTRY and REGISTRY[kind].point
+    )
 
 
 def claim_text(r: dict[str, Any], num: Callable[[Any], str]) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.core.claim_kinds import REGISTRY
 from reports.evidence import (
     PARAMETER_SYMBOL,
     EventEvidence,
@@ -174,12 +175,13 @@ def corner_style(ev: TradeoffEvidence, kind: str | None) -> tuple[str, str]:
     """The colour and legend label of the box's corner: red, "violating point", exactly when
     the corner certifies a violation (``ev.violating``, the verdict's own test); ``kind`` is
     the claim's (None for a point claim), to say why the test and the drawn curve disagree."""
-    renyi = kind in ("zcdp", "rdp")
+    entry = REGISTRY.get(kind) if isinstance(kind, str) else None
+    renyi = entry is not None and entry.renyi_orders is not None
     if ev.violating and (ev.below or not renyi):
         return EVENT_COLOUR, "violating point: corner below the curve"
     if ev.violating:
         return EVENT_COLOUR, "violating point: corner refutes the claim by its Rényi test"
-    if ev.below and kind in (None, "pure", "approx"):
+    if ev.below and (kind is None or (entry is not None and entry.point)):
         # f_{ε,δ}'s other branch is the complement event read the other way round
         return "black", "corner: below the curve's complement branch only, not certified"
     if ev.below:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.core.claim_kinds import REGISTRY, kind_of
 from auditor.core.trials import Event
 from auditor.statistics.clopper_pearson import corner_bounds
 from auditor.statistics.events.classifier_events import ScoreThreshold
@@ -32,8 +33,8 @@ from auditor.statistics.events.event_selection import _Tail
 from auditor.statistics.events.vector_events import Threshold
 from auditor.statistics.renyi_cells import ZCDP_ORDERS, cell_box, renyi_lower_bounds, renyi_plug_in
 
-#: claim kinds a chain is proposed for
-RENYI_KINDS = ("zcdp", "rdp")
+#: claim kinds a chain is proposed for: those with a Renyi event test (``renyi_orders``)
+RENYI_KINDS = tuple(name for name, kind in REGISTRY.items() if kind.renyi_orders is not None)
 #: numbers of equal-mass cells tried per score
 CELL_COUNTS = (3, 4, 6, 8, 12, 16)
 #: ratios of tail cells' masses in the tail layouts tried per score (a high order's divergence
@@ -136,12 +137,10 @@ def claim_orders(claim: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """The orders a Renyi claim binds and the divisor of each order's divergence in the
     claim's parameter (zCDP: rho >= D_a / a; RDP: scale >= D_a / eps(a) unscaled); None for
     other claims."""
-    kind = getattr(claim, "kind", None)
-    if kind == "zcdp":
-        return ZCDP_ORDERS, ZCDP_ORDERS
-    if kind == "rdp":
-        return np.array(claim.orders, dtype=float), np.array(claim.unscaled_epsilons, dtype=float)
-    return None
+    kind = kind_of(claim)
+    if kind is None or kind.renyi_orders is None:
+        return None
+    return kind.renyi_orders(claim, ZCDP_ORDERS)
 
 
 def parameter_bound(divergences: np.ndarray, divisors: np.ndarray) -> float:

@@ -14,10 +14,10 @@ from auditor.statistics.events.vector_events import (
     RowKey,
     Score,
     VectorEvents,
-    _Rows,
     as_matrix,
     discrete_parts,
 )
+from auditor.statistics.events.vector_events.rows import _Rows
 
 PLAN = CertificationPlan(n=40_000, alpha=0.05 / 16, epsilon=0.5, delta=0.0)
 
@@ -153,7 +153,8 @@ def test_every_vector_event_writes_standalone_source_that_counts_the_same():
     trees = 0
     for events, x, x_prime, fresh in cases:
         build = (_Rows(as_matrix(x)), _Rows(as_matrix(x_prime)))
-        for ka, _, make in events._candidates((x, x_prime), build, build, PLAN):
+        for candidates in events._candidates((x, x_prime), build, build, PLAN):
+            ka, make = candidates.on_x, candidates.event
             for i in sorted({0, len(ka) // 2, len(ka) - 1}):
                 event = make(i)
                 source = event.source()
@@ -435,9 +436,9 @@ def test_compact_rows_are_made_floats_a_chunk_at_a_time_with_the_same_values(mon
     """int8 answers are held as drawn: a row-wise function sees at most ``FLOAT_VALUES``
     values at once (distinct or not), ``sample`` is the first rows, and the values are those
     of the whole float matrix."""
-    import auditor.statistics.events.vector_events as vector_events
+    import auditor.statistics.events.vector_events.rows as rows_module
 
-    monkeypatch.setattr(vector_events, "FLOAT_VALUES", 2_000)
+    monkeypatch.setattr(rows_module, "FLOAT_VALUES", 2_000)
     rng = np.random.default_rng(12)
     wide = rng.integers(0, 2, (30_000, 20)).astype(np.int8)  # mostly distinct: chunked
     patterns = rng.integers(-1, 2, (30, 10)).astype(np.int8)
@@ -464,12 +465,11 @@ def test_compact_rows_are_made_floats_a_chunk_at_a_time_with_the_same_values(mon
 def test_candidates_on_tallies_are_those_on_every_row():
     """Thresholds (the same quantiles, bit for bit) and outcome unions counted on distinct
     values with their row counts are those counted on every row's value."""
-    from auditor.statistics.events.vector_events import (
+    from auditor.statistics.events.vector_events import value_keys
+    from auditor.statistics.events.vector_events.counting import _quantiles, _Tally
+    from auditor.statistics.events.vector_events.scalar import (
         _outcome_candidates,
-        _quantiles,
-        _Tally,
         _threshold_candidates,
-        value_keys,
     )
 
     rng = np.random.default_rng(13)
@@ -495,11 +495,11 @@ def test_candidates_on_tallies_are_those_on_every_row():
             on_tally = _threshold_candidates(Reduce("sum"), "s", (ta, tb), (sa, sb), 128)
             on_rows = _threshold_candidates(Reduce("sum"), "s", (ea, eb), (xa, xb), 128)
             assert len(on_tally) == len(on_rows)
-            for (ka, kb, make), (ka2, kb2, make2) in zip(on_tally, on_rows, strict=True):
-                np.testing.assert_array_equal(ka, ka2)
-                np.testing.assert_array_equal(kb, kb2)
-                assert [make(i).description for i in range(len(ka))] == [
-                    make2(i).description for i in range(len(ka2))
+            for c, c2 in zip(on_tally, on_rows, strict=True):
+                np.testing.assert_array_equal(c.on_x, c2.on_x)
+                np.testing.assert_array_equal(c.on_x_prime, c2.on_x_prime)
+                assert [c.event(i).description for i in range(len(c))] == [
+                    c2.event(i).description for i in range(len(c2))
                 ]
             keys = (ta.apply(value_keys), tb.apply(value_keys))
             sel = (sa.apply(value_keys), sb.apply(value_keys))
@@ -508,9 +508,9 @@ def test_candidates_on_tallies_are_those_on_every_row():
             got = _outcome_candidates(value_keys, str, keys, sel)
             want = _outcome_candidates(value_keys, str, every, every_sel)
             assert len(got) == len(want)
-            for (ka, kb, _), (ka2, kb2, _) in zip(got, want, strict=True):
-                np.testing.assert_array_equal(ka, ka2)
-                np.testing.assert_array_equal(kb, kb2)
+            for c, c2 in zip(got, want, strict=True):
+                np.testing.assert_array_equal(c.on_x, c2.on_x)
+                np.testing.assert_array_equal(c.on_x_prime, c2.on_x_prime)
 
     # a side whose every selection row is unanswered (NaN) counts in no event
     ta, _ = tallies(40, 3.0)
@@ -524,17 +524,18 @@ def test_candidates_on_tallies_are_those_on_every_row():
             tuple(_Tally(np.repeat(t.values, t.counts)) for t in sel),
             128,
         )
-        for (ka, kb, _), (ka2, kb2, _) in zip(on_tally, on_rows, strict=True):
-            np.testing.assert_array_equal(ka, ka2)
-            np.testing.assert_array_equal(kb, kb2)
-            assert not (ka if sel[0] is silent else kb).any()
+        for c, c2 in zip(on_tally, on_rows, strict=True):
+            np.testing.assert_array_equal(c.on_x, c2.on_x)
+            np.testing.assert_array_equal(c.on_x_prime, c2.on_x_prime)
+            assert not (c.on_x if sel[0] is silent else c.on_x_prime).any()
 
 
 def test_medians_of_repeated_rows_are_numpys_on_every_row():
     """Column medians (of the rows and of their increments) counted on the distinct rows are
     numpy's on every row, NaN aside; small integers packed into exact keys (int8 answers,
     bits) give the distinct rows that keyed floats give."""
-    from auditor.statistics.events.vector_events import _column_medians, row_increments
+    from auditor.statistics.events.vector_events import row_increments
+    from auditor.statistics.events.vector_events.summaries import _column_medians
 
     rng = np.random.default_rng(14)
     for trial in range(12):
