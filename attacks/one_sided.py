@@ -65,10 +65,11 @@ def present_pairs(spec: AdapterSpec) -> list[Pair]:
     first.  A histogram, a threshold or a gap test released only for keys present shows its
     one-sided outputs there; the patterns' other moves are the pair search's."""
     ups = [p for p in vector_pairs(spec, 0.0) if _rises_from_zero(p[0], p[1])]
-    ups.sort(key=lambda p: (-int(np.count_nonzero(np.asarray(p[1]) - np.asarray(p[0]))), p[2]))
-    if len(ups) > 2:  # all up, then one up, then the others
-        ones = [p for p in ups if np.count_nonzero(np.asarray(p[1]) - np.asarray(p[0])) == 1]
-        ups = [ups[0], *ones[:1], *[p for p in ups[1:] if p is not (ones[:1] or [None])[0]]]
+    moved = [int(np.count_nonzero(np.asarray(b) - np.asarray(a))) for a, b, _ in ups]
+    most = max(moved, default=0)
+    # all up first, then one up, then the others in the patterns' order (a stable sort)
+    order = sorted(range(len(ups)), key=lambda i: 0 if moved[i] == most else moved[i] != 1)
+    ups = [ups[i] for i in order]
     return ups[:MAX_PAIRS]
 
 
