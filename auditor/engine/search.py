@@ -12,7 +12,10 @@
 
 A configuration the adapter rejects (``with_parameters`` raises ``ValueError``) is skipped and
 counted; one whose audit ends in ``error`` is reported in the search section, not as a verdict
-(the configuration may simply be outside what the library accepts).
+(the configuration may simply be outside what the library accepts).  But an adapter none of
+whose configurations could be screened -- every one rejected or in error -- was never audited:
+it gets an ``error`` verdict of its own, as does one that declares a ``space`` and no
+``with_parameters`` (it cannot be searched), so a run never passes without auditing it.
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from auditor.core.configs import AuditConfig, EngineConfig
-from auditor.core.errors import describe
+from auditor.core.errors import DPAuditError, describe
 from auditor.core.interfaces import Attack
 from auditor.core.results import AdapterResult, AuditReport, Verdict
 from auditor.core.seeding import entropy
 from auditor.core.space import check_space, describe_space, design, label
-from auditor.core.spec import adapter_label
+from auditor.core.spec import adapter_label, check_adapter
 from auditor.engine.runner import ProgressCallback, run_audit
 
 #: the design's size and the finalists per adapter, unless the caller says otherwise
@@ -69,10 +72,30 @@ class Configured:
         return getattr(self._adapter, attr)
 
 
+def declares_space(adapter: Any) -> bool:
+    """Whether the adapter declares a parameter space (searchable or not)."""
+    return getattr(adapter, "space", None) is not None
+
+
 def searchable(adapter: Any) -> bool:
     """Whether the adapter declares a parameter space and can be rebuilt in it."""
-    return getattr(adapter, "space", None) is not None and callable(
-        getattr(adapter, "with_parameters", None)
+    return declares_space(adapter) and callable(getattr(adapter, "with_parameters", None))
+
+
+def search_error(adapter: Any, message: str, name: str | None = None) -> AdapterResult:
+    """The ``error`` verdict of an adapter the search could not audit at any configuration."""
+    try:
+        spec = check_adapter(adapter)
+        family, claim = spec.kind_label, spec.claim
+    except DPAuditError:
+        family, claim = "", None
+    return AdapterResult(
+        adapter=name or adapter_label(adapter),
+        family=family,
+        claim=claim,
+        verdict=Verdict.ERROR,
+        error=message,
+        library=str(getattr(adapter, "library", "") or ""),
     )
 
 
@@ -119,6 +142,28 @@ class SearchPlan:
     base: str
     space: dict[str, Any]
     screened: list[Screened] = field(default_factory=list)
+
+    def failure(self) -> str | None:
+        """Why no configuration can be certified (None: some screening audit succeeded)."""
+        if any(
+            s.result is not None and s.result.verdict is not Verdict.ERROR for s in self.screened
+        ):
+            return None
+        rejected = [s for s in self.screened if s.rejected is not None]
+        failed = [s for s in self.screened if s.result is not None]
+        total = len(self.screened)
+        if not failed:
+            values = label(rejected[0].adapter.configuration["parameters"])
+            return (
+                f"--search: every one of its {total} configuration(s) was rejected, so it was "
+                f"never audited; with_parameters({values}) raised {rejected[0].rejected}"
+            )
+        first = failed[0]
+        return (
+            f"--search: the screening audit of every configuration ended in error "
+            f"({len(failed)} in error, {len(rejected)} rejected), so it was never audited; "
+            f"{first.adapter.name}: {first.result.error if first.result else ''}"
+        )
 
     def finalists(self, k: int) -> list[Screened]:
         ranked = [s for s in self.screened if s.result is not None]
@@ -168,7 +213,16 @@ def search_audit(
     plans = [
         configurations(a, search.configurations, config.seed) for a in adapters if searchable(a)
     ]
-    plain = [a for a in adapters if not searchable(a)]
+    plain = [a for a in adapters if not declares_space(a)]
+    failed = [
+        search_error(
+            a,
+            "--search: it declares a 'space' but no callable 'with_parameters(**values)', so it "
+            "cannot be rebuilt at a configuration and was not audited (see docs/search.md)",
+        )
+        for a in adapters
+        if declares_space(a) and not searchable(a)
+    ]
     candidates = [s for p in plans for s in p.screened if s.rejected is None]
     by_name = {s.adapter.name: s for s in candidates}
     screen_config = replace(
@@ -197,6 +251,14 @@ def search_audit(
             on_result=screened,
         )
     finalists = [s for p in plans for s in p.finalists(search.finalists)]
+    for p in plans:
+        why = p.failure()
+        if why is not None:
+            base = next(a for a in adapters if searchable(a) and adapter_label(a) == p.base)
+            failed.append(search_error(base, why, p.base))
+    for result in failed:
+        if on_result is not None:
+            on_result(result)
     final = run_audit(
         [*plain, *(s.adapter for s in finalists)],
         attacks,
@@ -207,7 +269,9 @@ def search_audit(
         progress=progress,
         on_result=on_result,
     )
-    results = tuple(_with_origin(r, by_name, targets) for r in final.results)
+    results = tuple(_with_origin(r, by_name, targets) for r in final.results) + tuple(
+        replace(r, target=targets.get(r.adapter)) for r in failed
+    )
     summary = {
         "design": "scrambled Sobol sequence (scipy.stats.qmc), one per searched adapter",
         "configurations": search.configurations,

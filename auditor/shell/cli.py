@@ -544,7 +544,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
     with progress:
         if args.search:
             report = _search(
-                args, adapters, attacks, config, skipped, engine, origins, progress, say
+                args,
+                adapters,
+                attacks,
+                config,
+                skipped,
+                engine,
+                origins,
+                progress,
+                say,
+                on_result if live else None,
             )
         else:
             report = run_audit(
@@ -606,11 +615,12 @@ def _search(
     origins: dict[str, str],
     progress: Any,
     say: Callable[[str], None],
+    on_result: Callable[[Any], None] | None,
 ) -> Any:
     """``run --search``: screen the declared parameter spaces, then certify the finalists."""
-    from auditor.engine.search import SearchConfig, search_audit, searchable
+    from auditor.engine.search import SearchConfig, declares_space, search_audit
 
-    searched = [a for a in adapters if searchable(a)]
+    searched = [a for a in adapters if declares_space(a)]
     if not searched:
         raise InvalidArgument(
             "--search: none of the adapters declares a parameter space ('space' and "
@@ -644,6 +654,7 @@ def _search(
         targets=origins,
         progress=progress,
         on_screened=screened,
+        on_result=on_result,
     )
 
 

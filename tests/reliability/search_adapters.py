@@ -1,0 +1,104 @@
+"""Adapters of issue #52's probes: parameter searches that cannot run, inputs changed in place,
+outputs too large for memory, slow calls to interrupt.
+
+Loaded by target (``path/to/search_adapters.py:attr``) by the CLI tests and by worker
+processes, so everything here must be importable from the file alone.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from auditor.core.space import Configurable, Range
+
+
+class Geometric(Configurable):
+    """A correct two-sided geometric mechanism with a searchable epsilon."""
+
+    name = "probe.searchable"
+    family = "additive"
+    integer_queries = True
+    sensitivity = 1.0
+    delta = 0.0
+    space = {"epsilon": Range(0.5, 2.0, log=True)}
+
+    def __init__(self, epsilon: float = 1.0) -> None:
+        self.epsilon = float(epsilon)
+        self._rng = np.random.default_rng()
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        p = -math.expm1(-self.epsilon)
+        return int(query) + self._rng.geometric(p, n) - self._rng.geometric(p, n)
+
+
+class UnknownParameter(Geometric):
+    """Its space names a parameter ``__init__`` does not take: every configuration fails."""
+
+    name = "probe.unknown_parameter"
+    space = {"scale": Range(0.5, 2.0)}
+
+
+class AlwaysRaises(Geometric):
+    """``with_parameters`` raises at every point of the space."""
+
+    name = "probe.always_raises"
+
+    def with_parameters(self, **values):
+        raise ValueError("this library accepts no configuration")
+
+
+class SpaceWithoutRebuild:
+    """Declares a space but no ``with_parameters``: it cannot be searched."""
+
+    name = "probe.space_only"
+    family = "additive"
+    epsilon = 1.0
+    delta = 0.0
+    sensitivity = 1.0
+    integer_queries = True
+    space = {"epsilon": Range(0.5, 2.0)}
+
+    def sample(self, query, n):
+        rng = np.random.default_rng()
+        p = -math.expm1(-self.epsilon)
+        return int(query) + rng.geometric(p, n) - rng.geometric(p, n)
+
+
+def unknown_parameter():
+    return [UnknownParameter(), Geometric()]
+
+
+def always_raises():
+    return [AlwaysRaises(), Geometric()]
+
+
+def space_without_rebuild():
+    return [SpaceWithoutRebuild(), Geometric()]
+
+
+def space_without_rebuild_alone():
+    return [SpaceWithoutRebuild()]
+
+
+def searchable():
+    return [Geometric()]
+
+
+class SlowSearchable(Geometric):
+    """Every ``sample`` call takes a second: a screening to interrupt."""
+
+    name = "probe.slow_searchable"
+
+    def sample(self, query, n):
+        time.sleep(1.0)
+        return super().sample(query, n)
+
+
+def slow_searchable():
+    return [SlowSearchable()]
