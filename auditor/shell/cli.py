@@ -585,6 +585,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"  baseline {args.baseline}: {len(section['regressions'])} regression(s), "
             f"{len(section['accepted'])} known violation(s) accepted, {len(section['fixed'])} fixed"
         )
+    for result, r in zip(report.results, data["results"], strict=True):
+        sample = result.best.output_sample if result.best is not None else None
+        if r.get("replay") and sample is not None:  # a reproducer refuses outputs of another
+            r["replay"]["dtype"] = sample.x.dtype.str
     scripts, missing = reproducers(data, adapters)  # first: the reports name what is written
     for note in missing:
         say(f"  no reproducer: {note}")
