@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from auditor.core.configs import AuditConfig, EngineConfig
-from auditor.core.errors import DPAuditError, describe
+from auditor.core.errors import DPAuditError, InvalidArgument, describe
 from auditor.core.interfaces import Attack
 from auditor.core.results import AdapterResult, AuditReport, Verdict
 from auditor.core.seeding import entropy
@@ -37,6 +37,9 @@ from auditor.engine.runner import ProgressCallback, run_audit
 #: the design's size and the finalists per adapter, unless the caller says otherwise
 DEFAULT_CONFIGURATIONS = 32
 DEFAULT_FINALISTS = 3
+#: the most configurations per adapter: each is a screening audit of thousands of outputs, and
+#: the design alone takes 8 bytes per point and dimension
+MAX_CONFIGURATIONS = 100_000
 #: screening outputs per side of each configuration, as a share of the run's budget
 SCREEN_SHARE = 0.125
 #: smallest screening budget (float attacks need a few thousand outputs to see a grid)
@@ -48,6 +51,14 @@ class SearchConfig:
     configurations: int = DEFAULT_CONFIGURATIONS
     finalists: int = DEFAULT_FINALISTS
     screen_budget: int | None = None  # None: SCREEN_SHARE of the run's budget
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.configurations <= MAX_CONFIGURATIONS:
+            raise InvalidArgument(
+                f"configurations={self.configurations!r} must be in [1, {MAX_CONFIGURATIONS:,}]"
+            )
+        if self.finalists < 1:
+            raise InvalidArgument(f"finalists={self.finalists!r} must be >= 1")
 
     def budget(self, config: AuditConfig) -> int:
         if self.screen_budget is not None:

@@ -129,8 +129,8 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         help="audit adapters and write a report",
         description="Audit adapters (all built-ins by default) and write report.json, report.md, "
         "report.html and junit.xml. Settings may also come from [tool.dp-audit] in the nearest "
-        "pyproject.toml (targets, attacks, budget, loop-budget, futility, alpha, seed, timeout, "
-        "workers, baseline, out); flags on the command line win.",
+        "pyproject.toml (targets, attacks, budget, loop-budget, futility, conditional-test, alpha, "
+        "seed, timeout, workers, baseline, out); flags on the command line win.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -194,7 +194,7 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
     )
     run.add_argument(
         "--out",
-        type=Path,
+        type=_folder,
         default=Path("dp-audit-report"),
         help="output folder (default dp-audit-report/)",
     )
@@ -229,10 +229,10 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
     )
     search.add_argument(
         "--configurations",
-        type=_positive,
+        type=_configurations,
         default=32,
         metavar="N",
-        help="configurations screened per searched adapter (default 32)",
+        help="configurations screened per searched adapter (default 32, at most 100,000)",
     )
     search.add_argument(
         "--finalists",
@@ -339,6 +339,24 @@ def _positive(text: str) -> int:
     return value
 
 
+def _folder(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder, got an empty path")
+    return Path(text)
+
+
+def _configurations(text: str) -> int:
+    from auditor.engine.search import MAX_CONFIGURATIONS
+
+    value = _positive(text)
+    if value > MAX_CONFIGURATIONS:
+        raise argparse.ArgumentTypeError(
+            f"expected at most {MAX_CONFIGURATIONS:,} configurations (each is an audit of its "
+            f"own), got {text!r}"
+        )
+    return value
+
+
 def _non_negative_float(text: str) -> float:
     try:
         value = float(text)
@@ -416,22 +434,6 @@ def _engine(args: argparse.Namespace) -> Any:
     )
 
 
-def _check_out(out: Path) -> None:
-    """Create ``out`` and write a file in it now: a folder that cannot hold the report must
-    stop the run before any sampling, not throw a finished audit away."""
-    if out.exists() and not out.is_dir():
-        raise InvalidArgument(f"--out {str(out)!r} exists and is not a folder")
-    probe = out / f".dp-audit-write-test-{os.getpid()}"
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise InvalidArgument(
-            f"--out {str(out)!r} cannot be written: {exc.strerror or exc}"
-        ) from None
-
-
 def _collect_adapters(
     targets: list[str] | None,
 ) -> tuple[list[Any], list[str], dict[str, str]]:
@@ -470,6 +472,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from attacks import load_attacks
     from auditor.core.configs import AuditConfig
     from auditor.engine.runner import run_audit
+    from auditor.shell.out_folder import check_out
     from auditor.shell.progress import LogProgress, TerminalProgress
     from auditor.shell.reproduce import reproducers
     from reports import RENDERERS
@@ -498,7 +501,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.quiet:  # nothing on the terminal but errors: library warnings included, in workers too
         warnings.simplefilter("ignore")
         os.environ["PYTHONWARNINGS"] = "ignore"
-    _check_out(args.out)
+    check_out(args.out)
     try:  # held until this process ends: a second run into the same folder is refused
         args.out_lock = hold(args.out)
     except FolderBusy:
