@@ -30,7 +30,7 @@ from auditor.core.errors import DPAuditError, InvalidArgument, describe
 from auditor.core.interfaces import Attack
 from auditor.core.results import AdapterResult, AuditReport, Verdict
 from auditor.core.seeding import entropy
-from auditor.core.space import check_space, describe_space, design, label
+from auditor.core.space import Configured, check_space, describe_space, design, label
 from auditor.core.spec import adapter_label, check_adapter
 from auditor.engine.runner import ProgressCallback, run_audit
 
@@ -64,23 +64,6 @@ class SearchConfig:
         if self.screen_budget is not None:
             return self.screen_budget
         return max(MIN_SCREEN_BUDGET, int(config.budget * SCREEN_SHARE))
-
-
-class Configured:
-    """An adapter rebuilt at one point of its space, named after it: ``base[eps=0.1,...]``.
-
-    Everything but ``name`` is the rebuilt adapter's; ``configuration`` says where it sits.
-    """
-
-    def __init__(self, base: str, adapter: Any, values: Mapping[str, Any]) -> None:
-        self._adapter = adapter
-        self.name = f"{base}[{label(values)}]"
-        self.configuration: dict[str, Any] = {"adapter": base, "parameters": dict(values)}
-
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") or attr == "_adapter":
-            raise AttributeError(attr)  # pickling and copying look these up before __init__
-        return getattr(self._adapter, attr)
 
 
 def declares_space(adapter: Any) -> bool:
@@ -252,12 +235,20 @@ def search_audit(
         if on_screened is not None:
             on_screened(done, len(candidates), worst)
 
+    # workers load a configuration as they load its base adapter, by the base's target, and
+    # rebuild it there (``with_parameters``): a user's file is importable in no other way
+    origins = {
+        s.adapter.name: targets[s.adapter.configuration["adapter"]]
+        for s in candidates
+        if s.adapter.configuration["adapter"] in targets
+    }
     if candidates:
         run_audit(
             [s.adapter for s in candidates],
             attacks,
             screen_config,
             engine=engine,
+            targets=origins,
             progress=progress,
             on_result=screened,
         )
@@ -276,7 +267,14 @@ def search_audit(
         config,
         skipped=skipped,
         engine=engine,
-        targets={k: v for k, v in targets.items() if k in {adapter_label(a) for a in plain}},
+        targets={
+            **{k: v for k, v in targets.items() if k in {adapter_label(a) for a in plain}},
+            **{
+                s.adapter.name: origins[s.adapter.name]
+                for s in finalists
+                if s.adapter.name in origins
+            },
+        },
         progress=progress,
         on_result=on_result,
     )

@@ -12,9 +12,9 @@ from typing import Any
 
 from auditor.core.errors import AdapterLoadError, DPAuditError, InvalidArgument, describe
 from auditor.core.kinds import OutputKind
+from auditor.core.space import Configured
 from auditor.core.spec import adapter_label, check_adapter
 from auditor.core.text import printable
-from auditor.engine.search import Configured
 from reports.reproducer import NotReproducible, render_reproducer, script_name, target_source
 
 #: the folder of the report set that holds the scripts

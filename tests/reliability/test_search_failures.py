@@ -59,3 +59,20 @@ def test_a_space_without_with_parameters_is_an_error_not_a_default_audit(tmp_pat
     assert results["probe.space_only"]["verdict"] == "error"
     assert "no callable 'with_parameters" in results["probe.space_only"]["error"]
     assert results["probe.space_only"]["samples"] == 0  # not audited at its defaults
+
+
+def test_a_search_over_a_file_target_samples_in_worker_processes(tmp_path):
+    """Workers load a configuration from its base adapter's file and rebuild it there, as
+    plain runs' workers load file targets: nothing is sampled unisolated in this process."""
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditor", "run", "--adapter", f"{FILE}:searchable", "--search",
+         "--configurations", "2", "--finalists", "1", "--budget", "2000", "--attack", "black-box",
+         "--workers", "1", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (result,) = json.loads((out / "report.json").read_text())["results"]
+    assert result["adapter"].startswith("probe.searchable[") and result["samples"] > 0
+    assert not any("in this process" in note for note in result["notes"]), result["notes"]
+    assert result["target"] == f"{FILE}:searchable"
