@@ -472,6 +472,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from attacks import load_attacks
     from auditor.core.configs import AuditConfig
     from auditor.engine.runner import run_audit
+    from auditor.shell.interrupts import interrupted
     from auditor.shell.out_folder import check_out
     from auditor.shell.progress import LogProgress, TerminalProgress
     from auditor.shell.reproduce import reproducers
@@ -521,7 +522,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
     def say(text: str) -> None:
-        if not args.quiet:
+        if not args.quiet and not interrupted():  # after Ctrl-C: only "interrupted"
             print(printable(text), file=sys.stderr, flush=True)
             if isinstance(progress, LogProgress):
                 progress.printed()
@@ -828,7 +829,7 @@ def _warnings_restored() -> Iterator[None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from auditor.shell import project_config
+    from auditor.shell import interrupts, project_config
 
     parser = build_parser()
     try:
@@ -854,6 +855,9 @@ def main(argv: list[str] | None = None) -> int:
         "compare": _cmd_compare,
         "reproduce": _cmd_reproduce,
     }[args.command]
+    command_line = argv is None
+    if command_line:
+        interrupts.install()
     try:
         with _warnings_restored():
             code = handler(args)
@@ -864,7 +868,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("dp-audit: interrupted", file=sys.stderr)
-        return 130
+        if command_line:  # the process is ours to end (not a test calling main)
+            interrupts.finish()
+        return interrupts.EXIT_INTERRUPTED
     except BrokenPipeError:
         # the reader went away (`dp-audit list | head`): no traceback, and no second error
         # when Python flushes stdout at exit; a run whose output was cut is not a clean run
