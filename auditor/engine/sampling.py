@@ -14,6 +14,7 @@ outputs whatever the number of workers or the order in which chunks run.
 
 from __future__ import annotations
 
+import copy
 import math
 import queue
 import threading
@@ -22,8 +23,14 @@ from typing import Any, Protocol, TypeAlias, cast
 
 import numpy as np
 
-from auditor.core.errors import AdapterOutputError, AdapterTimeout, EventError, adapter_code
-from auditor.core.kinds import OutputProblem
+from auditor.core.errors import (
+    AdapterContractError,
+    AdapterOutputError,
+    AdapterTimeout,
+    EventError,
+    adapter_code,
+)
+from auditor.core.kinds import InputKind, OutputProblem
 from auditor.core.seeding import entropy as derive_entropy
 from auditor.core.spec import AdapterSpec
 from auditor.core.text import printable
@@ -159,14 +166,63 @@ def check_outputs(spec: AdapterSpec, query: Any, n: int, raw: Any) -> np.ndarray
 
 
 def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
-    """One ``sample`` call: seed (when seedable) with ``entropy``, draw ``n``, check."""
+    """One ``sample`` call: seed (when seedable) with ``entropy``, draw ``n``, check.
+
+    Raises:
+        AdapterContractError: the call changed its query (a vector, a dataset) in place.
+    """
     adapter = spec.adapter
     if spec.seedable:
         with adapter_code(f"adapter {spec.name!r}: seed"):
             adapter.seed(int(entropy))
+    before = _snapshot(query)
     with adapter_code(f"adapter {spec.name!r}: sample"):
         raw = adapter.sample(query, n)
+    if before is not None and not _same_input(before, query):
+        what = "dataset" if spec.input.kind is InputKind.DATASET else "query"
+        raise AdapterContractError(
+            f"adapter {spec.name!r}: sample(query, n={n}) changed its {what} in place; every "
+            f"input is sampled many times, so later outputs would come from another {what} "
+            f"than the one audited: copy it first (np.array({what}), copy.deepcopy)"
+        )
     return check_outputs(spec, query, n, raw)
+
+
+def _snapshot(query: Any) -> Any:
+    """A copy of a mutable query to compare after the call (None: immutable, nothing to do)."""
+    if isinstance(query, np.ndarray):
+        return query.copy()
+    if isinstance(query, list | dict | tuple):
+        return copy.deepcopy(query)
+    return None
+
+
+def _same_input(before: Any, after: Any) -> bool:
+    """Whether the query is as it was (NaN equal to NaN, arrays element by element)."""
+    if isinstance(before, np.ndarray):
+        if not isinstance(after, np.ndarray) or before.shape != after.shape:
+            return False
+        if before.dtype == object:
+            return all(
+                _same_input(a, b) for a, b in zip(before.ravel(), after.ravel(), strict=True)
+            )
+        return before.dtype == after.dtype and same_outputs(before, after)
+    if isinstance(before, list | tuple):
+        return (
+            type(before) is type(after)
+            and len(before) == len(after)
+            and all(_same_input(a, b) for a, b in zip(before, after, strict=True))
+        )
+    if isinstance(before, dict):
+        return (
+            isinstance(after, dict)
+            and before.keys() == after.keys()
+            and all(_same_input(before[k], after[k]) for k in before)
+        )
+    try:
+        return bool(before == after) or (before != before and after != after)
+    except (TypeError, ValueError):  # a value without a plain comparison: trust it
+        return True
 
 
 def same_outputs(a: np.ndarray, b: np.ndarray) -> bool:

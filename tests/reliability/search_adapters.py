@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 
+from auditor.adapters.reference_dataset import PTRMedianAdapter
+from auditor.adapters.reference_vector import VectorLaplaceAdapter
 from auditor.core.space import Configurable, Range
 
 
@@ -102,3 +104,34 @@ class SlowSearchable(Geometric):
 
 def slow_searchable():
     return [SlowSearchable()]
+
+
+class MutatesVector(VectorLaplaceAdapter):
+    """Adds one to its query vector in place on every call."""
+
+    def sample(self, query, n):
+        out = super().sample(query, n)
+        query += 1
+        return out
+
+
+class MutatesDataset(PTRMedianAdapter):
+    """Overwrites its dataset's records in place on every call."""
+
+    def sample(self, query, n):
+        out = super().sample(query, n)
+        records = np.asarray(query)
+        records[...] = records.max()
+        records[0] = records.min() - 1
+        return out
+
+
+def mutates_inputs():
+    return [
+        MutatesVector(name="probe.mutates_vector"),
+        MutatesDataset(name="probe.mutates_dataset"),
+    ]
+
+
+def mutates_vector():
+    return [MutatesVector(name="probe.mutates_vector")]
