@@ -135,3 +135,28 @@ def mutates_inputs():
 
 def mutates_vector():
     return [MutatesVector(name="probe.mutates_vector")]
+
+
+class ZeroScaleLaplace(Configurable):
+    """numpy Laplace at scale sensitivity / epsilon rounded to 3 decimals, as a careless
+    library might: below a sensitivity of 0.0005 the scale rounds to zero, no noise is added."""
+
+    name = "probe.zero_scale_laplace"
+    family = "additive"
+    epsilon = 1.0
+    delta = 0.0
+    space = {"sensitivity": Range(1e-4, 4e-4, log=True)}
+
+    def __init__(self, sensitivity: float = 1e-4) -> None:
+        self.sensitivity = float(sensitivity)
+        self._rng = np.random.default_rng()
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        return self._rng.laplace(float(query), round(self.sensitivity / self.epsilon, 3), n)
+
+
+def zero_scale_laplace():
+    return [ZeroScaleLaplace()]
