@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -163,6 +164,46 @@ def check_outputs(spec: AdapterSpec, query: Any, n: int, raw: Any) -> np.ndarray
     except OutputProblem as exc:
         where = f"adapter {spec.name!r}: sample(query, n={n})"
         raise AdapterOutputError(f"{where} {printable(str(exc))}") from None
+
+
+#: the share of the memory available that the outputs an audit holds at once may take
+MEMORY_SHARE = 0.25
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to this process now (Linux ``MemAvailable``), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(spec: AdapterSpec, query: Any, rows: int, holder: str) -> None:
+    """Refuse, before any sampling, ``rows`` outputs on ``query`` held at once that would take
+    more than ``MEMORY_SHARE`` of the memory available: such a run would swap for hours
+    rather than fail (a million values per output at a budget of 2,000).
+
+    Raises:
+        AdapterOutputError: naming the adapter, the output size and the memory.
+    """
+    empty = spec.output.empty(spec.query_length(query))
+    row = max(1, empty.dtype.itemsize * math.prod(empty.shape[1:]))
+    free = available_memory()
+    if free is None or rows * row <= free * MEMORY_SHARE:
+        return
+    raise AdapterOutputError(
+        f"adapter {spec.name!r}: {holder} {rows:,} outputs of {row / 2**20:.3g} MiB each "
+        f"({spec.output.label}: {rows * row / 2**30:.3g} GiB) at once, more than a quarter of "
+        f"the {free / 2**30:.3g} GiB of memory available; nothing was sampled. Declare shorter "
+        "outputs, or audit it where there is more memory"
+    )
 
 
 def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:

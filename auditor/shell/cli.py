@@ -502,7 +502,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.quiet:  # nothing on the terminal but errors: library warnings included, in workers too
         warnings.simplefilter("ignore")
         os.environ["PYTHONWARNINGS"] = "ignore"
-    check_out(args.out)
+    if check_out(args.out):
+        args.out_created = args.out  # removed again if the run writes no report there
     try:  # held until this process ends: a second run into the same folder is refused
         args.out_lock = hold(args.out)
     except FolderBusy:
@@ -720,6 +721,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     """Each adapter's declaration and a small draw through the same isolated path as a run."""
     from auditor.core.spec import adapter_label, check_adapter, typical_query
     from auditor.engine.backends import open_sampler
+    from auditor.engine.sampling import check_memory
 
     # each target on its own: one that holds no adapter is an error line, not the end
     unloaded, adapters, skipped = 0, [], []
@@ -746,6 +748,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 spec = check_adapter(adapter)
                 sampler.prepare(spec, origins.get(label))
                 query = typical_query(spec)
+                check_memory(spec, query, args.outputs, "the check would hold")
                 out = sampler.draw(spec, query, args.outputs, entropy=12345)
             except DPAuditError as exc:
                 failed += 1
@@ -864,9 +867,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not as a second error at exit
         return code
     except DPAuditError as exc:
+        _remove_unused_out(args)
         print(f"dp-audit: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        _remove_unused_out(args)
         print("dp-audit: interrupted", file=sys.stderr)
         if command_line:  # the process is ours to end (not a test calling main)
             interrupts.finish()
@@ -880,12 +885,22 @@ def main(argv: list[str] | None = None) -> int:
         # Reaching here is a bug (adapter code that escaped isolation, or dp-audit's own). Exit
         # 0 would pass a CI gate without an audit and Python's own exit 1 would read as a
         # certified violation: so it is an error, with the traceback for the bug report.
+        _remove_unused_out(args)
         traceback.print_exc()
         print(
             f"dp-audit: error: the run failed unexpectedly: {printable(describe(exc))}",
             file=sys.stderr,
         )
         return EXIT_ERROR
+
+
+def _remove_unused_out(args: argparse.Namespace) -> None:
+    """A run that created its --out folder and wrote no report there leaves no folder."""
+    from auditor.shell.out_folder import remove_if_unused
+
+    created = getattr(args, "out_created", None)
+    if created is not None:
+        remove_if_unused(created)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ wrote and nothing else: a user's own files (``--out docs``) are never replaced.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import os
@@ -46,10 +47,19 @@ def _foreign(out: Path) -> list[str]:
     return [e for e in entries if not any(fnmatch.fnmatchcase(e, p) for p in WRITTEN)]
 
 
-def check_out(out: Path) -> None:
+def remove_if_unused(out: Path) -> None:
+    """Remove folder ``out`` if the run created it and wrote nothing there (it failed, or was
+    interrupted, before its report): no empty folder is left to look like a result."""
+    with contextlib.suppress(OSError):
+        out.rmdir()  # only an empty folder can be removed so
+
+
+def check_out(out: Path) -> bool:
     """Create ``out`` and write a file in it now: a folder that cannot hold the report, or
     that holds files dp-audit did not write, must stop the run before any sampling, not throw
     a finished audit (or the user's files) away.
+
+    Returns whether the folder was created here (see :func:`remove_if_unused`).
 
     Raises:
         InvalidArgument: ``out`` is empty, not a folder, holds other files, or is unwritable.
@@ -75,6 +85,7 @@ def check_out(out: Path) -> None:
                 f"--out {str(out)!r} holds files dp-audit did not write ({shown}{more}); the "
                 "report set replaces the whole folder, so choose a new or empty one"
             )
+    created = not out.exists()
     probe = out / f".dp-audit-write-test-{os.getpid()}"
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -84,3 +95,4 @@ def check_out(out: Path) -> None:
         raise InvalidArgument(
             f"--out {str(out)!r} cannot be written: {exc.strerror or exc}"
         ) from None
+    return created

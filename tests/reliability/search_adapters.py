@@ -160,3 +160,34 @@ class ZeroScaleLaplace(Configurable):
 
 def zero_scale_laplace():
     return [ZeroScaleLaplace()]
+
+
+class Wide:
+    """A vector output of a million values per output: thousands of them fill the memory."""
+
+    name = "probe.wide"
+    input_kind = "scalar"
+    output_kind = "real"
+    output_length = 10**6
+    epsilon = 1.0
+    delta = 0.0
+    sensitivity = 1.0
+
+    def sample(self, query, n):
+        rng = np.random.default_rng()
+        return float(query) + rng.laplace(0.0, 1.0, (n, self.output_length))
+
+
+class Wider(Wide):
+    """A hundred million values per output: no machine holds the 800 an audit needs."""
+
+    name = "probe.wider"
+    output_length = 10**8
+
+
+def wide():
+    return [Wide(), Geometric()]
+
+
+def wider():
+    return [Wider(), Geometric()]
