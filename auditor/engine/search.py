@@ -208,15 +208,6 @@ def search_audit(
         configurations(a, search.configurations, config.seed) for a in adapters if searchable(a)
     ]
     plain = [a for a in adapters if not declares_space(a)]
-    failed = [
-        search_error(
-            a,
-            "--search: it declares a 'space' but no callable 'with_parameters(**values)', so it "
-            "cannot be rebuilt at a configuration and was not audited (see docs/search.md)",
-        )
-        for a in adapters
-        if declares_space(a) and not searchable(a)
-    ]
     candidates = [s for p in plans for s in p.screened if s.rejected is None]
     by_name = {s.adapter.name: s for s in candidates}
     screen_config = replace(
@@ -253,11 +244,7 @@ def search_audit(
             on_result=screened,
         )
     finalists = [s for p in plans for s in p.finalists(search.finalists)]
-    for p in plans:
-        why = p.failure()
-        if why is not None:
-            base = next(a for a in adapters if searchable(a) and adapter_label(a) == p.base)
-            failed.append(search_error(base, why, p.base))
+    failed = _unaudited(adapters, plans)
     for result in failed:
         if on_result is not None:
             on_result(result)
@@ -269,11 +256,7 @@ def search_audit(
         engine=engine,
         targets={
             **{k: v for k, v in targets.items() if k in {adapter_label(a) for a in plain}},
-            **{
-                s.adapter.name: origins[s.adapter.name]
-                for s in finalists
-                if s.adapter.name in origins
-            },
+            **{k: v for k, v in origins.items() if k in {s.adapter.name for s in finalists}},
         },
         progress=progress,
         on_result=on_result,
@@ -281,7 +264,20 @@ def search_audit(
     results = tuple(_with_origin(r, by_name, targets) for r in final.results) + tuple(
         replace(r, target=targets.get(r.adapter)) for r in failed
     )
-    summary = {
+    summary = _summary(plans, search, config, screen_config, len(finalists), len(plain))
+    return replace(final, results=results, search=summary)
+
+
+def _summary(
+    plans: Sequence[SearchPlan],
+    search: SearchConfig,
+    config: AuditConfig,
+    screen_config: AuditConfig,
+    finalists: int,
+    plain: int,
+) -> dict[str, Any]:
+    """The report's ``search`` section: the design, the screening and every configuration."""
+    return {
         "design": "scrambled Sobol sequence (scipy.stats.qmc), one per searched adapter",
         "configurations": search.configurations,
         "finalists_per_adapter": search.finalists,
@@ -289,8 +285,8 @@ def search_audit(
         "screening_seed": screen_config.seed,
         "alpha": (
             f"the screening certifies nothing; the run's family-wise alpha {config.alpha:g} is "
-            f"split over the tests of the {len(finalists)} finalist configuration(s) and the "
-            f"{len(plain)} other adapter(s) only, on fresh outputs"
+            f"split over the tests of the {finalists} finalist configuration(s) and the "
+            f"{plain} other adapter(s) only, on fresh outputs"
         ),
         "adapters": [
             {
@@ -306,7 +302,26 @@ def search_audit(
             for p in plans
         ],
     }
-    return replace(final, results=results, search=summary)
+
+
+def _unaudited(adapters: Sequence[Any], plans: Sequence[SearchPlan]) -> list[AdapterResult]:
+    """``error`` verdicts for the adapters the search could not audit at all: a space without
+    ``with_parameters``, or no configuration screened without error."""
+    failed = [
+        search_error(
+            a,
+            "--search: it declares a 'space' but no callable 'with_parameters(**values)', so it "
+            "cannot be rebuilt at a configuration and was not audited (see docs/search.md)",
+        )
+        for a in adapters
+        if declares_space(a) and not searchable(a)
+    ]
+    for p in plans:
+        why = p.failure()
+        if why is not None:
+            base = next(a for a in adapters if searchable(a) and adapter_label(a) == p.base)
+            failed.append(search_error(base, why, p.base))
+    return failed
 
 
 def _with_origin(
