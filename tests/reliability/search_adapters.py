@@ -8,6 +8,7 @@ processes, so everything here must be importable from the file alone.
 from __future__ import annotations
 
 import math
+import os
 import time
 
 import numpy as np
@@ -191,3 +192,18 @@ def wide():
 
 def wider():
     return [Wider(), Geometric()]
+
+
+class CrashesAtLargeEpsilon(Geometric):
+    """Kills its process (as a segfault would) at epsilon above 1.2, samples correctly below."""
+
+    name = "probe.crashes_at_large_epsilon"
+
+    def sample(self, query, n):
+        if self.epsilon > 1.2:
+            os._exit(3)
+        return super().sample(query, n)
+
+
+def crashes_at_large_epsilon():
+    return [CrashesAtLargeEpsilon()]

@@ -76,3 +76,23 @@ def test_a_search_over_a_file_target_samples_in_worker_processes(tmp_path):
     assert result["adapter"].startswith("probe.searchable[") and result["samples"] > 0
     assert not any("in this process" in note for note in result["notes"]), result["notes"]
     assert result["target"] == f"{FILE}:searchable"
+
+
+def test_a_configuration_that_crashes_its_process_ends_only_that_configuration(tmp_path):
+    """Configurations run in worker processes: one that kills its process is an error of its
+    own in the screening, and the configurations that work are still audited."""
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditor", "run", "--adapter",
+         f"{FILE}:crashes_at_large_epsilon", "--search", "--configurations", "4",
+         "--finalists", "1", "--budget", "2000", "--attack", "black-box", "--workers", "1",
+         "--timeout", "30", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((out / "report.json").read_text())
+    (result,) = report["results"]
+    assert result["verdict"] == "no_violation" and result["samples"] > 0
+    ranking = report["search"]["adapters"][0]["ranking"]
+    crashed = [c for c in ranking if c["error"] and "crashed its worker process" in c["error"]]
+    assert crashed and all(c["parameters"]["epsilon"] > 1.2 for c in crashed)
