@@ -7,6 +7,11 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=${1:?usage: try-locally.sh PROJECT_DIR [targets=...] [budget=...] [seed=...] [baseline=...] [out=...] [args=...]}
 shift
+if [ ! -d "$project" ]; then
+  # exit 1 would read as a certified violation: a wrong argument is 2, as dp-audit's own
+  echo "try-locally.sh: error: project folder '$project' does not exist" >&2
+  exit 2
+fi
 export DP_AUDIT_TARGETS="" DP_AUDIT_BUDGET="" DP_AUDIT_SEED="" DP_AUDIT_BASELINE=""
 export DP_AUDIT_OUT="dp-audit-report" DP_AUDIT_ARGS=""
 for setting in "$@"; do

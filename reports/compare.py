@@ -7,6 +7,7 @@ against claims) and ``compare.csv`` (through pandas, one row per adapter) to a f
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -56,12 +57,7 @@ def comparison_rows(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]
         assert either is not None
         claim = either.get("claim") or {}
 
-        def bound(r: dict[str, Any] | None) -> float | None:
-            if r is None or r["verdict"] == "error":
-                return None
-            return as_float(r.get("epsilon_lower_bound"))
-
-        lb_a, lb_b = bound(ra), bound(rb)
+        lb_a, lb_b = _bound(ra), _bound(rb)
         rows.append(
             {
                 "adapter": name,
@@ -72,7 +68,7 @@ def comparison_rows(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]
                 "verdict_b": rb["verdict"] if rb else None,
                 "epsilon_lower_bound_a": lb_a,
                 "epsilon_lower_bound_b": lb_b,
-                "change": (lb_b - lb_a) if lb_a is not None and lb_b is not None else None,
+                "change": _change(lb_a, lb_b),
                 "attack_a": ra.get("attack") if ra else None,
                 "attack_b": rb.get("attack") if rb else None,
                 "samples_a": ra.get("samples") if ra else None,
@@ -84,6 +80,23 @@ def comparison_rows(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]
     return rows
 
 
+def _bound(r: dict[str, Any] | None) -> float | None:
+    """The certified ε lower bound; ∞ for an unbounded white-box estimate (report.json holds
+    a finite stand-in there, about 708, which is not a bound to compare)."""
+    if r is None or r["verdict"] == "error":
+        return None
+    if r.get("unbounded"):
+        return math.inf
+    return as_float(r.get("epsilon_lower_bound"))
+
+
+def _change(a: float | None, b: float | None) -> float | None:
+    """B − A; 0 when both are ∞ (the same white-box finding), ±∞ when one is."""
+    if a is None or b is None:
+        return None
+    return 0.0 if a == b else b - a
+
+
 def _plain(value: Any) -> str:
     return "–" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
 
@@ -92,6 +105,8 @@ def _cell(value: Any, *, signed: bool = False) -> str:
     if value is None:
         return "–"
     if isinstance(value, float):
+        if math.isinf(value):
+            return ("+∞" if value > 0 else "−∞") if signed else "∞ (white-box)"
         return f"{value:+.4g}" if signed else f"{value:.4g}"
     return md_escape(value)
 
@@ -136,7 +151,9 @@ def render_comparison_markdown(
     lines += [
         "",
         "ε_lb: certified lower bound (each report at its own family-wise confidence); – = no "
-        "result (error, or the adapter is not in that report). change = B − A.",
+        "result (error, or the adapter is not in that report). change = B − A. ∞ (white-box): "
+        "an outcome the mechanism's own probabilities give probability 0 on x′ (inf in "
+        "compare.csv).",
     ]
     if any(row.get("curve_claim") for row in rows):
         lines.append(
@@ -153,7 +170,7 @@ def write_comparison(
     """Write compare.md, compare.png and compare.csv into ``out``; return their paths."""
     import pandas as pd
 
-    from reports.plots import compare_png
+    from reports.compare_plot import compare_png
 
     rows = comparison_rows(a, b)
     frame = pd.DataFrame(rows, columns=list(COLUMNS))

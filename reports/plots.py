@@ -531,44 +531,6 @@ def porosity_png(r: dict[str, Any]) -> bytes | None:
     return to_png(fig)
 
 
-def compare_png(rows: Sequence[dict[str, Any]], labels: tuple[str, str]) -> bytes:
-    """ε lower bounds of two reports side by side, per adapter, with each claim marked."""
-    fig = _figure(7.5, 1.2 + 0.5 * max(1, len(rows)), fit_labels=True)
-    ax = fig.add_subplot()
-    height = 0.38
-    n = len(rows)
-    for i, row in enumerate(rows):
-        y = n - 1 - i
-        for offset, key, colour, label in (
-            (height / 2, "epsilon_lower_bound_a", X_COLOUR, labels[0]),
-            (-height / 2, "epsilon_lower_bound_b", X_PRIME_COLOUR, labels[1]),
-        ):
-            value = row.get(key)
-            if value is not None and math.isfinite(value):
-                ax.barh(
-                    [y + offset],
-                    [value],
-                    height=height,
-                    color=colour,
-                    label=_short(label, 30) if i == 0 else None,
-                )
-        claim = as_float(row.get("claim_epsilon"))  # "inf": a curve implying no finite ε
-        if math.isfinite(claim):
-            ax.plot(
-                [claim, claim],
-                [y - 0.45, y + 0.45],
-                color=CLAIM_COLOUR,
-                lw=2.5,
-                label="claimed ε" if i == 0 else None,
-            )
-    ax.set_yticks(range(n))
-    ax.set_yticklabels([_short(row["adapter"], 40) for row in reversed(rows)])
-    ax.set_xlabel("certified ε lower bound")
-    if n:
-        ax.legend(fontsize=8, loc="lower right")
-    return to_png(fig)
-
-
 def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
     """The empirical privacy-loss distribution of a statistical violation against its claim.
 

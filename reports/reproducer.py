@@ -68,9 +68,18 @@ def target_source(target: str, name: str, configuration: dict[str, Any] | None =
         f"if isinstance(_found, type) or (callable(_found) and not hasattr(_found, 'sample')):\n"
         "    _found = _found()\n"
         "_adapters = _found if isinstance(_found, (list, tuple)) else [_found]\n"
-        f"_adapter = next(a for a in _adapters if getattr(a, 'name', None) == {name!r})\n"
+        f"_adapter = next((a for a in _adapters if getattr(a, 'name', None) == {name!r}), None)\n"
+        "if _adapter is None:\n"
+        f"    print({f'cannot replay: {target} holds no adapter named {name!r} any more'!r}, "
+        "file=sys.stderr)\n"
+        "    sys.exit(2)\n"
         + (
-            f"_adapter = _adapter.with_parameters(**{literal_dict(configuration['parameters'])})\n"
+            "try:\n"
+            f"    _adapter = _adapter.with_parameters(**{literal_dict(configuration['parameters'])})\n"
+            "except Exception as _exc:\n"
+            "    print(f'cannot replay: with_parameters raised {type(_exc).__name__}: {_exc}', "
+            "file=sys.stderr)\n"
+            "    sys.exit(2)\n"
             if configuration
             else ""
         )
@@ -106,8 +115,14 @@ def _claim(r: dict[str, Any]) -> dict[str, Any]:
     return {"kind": kind, **{k: v for k, v in claim.items() if k != "description"}}
 
 
-def render_reproducer(r: dict[str, Any], mechanism: str, library: str = "") -> str:
+def render_reproducer(
+    r: dict[str, Any], mechanism: str, library: str = "", outputs: dict[str, Any] | None = None
+) -> str:
     """The script for result ``r`` (a report.json result) given the mechanism's source.
+
+    ``outputs`` describes the outputs the audit counted (see ``output_contract``): the script
+    refuses, with one line and status 2, outputs that are not of that shape or dtype -- a
+    mechanism that changed since the audit is not "not reproduced".
 
     Raises:
         NotReproducible: not a violation, or the event or the draws cannot be replayed.
@@ -148,6 +163,7 @@ def render_reproducer(r: dict[str, Any], mechanism: str, library: str = "") -> s
         "alpha_split": r.get("alpha_split"),
         "test": r.get("estimator"),
         "poisson_mean": r.get("poisson_mean"),
+        "outputs": outputs,
         "reported": {
             "counts": counts,
             "epsilon_lower_bound": r.get("epsilon_lower_bound"),
@@ -289,9 +305,40 @@ def _crashed(kind, value, traceback):
 
 
 sys.excepthook = _crashed
+
+
+def cannot_replay(why):
+    """One line and status 2: the draws cannot be the report's (not "not reproduced")."""
+    print(f"cannot replay: {why}", file=sys.stderr)
+    sys.exit(2)
 '''
 
 _CHECK = '''\
+def mismatch(query, size, outputs):
+    """Why ``outputs`` cannot be of the kind the audit counted (None: they can)."""
+    kind = SETTINGS.get("outputs")
+    if outputs.ndim == 0 or len(outputs) != size:
+        return f"sample(query, {size}) returned {outputs.size} value(s) of shape {outputs.shape}"
+    if kind is None:
+        return None
+    if kind["fields"] is not None:
+        names = list(outputs.dtype.names or [])
+        if sorted(names) != sorted(kind["fields"]):
+            return f"the outputs have fields {names}, the audit's had {kind['fields']}"
+        return None
+    d = max(1, len(query)) if kind["length"] == "query" else kind["length"]
+    tail = outputs.shape[1:]
+    if (tail not in ((), (1,))) if d == 1 else (tail != (d,)):
+        audited = f"({size},)" if d == 1 else f"({size}, {d})"
+        return f"the outputs have shape {outputs.shape}, the audit's had {audited} ({kind['label']})"
+    if kind["dtype"] is not None and outputs.dtype.str != kind["dtype"]:
+        return f"the outputs are {outputs.dtype}, the audit's were {np.dtype(kind['dtype'])}"
+    if kind["integers"] and outputs.dtype.kind not in "biu":
+        if outputs.dtype.kind != "f" or not np.array_equal(outputs, np.round(outputs)):
+            return f"the outputs are {outputs.dtype} non-integers, the audit's were integers"
+    return None
+
+
 def count(query, calls):
     """How many outputs of the recorded calls fall in the event, and how many were drawn."""
     hits = drawn = 0
@@ -299,7 +346,13 @@ def count(query, calls):
         if "seed" in globals():
             seed(entropy)
         outputs = np.asarray(sample(query, size))
-        hits += int(np.count_nonzero(EVENT(outputs)))
+        why = mismatch(query, size, outputs)
+        inside = np.asarray(EVENT(outputs)) if why is None else None
+        if inside is not None and inside.shape != (len(outputs),):
+            why = f"the event answers with shape {inside.shape} on {len(outputs)} outputs"
+        if why is not None:
+            cannot_replay(f"{why}: the mechanism changed since the audit; rerun dp-audit")
+        hits += int(np.count_nonzero(inside))
         drawn += len(outputs)
     return hits, drawn
 

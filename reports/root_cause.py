@@ -544,17 +544,40 @@ def _certified_clause(r: dict[str, Any]) -> str:
     return f"the bound, {bound}, rests on the event ({event}), not on these bins."
 
 
+def noiseless_root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
+    """A violation whose sampled outputs are one value on x and another on x': the mechanism
+    added no noise (a scale of zero, or one that rounds to zero at its configuration), so any
+    event on the outputs separates the inputs; no sampler's bit patterns are involved."""
+    s = _scalar_sample(r) if r.get("verdict") == "violation" else None
+    if s is None or len(set(s.x.tolist())) != 1 or len(set(s.x_prime.tolist())) != 1:
+        return None
+    (v0,), (v1,) = set(s.x.tolist()), set(s.x_prime.tolist())
+    if v0 == v1 or math.isnan(v0) or math.isnan(v1):
+        return None
+    x, x_prime = _queries(r)
+    sentence = (
+        f"The mechanism added no noise: every output seen at input {x} is {v0!r} and every one "
+        f"at {x_prime} is {v1!r} ({len(s.x):,} and {len(s.x_prime):,} outputs, {s.source} "
+        "sample), so a single output tells the inputs apart. Its noise scale is zero, or rounds "
+        "to zero at this configuration; the event that certified it is incidental."
+    )
+    return {"kind": "noiseless", "value_x": v0, "value_x_prime": v1, "sentence": sentence}
+
+
 # --- one entry point for the renderers -----------------------------------------------------
 
 
 def root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
-    """The root cause of a violation for the renderers: :func:`float_root_cause`'s dict with
-    ``"finding": "float"``, or :func:`loss_region`'s with ``"finding": "statistical"``; None
+    """The root cause of a violation for the renderers: :func:`noiseless_root_cause`'s dict with
+    ``"finding": "noiseless"``, :func:`float_root_cause`'s with ``"finding": "float"``, or :func:`loss_region`'s with ``"finding": "statistical"``; None
     otherwise, and when the result's data cannot be read (a report from elsewhere: the root
     cause is commentary, the verdict and the counts are the report)."""
     if is_cells(r):
         return None  # the cells' counts, in the event's text, are where its divergence shows
     try:
+        noiseless = noiseless_root_cause(r)
+        if noiseless is not None:
+            return {"finding": "noiseless", **noiseless}
         found = float_root_cause(r)
         if found is not None:
             return {"finding": "float", **found}

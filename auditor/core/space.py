@@ -88,6 +88,24 @@ class Configurable:
         return type(self)(**values)
 
 
+class Configured:
+    """An adapter rebuilt at one point of its space, named after it: ``base[eps=0.1,...]``.
+
+    Everything but ``name`` is the rebuilt adapter's; ``configuration`` says where it sits.
+    A worker process rebuilds one from its base adapter's target and ``configuration``.
+    """
+
+    def __init__(self, base: str, adapter: Any, values: Mapping[str, Any]) -> None:
+        self._adapter = adapter
+        self.name = f"{base}[{label(values)}]"
+        self.configuration: dict[str, Any] = {"adapter": base, "parameters": dict(values)}
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") or attr == "_adapter":
+            raise AttributeError(attr)  # pickling and copying look these up before __init__
+        return getattr(self._adapter, attr)
+
+
 def check_space(space: Any, where: str) -> dict[str, Dimension]:
     """The declared space as a dict, or a clear error naming ``where`` it came from."""
     if not isinstance(space, Mapping) or not space:

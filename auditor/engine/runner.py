@@ -55,9 +55,9 @@ from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
 from auditor.core.trials import Trial
 from auditor.engine.backends import open_sampler
-from auditor.engine.certify import THIN_SCREEN, Certifier
+from auditor.engine.certify import MIN_PILOT_TRAIN, THIN_SCREEN, Certifier
 from auditor.engine.proposals import Proposer
-from auditor.engine.sampling import Sampler
+from auditor.engine.sampling import Sampler, check_memory
 from auditor.statistics.events.cell_chains import claim_orders
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -74,7 +74,15 @@ class _PlannedAdapter:
     traceback: str | None = None
 
 
-def _plan(adapter: Any, attacks: Sequence[Attack], seed: int, claim: Any = None) -> _PlannedAdapter:
+def _plan(
+    adapter: Any,
+    attacks: Sequence[Attack],
+    seed: int,
+    claim: Any = None,
+    config: AuditConfig | None = None,
+) -> _PlannedAdapter:
+    """The adapter's trials (or the error that stops it), before anything is sampled;
+    ``config`` sizes the memory check (None: the default budget)."""
     try:
         spec = check_adapter(adapter)
         if claim is not None:  # the run's --claim replaces the declared one
@@ -98,6 +106,13 @@ def _plan(adapter: Any, attacks: Sequence[Attack], seed: int, claim: Any = None)
             return _PlannedAdapter(spec, spec.name, [], str(exc), traceback=exc.adapter_traceback)
     if not trials:
         notes.append("no attack applies to this adapter; nothing was tested")
+    # a trial holds at least a pilot's training split of outputs per side in memory
+    rows = 2 * min((config or AuditConfig()).budget_for(spec), MIN_PILOT_TRAIN)
+    try:
+        for _, trial in trials:
+            check_memory(spec, trial.x, rows, "each trial of its audit holds at least")
+    except DPAuditError as exc:
+        return _PlannedAdapter(spec, spec.name, [], str(exc))
     return _PlannedAdapter(spec, spec.name, trials, notes=tuple(notes))
 
 
@@ -129,7 +144,7 @@ def run_audit(
     t0 = time.perf_counter()
     engine = engine if engine is not None else EngineConfig.in_process()
     targets = dict(targets or {})
-    planned = [_plan(a, attacks, config.seed, config.claim) for a in adapters]
+    planned = [_plan(a, attacks, config.seed, config.claim, config) for a in adapters]
     names = [p.name for p in planned]
     for name in names:
         if names.count(name) > 1:

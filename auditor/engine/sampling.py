@@ -14,7 +14,9 @@ outputs whatever the number of workers or the order in which chunks run.
 
 from __future__ import annotations
 
+import copy
 import math
+import os
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -22,8 +24,14 @@ from typing import Any, Protocol, TypeAlias, cast
 
 import numpy as np
 
-from auditor.core.errors import AdapterOutputError, AdapterTimeout, EventError, adapter_code
-from auditor.core.kinds import OutputProblem
+from auditor.core.errors import (
+    AdapterContractError,
+    AdapterOutputError,
+    AdapterTimeout,
+    EventError,
+    adapter_code,
+)
+from auditor.core.kinds import InputKind, OutputProblem
 from auditor.core.seeding import entropy as derive_entropy
 from auditor.core.spec import AdapterSpec
 from auditor.core.text import printable
@@ -158,15 +166,104 @@ def check_outputs(spec: AdapterSpec, query: Any, n: int, raw: Any) -> np.ndarray
         raise AdapterOutputError(f"{where} {printable(str(exc))}") from None
 
 
+#: the share of the memory available that the outputs an audit holds at once may take
+MEMORY_SHARE = 0.25
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to this process now (Linux ``MemAvailable``), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(spec: AdapterSpec, query: Any, rows: int, holder: str) -> None:
+    """Refuse, before any sampling, ``rows`` outputs on ``query`` held at once that would take
+    more than ``MEMORY_SHARE`` of the memory available: such a run would swap for hours
+    rather than fail (a million values per output at a budget of 2,000).
+
+    Raises:
+        AdapterOutputError: naming the adapter, the output size and the memory.
+    """
+    empty = spec.output.empty(spec.query_length(query))
+    row = max(1, empty.dtype.itemsize * math.prod(empty.shape[1:]))
+    free = available_memory()
+    if free is None or rows * row <= free * MEMORY_SHARE:
+        return
+    raise AdapterOutputError(
+        f"adapter {spec.name!r}: {holder} {rows:,} outputs of {row / 2**20:.3g} MiB each "
+        f"({spec.output.label}: {rows * row / 2**30:.3g} GiB) at once, more than a quarter of "
+        f"the {free / 2**30:.3g} GiB of memory available; nothing was sampled. Declare shorter "
+        "outputs, or audit it where there is more memory"
+    )
+
+
 def sample_once(spec: AdapterSpec, query: Any, n: int, entropy: int) -> np.ndarray:
-    """One ``sample`` call: seed (when seedable) with ``entropy``, draw ``n``, check."""
+    """One ``sample`` call: seed (when seedable) with ``entropy``, draw ``n``, check.
+
+    Raises:
+        AdapterContractError: the call changed its query (a vector, a dataset) in place.
+    """
     adapter = spec.adapter
     if spec.seedable:
         with adapter_code(f"adapter {spec.name!r}: seed"):
             adapter.seed(int(entropy))
+    before = _snapshot(query)
     with adapter_code(f"adapter {spec.name!r}: sample"):
         raw = adapter.sample(query, n)
+    if before is not None and not _same_input(before, query):
+        what = "dataset" if spec.input.kind is InputKind.DATASET else "query"
+        raise AdapterContractError(
+            f"adapter {spec.name!r}: sample(query, n={n}) changed its {what} in place; every "
+            f"input is sampled many times, so later outputs would come from another {what} "
+            f"than the one audited: copy it first (np.array({what}), copy.deepcopy)"
+        )
     return check_outputs(spec, query, n, raw)
+
+
+def _snapshot(query: Any) -> Any:
+    """A copy of a mutable query to compare after the call (None: immutable, nothing to do)."""
+    if isinstance(query, np.ndarray):
+        return query.copy()
+    if isinstance(query, list | dict | tuple):
+        return copy.deepcopy(query)
+    return None
+
+
+def _same_input(before: Any, after: Any) -> bool:
+    """Whether the query is as it was (NaN equal to NaN, arrays element by element)."""
+    if isinstance(before, np.ndarray):
+        if not isinstance(after, np.ndarray) or before.shape != after.shape:
+            return False
+        if before.dtype == object:
+            return all(
+                _same_input(a, b) for a, b in zip(before.ravel(), after.ravel(), strict=True)
+            )
+        return before.dtype == after.dtype and same_outputs(before, after)
+    if isinstance(before, list | tuple):
+        return (
+            type(before) is type(after)
+            and len(before) == len(after)
+            and all(_same_input(a, b) for a, b in zip(before, after, strict=True))
+        )
+    if isinstance(before, dict):
+        return (
+            isinstance(after, dict)
+            and before.keys() == after.keys()
+            and all(_same_input(before[k], after[k]) for k in before)
+        )
+    try:
+        return bool(before == after) or (before != before and after != after)
+    except (TypeError, ValueError):  # a value without a plain comparison: trust it
+        return True
 
 
 def same_outputs(a: np.ndarray, b: np.ndarray) -> bool:

@@ -12,7 +12,10 @@
 
 A configuration the adapter rejects (``with_parameters`` raises ``ValueError``) is skipped and
 counted; one whose audit ends in ``error`` is reported in the search section, not as a verdict
-(the configuration may simply be outside what the library accepts).
+(the configuration may simply be outside what the library accepts).  But an adapter none of
+whose configurations could be screened -- every one rejected or in error -- was never audited:
+it gets an ``error`` verdict of its own, as does one that declares a ``space`` and no
+``with_parameters`` (it cannot be searched), so a run never passes without auditing it.
 """
 
 from __future__ import annotations
@@ -23,17 +26,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from auditor.core.configs import AuditConfig, EngineConfig
-from auditor.core.errors import describe
+from auditor.core.errors import DPAuditError, InvalidArgument, describe
 from auditor.core.interfaces import Attack
 from auditor.core.results import AdapterResult, AuditReport, Verdict
 from auditor.core.seeding import entropy
-from auditor.core.space import check_space, describe_space, design, label
-from auditor.core.spec import adapter_label
+from auditor.core.space import Configured, check_space, describe_space, design, label
+from auditor.core.spec import adapter_label, check_adapter
 from auditor.engine.runner import ProgressCallback, run_audit
 
 #: the design's size and the finalists per adapter, unless the caller says otherwise
 DEFAULT_CONFIGURATIONS = 32
 DEFAULT_FINALISTS = 3
+#: the most configurations per adapter: each is a screening audit of thousands of outputs, and
+#: the design alone takes 8 bytes per point and dimension
+MAX_CONFIGURATIONS = 100_000
 #: screening outputs per side of each configuration, as a share of the run's budget
 SCREEN_SHARE = 0.125
 #: smallest screening budget (float attacks need a few thousand outputs to see a grid)
@@ -46,33 +52,44 @@ class SearchConfig:
     finalists: int = DEFAULT_FINALISTS
     screen_budget: int | None = None  # None: SCREEN_SHARE of the run's budget
 
+    def __post_init__(self) -> None:
+        if not 1 <= self.configurations <= MAX_CONFIGURATIONS:
+            raise InvalidArgument(
+                f"configurations={self.configurations!r} must be in [1, {MAX_CONFIGURATIONS:,}]"
+            )
+        if self.finalists < 1:
+            raise InvalidArgument(f"finalists={self.finalists!r} must be >= 1")
+
     def budget(self, config: AuditConfig) -> int:
         if self.screen_budget is not None:
             return self.screen_budget
         return max(MIN_SCREEN_BUDGET, int(config.budget * SCREEN_SHARE))
 
 
-class Configured:
-    """An adapter rebuilt at one point of its space, named after it: ``base[eps=0.1,...]``.
-
-    Everything but ``name`` is the rebuilt adapter's; ``configuration`` says where it sits.
-    """
-
-    def __init__(self, base: str, adapter: Any, values: Mapping[str, Any]) -> None:
-        self._adapter = adapter
-        self.name = f"{base}[{label(values)}]"
-        self.configuration: dict[str, Any] = {"adapter": base, "parameters": dict(values)}
-
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") or attr == "_adapter":
-            raise AttributeError(attr)  # pickling and copying look these up before __init__
-        return getattr(self._adapter, attr)
+def declares_space(adapter: Any) -> bool:
+    """Whether the adapter declares a parameter space (searchable or not)."""
+    return getattr(adapter, "space", None) is not None
 
 
 def searchable(adapter: Any) -> bool:
     """Whether the adapter declares a parameter space and can be rebuilt in it."""
-    return getattr(adapter, "space", None) is not None and callable(
-        getattr(adapter, "with_parameters", None)
+    return declares_space(adapter) and callable(getattr(adapter, "with_parameters", None))
+
+
+def search_error(adapter: Any, message: str, name: str | None = None) -> AdapterResult:
+    """The ``error`` verdict of an adapter the search could not audit at any configuration."""
+    try:
+        spec = check_adapter(adapter)
+        family, claim = spec.kind_label, spec.claim
+    except DPAuditError:
+        family, claim = "", None
+    return AdapterResult(
+        adapter=name or adapter_label(adapter),
+        family=family,
+        claim=claim,
+        verdict=Verdict.ERROR,
+        error=message,
+        library=str(getattr(adapter, "library", "") or ""),
     )
 
 
@@ -119,6 +136,28 @@ class SearchPlan:
     base: str
     space: dict[str, Any]
     screened: list[Screened] = field(default_factory=list)
+
+    def failure(self) -> str | None:
+        """Why no configuration can be certified (None: some screening audit succeeded)."""
+        if any(
+            s.result is not None and s.result.verdict is not Verdict.ERROR for s in self.screened
+        ):
+            return None
+        rejected = [s for s in self.screened if s.rejected is not None]
+        failed = [s for s in self.screened if s.result is not None]
+        total = len(self.screened)
+        if not failed:
+            values = label(rejected[0].adapter.configuration["parameters"])
+            return (
+                f"--search: every one of its {total} configuration(s) was rejected, so it was "
+                f"never audited; with_parameters({values}) raised {rejected[0].rejected}"
+            )
+        first = failed[0]
+        return (
+            f"--search: the screening audit of every configuration ended in error "
+            f"({len(failed)} in error, {len(rejected)} rejected), so it was never audited; "
+            f"{first.adapter.name}: {first.result.error if first.result else ''}"
+        )
 
     def finalists(self, k: int) -> list[Screened]:
         ranked = [s for s in self.screened if s.result is not None]
@@ -168,7 +207,7 @@ def search_audit(
     plans = [
         configurations(a, search.configurations, config.seed) for a in adapters if searchable(a)
     ]
-    plain = [a for a in adapters if not searchable(a)]
+    plain = [a for a in adapters if not declares_space(a)]
     candidates = [s for p in plans for s in p.screened if s.rejected is None]
     by_name = {s.adapter.name: s for s in candidates}
     screen_config = replace(
@@ -187,28 +226,58 @@ def search_audit(
         if on_screened is not None:
             on_screened(done, len(candidates), worst)
 
+    # workers load a configuration as they load its base adapter, by the base's target, and
+    # rebuild it there (``with_parameters``): a user's file is importable in no other way
+    origins = {
+        s.adapter.name: targets[s.adapter.configuration["adapter"]]
+        for s in candidates
+        if s.adapter.configuration["adapter"] in targets
+    }
     if candidates:
         run_audit(
             [s.adapter for s in candidates],
             attacks,
             screen_config,
             engine=engine,
+            targets=origins,
             progress=progress,
             on_result=screened,
         )
     finalists = [s for p in plans for s in p.finalists(search.finalists)]
+    failed = _unaudited(adapters, plans)
+    for result in failed:
+        if on_result is not None:
+            on_result(result)
     final = run_audit(
         [*plain, *(s.adapter for s in finalists)],
         attacks,
         config,
         skipped=skipped,
         engine=engine,
-        targets={k: v for k, v in targets.items() if k in {adapter_label(a) for a in plain}},
+        targets={
+            **{k: v for k, v in targets.items() if k in {adapter_label(a) for a in plain}},
+            **{k: v for k, v in origins.items() if k in {s.adapter.name for s in finalists}},
+        },
         progress=progress,
         on_result=on_result,
     )
-    results = tuple(_with_origin(r, by_name, targets) for r in final.results)
-    summary = {
+    results = tuple(_with_origin(r, by_name, targets) for r in final.results) + tuple(
+        replace(r, target=targets.get(r.adapter)) for r in failed
+    )
+    summary = _summary(plans, search, config, screen_config, len(finalists), len(plain))
+    return replace(final, results=results, search=summary)
+
+
+def _summary(
+    plans: Sequence[SearchPlan],
+    search: SearchConfig,
+    config: AuditConfig,
+    screen_config: AuditConfig,
+    finalists: int,
+    plain: int,
+) -> dict[str, Any]:
+    """The report's ``search`` section: the design, the screening and every configuration."""
+    return {
         "design": "scrambled Sobol sequence (scipy.stats.qmc), one per searched adapter",
         "configurations": search.configurations,
         "finalists_per_adapter": search.finalists,
@@ -216,8 +285,8 @@ def search_audit(
         "screening_seed": screen_config.seed,
         "alpha": (
             f"the screening certifies nothing; the run's family-wise alpha {config.alpha:g} is "
-            f"split over the tests of the {len(finalists)} finalist configuration(s) and the "
-            f"{len(plain)} other adapter(s) only, on fresh outputs"
+            f"split over the tests of the {finalists} finalist configuration(s) and the "
+            f"{plain} other adapter(s) only, on fresh outputs"
         ),
         "adapters": [
             {
@@ -233,7 +302,26 @@ def search_audit(
             for p in plans
         ],
     }
-    return replace(final, results=results, search=summary)
+
+
+def _unaudited(adapters: Sequence[Any], plans: Sequence[SearchPlan]) -> list[AdapterResult]:
+    """``error`` verdicts for the adapters the search could not audit at all: a space without
+    ``with_parameters``, or no configuration screened without error."""
+    failed = [
+        search_error(
+            a,
+            "--search: it declares a 'space' but no callable 'with_parameters(**values)', so it "
+            "cannot be rebuilt at a configuration and was not audited (see docs/search.md)",
+        )
+        for a in adapters
+        if declares_space(a) and not searchable(a)
+    ]
+    for p in plans:
+        why = p.failure()
+        if why is not None:
+            base = next(a for a in adapters if searchable(a) and adapter_label(a) == p.base)
+            failed.append(search_error(base, why, p.base))
+    return failed
 
 
 def _with_origin(

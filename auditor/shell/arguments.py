@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
+from typing import Any
 
 #: the smallest budget the runner accepts (``auditor.core.configs.MIN_BUDGET``, not imported:
 #: this module stays light)
@@ -62,4 +64,94 @@ def probability(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
     if not (0.0 < value < 1.0):
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def workers(text: str) -> int:
+    from auditor.core.configs import MAX_WORKERS
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of workers, got {text!r}"
+        ) from None
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"expected 1 to {MAX_WORKERS} workers, got {text!r}")
+    return value
+
+
+def seconds(text: str) -> float:
+    from auditor.core.configs import MAX_TIMEOUT
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds in (0, {MAX_TIMEOUT:g}], got {text!r}"
+        )
+    return value
+
+
+def futility(text: str) -> float:
+    from auditor.core.configs import MAX_FUTILITY
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value < MAX_FUTILITY:
+        raise argparse.ArgumentTypeError(
+            f"expected a number in [0, {MAX_FUTILITY:g}) (0 turns the check off), got {text!r}"
+        )
+    return value
+
+
+def claim(text: str) -> Any:
+    from auditor.core.claim_kinds import parse_claim
+    from auditor.core.errors import InvalidArgument
+
+    try:
+        return parse_claim(text)
+    except InvalidArgument as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+#: converters of the run options a project may set in [tool.dp-audit] (by destination)
+
+
+def positive(text: str) -> int:
+    value = whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def folder(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder, got an empty path")
+    return Path(text)
+
+
+def configurations(text: str) -> int:
+    from auditor.engine.search import MAX_CONFIGURATIONS
+
+    value = positive(text)
+    if value > MAX_CONFIGURATIONS:
+        raise argparse.ArgumentTypeError(
+            f"expected at most {MAX_CONFIGURATIONS:,} configurations (each is an audit of its "
+            f"own), got {text!r}"
+        )
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (value >= 0.0) or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
     return value

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import sys
 import traceback
-import uuid
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +20,20 @@ from typing import Any, NoReturn
 from auditor.core.errors import DPAuditError, InvalidArgument, describe
 from auditor.core.text import printable
 from auditor.shell.arguments import MIN_BUDGET, budget, probability, whole_number
+from auditor.shell.arguments import claim as _claim
+from auditor.shell.arguments import configurations as _configurations
+from auditor.shell.arguments import folder as _folder
+from auditor.shell.arguments import futility as _futility
+from auditor.shell.arguments import non_negative_float as _non_negative_float
+from auditor.shell.arguments import positive as _positive
+from auditor.shell.arguments import seconds as _seconds
+from auditor.shell.arguments import workers as _workers
+from auditor.shell.run_command import cmd_run as _cmd_run
+from auditor.shell.run_command import collect_adapters as _collect_adapters
+from auditor.shell.run_command import engine_config as _engine
+from auditor.shell.run_command import read_report as _read_report
+from auditor.shell.run_command import remove_unused_out as _remove_unused_out
+from auditor.shell.run_command import verdict_line as _verdict_line  # noqa: F401 - as before
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
 
@@ -45,59 +57,6 @@ class _Parser(argparse.ArgumentParser):
         raise InvalidArgument(f"{message} (see '{self.prog} --help')")
 
 
-def _workers(text: str) -> int:
-    from auditor.core.configs import MAX_WORKERS
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a whole number of workers, got {text!r}"
-        ) from None
-    if not 1 <= value <= MAX_WORKERS:
-        raise argparse.ArgumentTypeError(f"expected 1 to {MAX_WORKERS} workers, got {text!r}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    from auditor.core.configs import MAX_TIMEOUT
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
-        raise argparse.ArgumentTypeError(
-            f"expected a number of seconds in (0, {MAX_TIMEOUT:g}], got {text!r}"
-        )
-    return value
-
-
-def _futility(text: str) -> float:
-    from auditor.core.configs import MAX_FUTILITY
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 <= value < MAX_FUTILITY:
-        raise argparse.ArgumentTypeError(
-            f"expected a number in [0, {MAX_FUTILITY:g}) (0 turns the check off), got {text!r}"
-        )
-    return value
-
-
-def _claim(text: str) -> Any:
-    from auditor.core.claim_kinds import parse_claim
-    from auditor.core.errors import InvalidArgument
-
-    try:
-        return parse_claim(text)
-    except InvalidArgument as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-#: converters of the run options a project may set in [tool.dp-audit] (by destination)
 CONFIGURABLE: dict[str, Callable[[str], Any]] = {
     "budget": whole_number,
     "loop_budget": whole_number,
@@ -129,8 +88,8 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         help="audit adapters and write a report",
         description="Audit adapters (all built-ins by default) and write report.json, report.md, "
         "report.html and junit.xml. Settings may also come from [tool.dp-audit] in the nearest "
-        "pyproject.toml (targets, attacks, budget, loop-budget, futility, alpha, seed, timeout, "
-        "workers, baseline, out); flags on the command line win.",
+        "pyproject.toml (targets, attacks, budget, loop-budget, futility, conditional-test, alpha, "
+        "seed, timeout, workers, baseline, out); flags on the command line win.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -194,7 +153,7 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
     )
     run.add_argument(
         "--out",
-        type=Path,
+        type=_folder,
         default=Path("dp-audit-report"),
         help="output folder (default dp-audit-report/)",
     )
@@ -229,10 +188,10 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
     )
     search.add_argument(
         "--configurations",
-        type=_positive,
+        type=_configurations,
         default=32,
         metavar="N",
-        help="configurations screened per searched adapter (default 32)",
+        help="configurations screened per searched adapter (default 32, at most 100,000)",
     )
     search.add_argument(
         "--finalists",
@@ -332,38 +291,6 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
     return parser
 
 
-def _positive(text: str) -> int:
-    value = whole_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not (value >= 0.0) or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
-    return value
-
-
-def _read_report(path: Path) -> dict[str, Any]:
-    from reports.json_report import load_report
-
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InvalidArgument(f"cannot read {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InvalidArgument(
-            f"{str(path)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
-            f"{exc.start}): not a report.json"
-        ) from None
-    return load_report(text, str(path))
-
-
 def _write(action: Callable[[], Any], where: Path) -> Any:
     """Run a writing step; an unwritable place is the user's to fix: one line, exit 2."""
     try:
@@ -403,247 +330,6 @@ def _add_engine_options(run: argparse.ArgumentParser) -> None:
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"longest a single sample() call may take before the adapter is an error (default {DEFAULT_TIMEOUT:g})",
-    )
-
-
-def _engine(args: argparse.Namespace) -> Any:
-    from auditor.core.configs import EngineConfig
-
-    if args.scheduler is not None and args.backend != "dask":
-        raise InvalidArgument(f"--scheduler {args.scheduler!r} needs --backend dask")
-    return EngineConfig(
-        backend=args.backend, workers=args.workers, timeout=args.timeout, scheduler=args.scheduler
-    )
-
-
-def _check_out(out: Path) -> None:
-    """Create ``out`` and write a file in it now: a folder that cannot hold the report must
-    stop the run before any sampling, not throw a finished audit away."""
-    if out.exists() and not out.is_dir():
-        raise InvalidArgument(f"--out {str(out)!r} exists and is not a folder")
-    probe = out / f".dp-audit-write-test-{os.getpid()}"
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise InvalidArgument(
-            f"--out {str(out)!r} cannot be written: {exc.strerror or exc}"
-        ) from None
-
-
-def _collect_adapters(
-    targets: list[str] | None,
-) -> tuple[list[Any], list[str], dict[str, str]]:
-    """Adapters, skip notes, and the target each adapter came from (workers load their own)."""
-    from auditor.core.spec import adapter_label
-    from auditor.shell.loading import load_builtins, load_named
-
-    origins: dict[str, str] = {}
-    if targets:
-        adapters: list[Any] = []
-        for target in targets:
-            names: set[str] = set()
-            for adapter, origin in load_named(target):
-                name = adapter_label(adapter)
-                if name in names:
-                    raise InvalidArgument(
-                        f"target {target!r} holds two adapters named {printable(name)!r}; "
-                        "reports are keyed on names, so each must be unique"
-                    )
-                names.add(name)
-                if origins.get(name) == origin:
-                    continue  # named twice, e.g. by 'textbook.*' and by its own name
-                adapters.append(adapter)
-                origins[name] = origin
-        return adapters, [], origins
-    adapters, skipped = [], []
-    for group in load_builtins():
-        adapters += group.adapters
-        origins.update({adapter_label(a): group.target for a in group.adapters})
-        if group.skipped:
-            skipped.append(group.skipped)
-    return adapters, skipped, origins
-
-
-def _cmd_run(args: argparse.Namespace) -> int:
-    from attacks import load_attacks
-    from auditor.core.configs import AuditConfig
-    from auditor.engine.runner import run_audit
-    from auditor.shell.progress import LogProgress, TerminalProgress
-    from auditor.shell.reproduce import reproducers
-    from reports import RENDERERS
-    from reports.baseline import compare_with_baseline, exit_code_with_baseline
-    from reports.plots import tradeoff_files
-    from reports.writing import FolderBusy, hold, write_report_set
-
-    no_project: tuple[Path | None, dict[str, Any]] = (None, {})
-    found, project = getattr(args, "project_config", no_project)
-    attack = args.attack or project.get("attack")
-    baseline = _read_report(args.baseline) if args.baseline is not None else None
-
-    fixed_n: dict[str, Any] = {"looks": ((1.0, 1.0),)} if args.no_early_stop else {}
-    config = AuditConfig(
-        budget=args.budget,
-        loop_budget=args.loop_budget,
-        futility=args.futility,
-        conditional_test=args.conditional_test,
-        alpha=args.alpha,
-        seed=args.seed,
-        attacks=tuple(attack) if attack else None,
-        claim=args.claim,
-        **fixed_n,
-    )
-    engine = _engine(args)
-    if args.quiet:  # nothing on the terminal but errors: library warnings included, in workers too
-        warnings.simplefilter("ignore")
-        os.environ["PYTHONWARNINGS"] = "ignore"
-    _check_out(args.out)
-    try:  # held until this process ends: a second run into the same folder is refused
-        args.out_lock = hold(args.out)
-    except FolderBusy:
-        raise InvalidArgument(
-            f"--out {str(args.out)!r} is being written by another dp-audit run; "
-            "wait for it to finish or choose another --out"
-        ) from None
-    attacks = load_attacks(config.attacks)
-    adapters, skipped, origins = _collect_adapters(args.adapter or project.get("adapter"))
-    if not adapters:
-        raise InvalidArgument("no adapters to audit")
-    # on a terminal: a progress bar, then the summary; in a log (CI): one line per adapter as it
-    # finishes, and a line of progress when the run has been silent for a while
-    live = not args.quiet and not sys.stderr.isatty()
-    progress = (
-        LogProgress() if live else TerminalProgress(enabled=not args.quiet and sys.stderr.isatty())
-    )
-
-    def say(text: str) -> None:
-        if not args.quiet:
-            print(printable(text), file=sys.stderr, flush=True)
-            if isinstance(progress, LogProgress):
-                progress.printed()
-
-    say(
-        f"dp-audit: auditing {len(adapters)} adapter(s), budget {config.budget:,}, alpha {config.alpha:g}, seed {config.seed}"
-    )
-    where = f"scheduler {engine.scheduler}" if engine.scheduler else f"{engine.n_workers} worker(s)"
-    say(
-        f"  sampling: backend {engine.backend}, {where}, "
-        f"timeout {engine.timeout:g} s per sample call"
-    )
-    if found is not None:
-        say(f"  settings: [tool.dp-audit] in {found} (command-line flags win)")
-    for note in skipped:
-        say(f"  skipped: {note}")
-    verbose = bool(getattr(args, "verbose", False))
-
-    def on_result(result: Any) -> None:
-        for line in _verdict_lines(result.to_dict(), verbose):
-            say(line)
-
-    with progress:
-        if args.search:
-            report = _search(
-                args, adapters, attacks, config, skipped, engine, origins, progress, say
-            )
-        else:
-            report = run_audit(
-                adapters,
-                attacks,
-                config,
-                skipped=skipped,
-                progress=progress,
-                engine=engine,
-                targets=origins,
-                on_result=on_result if live else None,
-            )
-    data = {**report.to_dict(), "run_id": uuid.uuid4().hex[:16]}  # in every file of the set
-    exit_code: int = report.exit_code
-    if baseline is not None:
-        data["baseline"] = compare_with_baseline(
-            data, baseline, margin=args.baseline_margin, path=str(args.baseline)
-        )
-        exit_code = exit_code_with_baseline(data)
-    if not live:
-        for r in data["results"]:
-            for line in _verdict_lines(r, verbose):
-                say(line)
-    if baseline is not None:
-        section = data["baseline"]
-        for g in section["regressions"]:
-            say(f"  REGRESSION  {g['message']}")
-        say(
-            f"  baseline {args.baseline}: {len(section['regressions'])} regression(s), "
-            f"{len(section['accepted'])} known violation(s) accepted, {len(section['fixed'])} fixed"
-        )
-    scripts, missing = reproducers(data, adapters)  # first: the reports name what is written
-    for note in missing:
-        say(f"  no reproducer: {note}")
-    files: dict[str, str | bytes] = {
-        filename: render(data) for filename, render in RENDERERS.values()
-    }
-    # extra files: tradeoff-<adapter>.png per result with a curve claim (issue #17)
-    files.update(tradeoff_files(data))
-    files.update(scripts)
-    try:
-        write_report_set(args.out, files)
-    except OSError as exc:
-        raise InvalidArgument(
-            f"cannot write the report to {str(args.out)!r}: {exc.strerror or exc}; "
-            "the previous report there, if any, is left as it was"
-        ) from None
-    say(f"dp-audit: report written to {args.out}/ (exit code {exit_code})")
-    return exit_code
-
-
-def _search(
-    args: argparse.Namespace,
-    adapters: list[Any],
-    attacks: list[Any],
-    config: Any,
-    skipped: list[str],
-    engine: Any,
-    origins: dict[str, str],
-    progress: Any,
-    say: Callable[[str], None],
-) -> Any:
-    """``run --search``: screen the declared parameter spaces, then certify the finalists."""
-    from auditor.engine.search import SearchConfig, search_audit, searchable
-
-    searched = [a for a in adapters if searchable(a)]
-    if not searched:
-        raise InvalidArgument(
-            "--search: none of the adapters declares a parameter space ('space' and "
-            "'with_parameters'; see docs/search.md)"
-        )
-    search = SearchConfig(configurations=args.configurations, finalists=args.finalists)
-    say(
-        f"  search: {len(searched)} adapter(s) x {args.configurations} configurations screened at "
-        f"{search.budget(config):,} outputs (certifies nothing), then {args.finalists} finalist(s) "
-        "each audited in full"
-    )
-    shown: list[str] = []
-
-    def screened(done: int, total: int, worst: Any) -> None:
-        step = max(1, total // 10)
-        if done == total or done % step == 0 or (not shown or shown[-1] != worst.adapter.name):
-            shown.append(worst.adapter.name)
-            ratio = worst.score[0]
-            say(
-                f"  screened {done}/{total}; most suspicious so far: {worst.adapter.name} "
-                f"(bound / claim {ratio:.3g})"
-            )
-
-    return search_audit(
-        adapters,
-        attacks,
-        config,
-        search,
-        skipped=skipped,
-        engine=engine,
-        targets=origins,
-        progress=progress,
-        on_screened=screened,
     )
 
 
@@ -701,6 +387,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     """Each adapter's declaration and a small draw through the same isolated path as a run."""
     from auditor.core.spec import adapter_label, check_adapter, typical_query
     from auditor.engine.backends import open_sampler
+    from auditor.engine.sampling import check_memory
 
     # each target on its own: one that holds no adapter is an error line, not the end
     unloaded, adapters, skipped = 0, [], []
@@ -727,6 +414,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 spec = check_adapter(adapter)
                 sampler.prepare(spec, origins.get(label))
                 query = typical_query(spec)
+                check_memory(spec, query, args.outputs, "the check would hold")
                 out = sampler.draw(spec, query, args.outputs, entropy=12345)
             except DPAuditError as exc:
                 failed += 1
@@ -810,7 +498,7 @@ def _warnings_restored() -> Iterator[None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from auditor.shell import project_config
+    from auditor.shell import interrupts, project_config
 
     parser = build_parser()
     try:
@@ -836,17 +524,24 @@ def main(argv: list[str] | None = None) -> int:
         "compare": _cmd_compare,
         "reproduce": _cmd_reproduce,
     }[args.command]
+    command_line = argv is None
+    if command_line:
+        interrupts.install()
     try:
         with _warnings_restored():
             code = handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not as a second error at exit
         return code
     except DPAuditError as exc:
+        _remove_unused_out(args)
         print(f"dp-audit: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        _remove_unused_out(args)
         print("dp-audit: interrupted", file=sys.stderr)
-        return 130
+        if command_line:  # the process is ours to end (not a test calling main)
+            interrupts.finish()
+        return interrupts.EXIT_INTERRUPTED
     except BrokenPipeError:
         # the reader went away (`dp-audit list | head`): no traceback, and no second error
         # when Python flushes stdout at exit; a run whose output was cut is not a clean run
@@ -856,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
         # Reaching here is a bug (adapter code that escaped isolation, or dp-audit's own). Exit
         # 0 would pass a CI gate without an audit and Python's own exit 1 would read as a
         # certified violation: so it is an error, with the traceback for the bug report.
+        _remove_unused_out(args)
         traceback.print_exc()
         print(
             f"dp-audit: error: the run failed unexpectedly: {printable(describe(exc))}",
@@ -866,37 +562,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-def _verdict_line(r: dict[str, Any]) -> str:
-    """One line per adapter: verdict, name, the bound against the claim (or the error); a
-    curve claim's bound in its own parameter (``μ ≥ 1.087 for a claimed 1-GDP; ...``)."""
-    from reports.evidence import as_float, curve_bound_text
-
-    curve = None if r["verdict"] == "error" else curve_bound_text(r, lambda x: f"{as_float(x):.4g}")
-    detail = (
-        r["error"]
-        if r["verdict"] == "error"
-        else curve or f"epsilon {_bound_summary(r)} (claim {r['claim']['epsilon']:g})"
-    )
-    return f"  {r['verdict']:>12}  {r['adapter']}: {detail}"
-
-
-def _verdict_lines(r: dict[str, Any], verbose: bool = False) -> list[str]:
-    """The adapter's verdict line; with ``verbose``, then the traceback behind an error,
-    indented, one terminal line per line (each made printable by the caller)."""
-    lines = [_verdict_line(r)]
-    traceback_text = r.get("error_traceback") if r.get("verdict") == "error" else None
-    if verbose and traceback_text:
-        lines += [f"                | {line}" for line in str(traceback_text).split("\n")]
-    return lines
-
-
-def _bound_summary(r: dict[str, Any]) -> str:
-    """ ">= 2.3" for certified bounds; "= inf (white-box)" when a white-box event is impossible on x'."""
-    if r.get("unbounded"):
-        return "= inf (white-box)"
-    suffix = (
-        " (white-box)" if r.get("white_box") and r.get("estimator") == "white-box-exact" else ""
-    )
-    return f">= {r['epsilon_lower_bound']:.4g}{suffix}"

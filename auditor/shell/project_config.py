@@ -96,9 +96,14 @@ def run_defaults(
     if path is None:
         return None, {}
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get(TABLE)
+        tool = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InvalidArgument(f"{str(path)!r}: cannot read it as TOML: {exc}") from None
+    if not isinstance(tool, dict):  # ``tool = "x"``: no [tool.*] table can be read
+        raise InvalidArgument(
+            f"{str(path)!r}: 'tool' must be a table ([tool.{TABLE}]), not {type(tool).__name__}"
+        )
+    table = tool.get(TABLE)
     if table is None:
         return None, {}
     checks: dict[str, tuple[str, Callable[[Any], Any]]] = {

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.core.errors import AdapterLoadError, InvalidArgument, describe
-from auditor.core.spec import adapter_label
+from auditor.core.errors import AdapterLoadError, DPAuditError, InvalidArgument, describe
+from auditor.core.kinds import OutputKind
+from auditor.core.space import Configured
+from auditor.core.spec import adapter_label, check_adapter
 from auditor.core.text import printable
-from auditor.engine.search import Configured
 from reports.reproducer import NotReproducible, render_reproducer, script_name, target_source
 
 #: the folder of the report set that holds the scripts
@@ -43,6 +44,25 @@ def mechanism_source(
     return target_source(target, name, configuration)
 
 
+def output_contract(adapter: Any, dtype: str | None = None) -> dict[str, Any] | None:
+    """What the audit's outputs were, for the script to refuse others: the declared output
+    kind (shape, fields, integers or not) and, for real outputs, the ``dtype`` they came in
+    (``numpy.dtype.str``, when known).  None when the adapter's declaration cannot be read."""
+    try:
+        out = check_adapter(adapter).output
+    except DPAuditError:
+        return None
+    record = out.kind is OutputKind.RECORD
+    real = out.kind is OutputKind.REAL and not out.nullable
+    return {
+        "label": out.label,
+        "length": out.length if isinstance(out.length, str) else int(out.length),
+        "fields": [name for name, _, _ in out.fields] if record else None,
+        "integers": out.kind not in (OutputKind.REAL, OutputKind.RECORD),
+        "dtype": dtype if real and dtype is not None and dtype[1] in "fi" else None,
+    }
+
+
 def reproducers(data: dict[str, Any], adapters: list[Any]) -> tuple[dict[str, str], list[str]]:
     """Scripts ``reproduce/<adapter>.py`` for every violation in report ``data``, and a note for
     each violation that has none (why).  Each result with a script gets its path as
@@ -58,7 +78,8 @@ def reproducers(data: dict[str, Any], adapters: list[Any]) -> tuple[dict[str, st
             adapter = _configured(r, by_name.get(_base(r)))
             source = mechanism_source(adapter, r.get("target"), r.get("configuration"))
             path = f"{FOLDER}/{script_name(name)}"
-            files[path] = render_reproducer(r, source)
+            contract = output_contract(adapter, (r.get("replay") or {}).get("dtype"))
+            files[path] = render_reproducer(r, source, outputs=contract)
             r["reproducer"] = path
         except NotReproducible as exc:
             notes.append(str(exc))
@@ -95,7 +116,9 @@ def reproducer_for(data: dict[str, Any], name: str) -> str:
         raise InvalidArgument(str(exc)) from None
     try:
         adapter = _configured(r, loaded[0] if loaded else None)
-        return render_reproducer(r, mechanism_source(adapter, target, r.get("configuration")))
+        source = mechanism_source(adapter, target, r.get("configuration"))
+        contract = output_contract(adapter, (r.get("replay") or {}).get("dtype"))
+        return render_reproducer(r, source, outputs=contract)
     except NotReproducible as exc:
         raise InvalidArgument(str(exc)) from None
 

@@ -13,8 +13,8 @@ from attacks import load_attacks
 from auditor.adapters.base import SeededAdapter
 from auditor.core.configs import AuditConfig
 from auditor.core.errors import InvalidArgument
-from auditor.core.space import Choice, Configurable, Range, design, label
-from auditor.engine.search import Configured, SearchConfig, configurations, search_audit
+from auditor.core.space import Choice, Configurable, Configured, Range, design, label
+from auditor.engine.search import SearchConfig, configurations, search_audit
 
 
 class CappedSensitivityLaplace(SeededAdapter, Configurable):

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from auditor.core.errors import AdapterLoadError, describe
+from auditor.core.space import Configured
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Event
 from auditor.engine.backends.worker import AdapterSource, Task, fingerprint
@@ -117,8 +118,12 @@ class ChunkedSampler:
         """Decide how ``spec``'s adapter reaches the workers (call once per adapter)."""
         fp = fingerprint(spec)
         if target is not None:
+            # a searched configuration: the target gives its base adapter, rebuilt in the worker
+            configuration = (
+                spec.adapter.configuration if isinstance(spec.adapter, Configured) else None
+            )
             self._sources[spec.name] = AdapterSource(
-                "target", absolute_target(target), spec.name, fp, tuple(sys.path)
+                "target", absolute_target(target), spec.name, fp, tuple(sys.path), configuration
             )
             return
         try:

@@ -75,6 +75,9 @@ class AdapterSource:
     #: the main process's ``sys.path`` when the adapter was prepared (a long-lived fork
     #: server may have started before the user's folders were added)
     sys_path: tuple[str, ...] = ()
+    #: a searched configuration (``{"adapter": base name, "parameters": {...}}``): the target
+    #: gives its base adapter, which the worker rebuilds there with ``with_parameters``
+    configuration: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -124,12 +127,20 @@ def load(key: str, source: AdapterSource | None) -> tuple[AdapterSpec, bool]:
         loaded = (str(source.payload), key[len(source.name) :])
         if loaded not in _TARGETS:
             _TARGETS[loaded] = load_target(loaded[0])
-        found = [a for a in _TARGETS[loaded] if adapter_label(a) == source.name]
+        configuration = source.configuration
+        name = str(configuration["adapter"]) if configuration else source.name
+        found = [a for a in _TARGETS[loaded] if adapter_label(a) == name]
         if len(found) != 1:
             raise AdapterLoadError(
-                f"{where} from {source.payload!r} found {len(found)} adapters of that name"
+                f"{where} from {source.payload!r} found {len(found)} adapters named {name!r}"
             )
         obj = found[0]
+        if configuration:
+            from auditor.core.space import Configured
+
+            values = dict(configuration["parameters"])
+            with adapter_code(f"{where}: with_parameters", AdapterLoadError):
+                obj = Configured(name, obj.with_parameters(**values), values)
     else:
         with adapter_code(f"{where}: unpickling it", AdapterLoadError):
             # kind "pickle": the payload is the cloudpickle bytes
