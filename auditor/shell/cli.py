@@ -88,7 +88,7 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         help="audit adapters and write a report",
         description="Audit adapters (all built-ins by default) and write report.json, report.md, "
         "report.html and junit.xml. Settings may also come from [tool.dp-audit] in the nearest "
-        "pyproject.toml (targets, attacks, budget, loop-budget, futility, conditional-test, alpha, "
+        "pyproject.toml (targets, attacks, budget, loop-budget, futility, conditional-test, tighten, alpha, "
         "seed, timeout, workers, baseline, out); flags on the command line win.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -167,6 +167,15 @@ def build_parser(run_defaults: dict[str, Any] | None = None) -> argparse.Argumen
         "'profile:0.5=1e-3,1=1e-5', f-DP points 'fdp:0.01=0.9,0.1=0.6'; a GDP or zCDP "
         "claim's report also states the (epsilon, delta) it implies at its delta "
         "(',delta=1e-6'; see docs/claims.md)",
+    )
+    run.add_argument(
+        "--tighten",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="after a violation is certified, go on to the trial's later looks on fresh "
+        "outputs (vectorised adapters) so the report gives the tightest bound, and where it "
+        "was first certified; --no-tighten stops at the first look that certifies (faster, "
+        "a smaller bound; the verdict is the same) (default: on)",
     )
     run.add_argument(
         "--no-early-stop",

@@ -112,6 +112,7 @@ def run_defaults(
         "baseline": ("baseline", _path(path.parent)),
         "out": ("out", _path(path.parent)),
         "conditional-test": ("conditional_test", _flag),
+        "tighten": ("tighten", _flag),
         **{
             key: (key.replace("-", "_"), _scalar(converters[key.replace("-", "_")]))
             for key in ("budget", "loop-budget", "futility", "alpha", "seed", "timeout", "workers")

@@ -143,6 +143,7 @@ def _audit_config(args: argparse.Namespace, project: dict[str, Any]) -> Any:
         loop_budget=args.loop_budget,
         futility=args.futility,
         conditional_test=args.conditional_test,
+        tighten=args.tighten,
         alpha=args.alpha,
         seed=args.seed,
         attacks=tuple(attack) if attack else None,

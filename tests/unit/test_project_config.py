@@ -78,6 +78,18 @@ def test_the_project_may_turn_the_conditional_test_on(tmp_path):
     assert data["settings"]["conditional_test"] is True
 
 
+def test_the_project_may_turn_tightening_off_and_a_flag_back_on(tmp_path):
+    root = project(tmp_path, TABLE + "tighten = false\n")
+    proc = dp_audit(root)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((root / "build" / "dp-audit" / "report.json").read_text())
+    assert data["settings"]["tighten"] is False
+    proc = dp_audit(root, "--tighten", "--out", str(tmp_path / "again"))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / "again" / "report.json").read_text())
+    assert data["settings"]["tighten"] is True
+
+
 def test_flags_win_over_the_project(tmp_path):
     root = project(tmp_path)
     proc = dp_audit(root, "--seed", "0", "--budget", "2000", "--out", str(tmp_path / "elsewhere"))
