@@ -1,0 +1,460 @@
+# ruff: noqa: SIM108, B905, E501
+"""Held-out mechanisms, set 26: delta-only leaks (vectors, selection, local), moves shorter
+than the sensitivity or off the axes, and correct mechanisms that look suspicious.
+
+TABLE_PLACEHOLDER
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _dlap(rng, rate, size):
+    """Discrete Laplace: P(k) proportional to exp(-rate |k|), a difference of geometrics."""
+    p = -math.expm1(-rate)
+    return rng.geometric(p, size) - rng.geometric(p, size)
+
+
+def _dlap_pmf(rate, k):
+    a = math.exp(-rate)
+    return (1 - a) / (1 + a) * a ** abs(k)
+
+
+def _dlap_tail(rate, k):
+    """P(Z >= k) for k >= 1."""
+    a = math.exp(-rate)
+    return a**k / (1 + a)
+
+
+def _randomized_round(rng, x, n):
+    """floor(x) + Bernoulli(frac(x)) per entry: x of shape (d,), result (n, d) int64."""
+    x = np.asarray(x, dtype=float)
+    fl = np.floor(x)
+    frac = x - fl
+    up = rng.random((n,) + x.shape) < frac
+    return fl.astype(np.int64) + up.astype(np.int64)
+
+
+class _Base:
+    vectorised = True
+    library = "held-out set 26"
+
+    def __init__(self, broken=False):
+        self.broken = broken
+        self.name = f"ho26.{self.mechanism}.{'broken' if broken else 'correct'}"
+        self._rng = np.random.default_rng()
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Which of 3 counts exceed a threshold, bounded (truncated) noise.           theme (a)
+# ---------------------------------------------------------------------------------------------
+
+
+class ExceedBitsTruncated(_Base):
+    """Which of 3 integer counts exceed tau = 20: bit i = [c_i + Z_i >= tau], Z_i discrete
+    Laplace of rate 0.35 truncated to |Z| <= T = 18 (bounded noise, resampled: the pmf is
+    renormalised on -T..T).  L-inf neighbours (one user may move every count by 1): interior
+    loss 3 x 0.35 = 1.05; a count moving from tau - T - 1 to tau - T makes a bit possible that
+    was impossible, mass P(Z = T) each, 3 at once."""
+
+    mechanism = "exceed_bits_truncated"
+    description = "noisy-threshold 'which counts exceed' bits with truncated discrete Laplace"
+    epsilon, delta = 1.04992, 9.6e-4
+    input_kind = "vector"
+    norm = "linf"
+    sensitivity = 1
+    integer_queries = True
+    query_length = 3
+    query_bounds = (0, 40)
+    output_kind = "boolean"
+    output_length = 3
+
+    rate, T, tau = 0.35, 18, 20
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        z = np.arange(-self.T, self.T + 1)
+        w = np.exp(-self.rate * np.abs(z))
+        self._z = z
+        self._cdf = np.cumsum(w) / w.sum()
+
+    def sample(self, query, n):
+        q = np.clip(np.rint(np.asarray(query, dtype=float)), -(2**40), 2**40).reshape(-1)
+        m = q.size
+        if self.broken:
+            # BUG: the noise is clipped to [-T, T] (its tails piled on +-T), not resampled
+            z = np.clip(_dlap(self._rng, self.rate, (n, m)), -self.T, self.T)
+        else:
+            u = self._rng.random((n, m))
+            z = self._z[np.minimum(np.searchsorted(self._cdf, u, side="right"), self._z.size - 1)]
+        return (q + z) >= self.tau
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Top-2 set of 4 counts, released past a noisy test on the 2nd-3rd gap.       theme (a)
+# ---------------------------------------------------------------------------------------------
+
+
+class Top2ReleaseTest(_Base):
+    """The set of the 2 largest of 4 integer counts (ties to the lower index), released
+    exactly when g + Z >= tau, g = c_(2) - c_(3) the gap between the 2nd and 3rd largest and
+    Z discrete Laplace of rate eps / 2 (g moves by <= 2 under L-inf 1); else none (-1, -1).
+    The set can differ between neighbours only when g <= 2 on the releasing side, so tau is
+    the smallest with P(2 + Z >= tau) <= delta.  Output: the 2 indices, sorted."""
+
+    mechanism = "top2_release_test"
+    description = "propose-test-release top-2 set on the 2nd-3rd gap"
+    epsilon, delta = 1.5, 4e-4
+    input_kind = "vector"
+    norm = "linf"
+    sensitivity = 1
+    integer_queries = True
+    query_length = 4
+    query_bounds = (0, 30)
+    output_kind = "integer"
+    output_length = 2
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        self._rate = self.epsilon / 2
+        k = 1
+        while _dlap_tail(self._rate, k) > self.delta:
+            k += 1
+        # P(Z >= k) <= delta; the correct bar covers a gap of 2: tau = k + 2
+        self._tau = k if broken else k + 2  # BUG: tail solved at gap 0, not the gap 2 that can still flip the set
+
+    def sample(self, query, n):
+        q = np.rint(np.asarray(query, dtype=float)).reshape(-1)
+        order = np.argsort(-q, kind="stable")
+        gap = q[order[1]] - q[order[2]]
+        top = np.sort(order[:2])
+        release = gap + _dlap(self._rng, self._rate, n) >= self._tau
+        out = np.full((n, 2), -1, dtype=np.int64)
+        out[release] = top
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Exponential mechanism restricted to a window below the maximum.           theme (a)
+# ---------------------------------------------------------------------------------------------
+
+
+class WindowedExponential(_Base):
+    """Selection among 3 candidates (utilities with sensitivity 1, L-inf) by the exponential
+    mechanism with weights exp(0.75 u) (eps0 = 1.5), among the candidates within W of the
+    largest utility only (the others get weight 0).  A candidate entering the window has
+    probability <= e^{-0.75 W}; 2 may enter at once: W = (2 / eps0) ln(2 / delta0),
+    delta0 = 1e-3.  The claim is the exact (eps, delta) of the windowed mechanism."""
+
+    mechanism = "windowed_exponential"
+    description = "exponential mechanism over the candidates within a window of the max"
+    epsilon, delta = 1.50000, 1e-3
+    family = "selection"
+    sensitivity = 1
+    query_length = 3
+
+    eps0, delta0 = 1.5, 1e-3
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        w = 2 / self.eps0 * math.log(2 / self.delta0)
+        if broken:
+            w -= 2  # BUG: window solved for the gap the candidate has after the move (W + 2 Delta)
+        self._w = w
+
+    def sample(self, query, n):
+        u = np.asarray(query, dtype=float).reshape(-1)
+        keep = u >= u.max() - self._w
+        g = self._rng.gumbel(size=(n, u.size)) + (self.eps0 / 2) * (u - u.max())
+        g[:, ~keep] = -np.inf
+        return np.argmax(g, axis=1).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Local randomizer: windowed geometric with a none.                          theme (a)
+# ---------------------------------------------------------------------------------------------
+
+
+class LocalWindowedGeometric(_Base):
+    """One person's bit v in {0, 1} released as v + Z, Z discrete Laplace of rate eps, when
+    |Z| <= T; else none (NaN).  The none has the same probability for both values; the
+    output v - T exists only for v (mass P(Z = T)), so T is the smallest with
+    P(Z = T) <= delta: T = 6."""
+
+    mechanism = "local_windowed_geometric"
+    description = "local geometric randomizer that answers none outside a window"
+    epsilon, delta = 1.2, 4.1e-4
+    input_kind = "local"
+    domain = (0, 1)
+    output_kind = "integer"
+    nullable = True
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        t = 1
+        while _dlap_pmf(self.epsilon, t) > self.delta:
+            t += 1
+        self._t = t
+
+    def sample(self, query, n):
+        v = int(min(max(int(query), 0), 1))
+        z = _dlap(self._rng, self.epsilon, n)
+        if self.broken:
+            inside = np.abs(z) < self._t  # BUG: strict test, the window is T - 1 wide
+        else:
+            inside = np.abs(z) <= self._t
+        return np.where(inside, (v + z).astype(float), np.nan)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Randomized rounding + discrete Laplace per coordinate, L1 moves.            theme (b)
+# ---------------------------------------------------------------------------------------------
+
+
+class SpreadRoundedGeometric(_Base):
+    """A vector of 4 reals with L1 sensitivity 1, each entry randomized-rounded to an integer
+    (floor + Bernoulli(frac)) and given discrete Laplace noise of rate r.  A move of m < 1 in
+    one entry costs ln(1 + m (e^r - 1)) > r m (the rounding is a mixture): spread over the 4
+    entries, 4 ln(1 + (e^r - 1) / 4).  Correct r solves that for eps: e^r = 1 + 4 (e^{eps/4} - 1)."""
+
+    mechanism = "spread_rounded_geometric"
+    description = "randomized rounding and discrete Laplace on a vector, L1 sensitivity 1"
+    epsilon = 1.0
+    input_kind = "vector"
+    norm = "l1"
+    sensitivity = 1
+    query_length = 4
+    output_kind = "integer"
+    output_length = "query"
+
+    _d = 4
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        if broken:
+            self._rate = self.epsilon  # BUG: rate eps / Delta, right for axis moves of 1 only
+        else:
+            self._rate = math.log1p(self._d * math.expm1(self.epsilon / self._d))
+
+    def sample(self, query, n):
+        x = np.asarray(query, dtype=float).reshape(-1)
+        k = _randomized_round(self._rng, x, n)
+        return k + _dlap(self._rng, self._rate, k.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. Scalar: randomized rounding to a step of 2 (twice the sensitivity).          theme (b)
+# ---------------------------------------------------------------------------------------------
+
+
+class CoarseRoundedGeometric(_Base):
+    """A real x with sensitivity 1 released on the even integers: x / 2 randomized-rounded to
+    an integer k, output 2 (k + Z), Z discrete Laplace of rate r.  A move of 1 is half a step:
+    its loss is ln(1 + (e^r - 1) / 2) from the start of a step (less elsewhere), so
+    e^r = 1 + 2 (e^eps - 1)."""
+
+    mechanism = "coarse_rounded_geometric"
+    description = "randomized rounding to a step of 2 and discrete Laplace, sensitivity 1"
+    epsilon = 1.0
+    input_kind = "scalar"
+    sensitivity = 1
+    output_kind = "integer"
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        if broken:
+            self._rate = 2 * self.epsilon  # BUG: a move of 1 taken as half a step of loss r / 2
+        else:
+            self._rate = math.log1p(2 * math.expm1(self.epsilon))
+
+    def sample(self, query, n):
+        x = float(query) / 2
+        k = _randomized_round(self._rng, np.array([x]), n)[:, 0]
+        return 2 * (k + _dlap(self._rng, self._rate, n))
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. L2 vector: randomized rounding + discrete Laplace, rate normalised by the L1 bound.  (b)
+# ---------------------------------------------------------------------------------------------
+
+
+class L2RoundedGeometric(_Base):
+    """A vector of 3 reals with L2 sensitivity 1 (an L1 move up to sqrt(3)), each entry
+    randomized-rounded and given discrete Laplace noise of rate r.  The loss of moves m_i is
+    sum ln(1 + |m_i| (e^r - 1)) (concave), largest at m_i = 1/sqrt(3) each:
+    3 ln(1 + (e^r - 1)/sqrt(3)) = eps."""
+
+    mechanism = "l2_rounded_geometric"
+    description = "randomized rounding and discrete Laplace on a vector, L2 sensitivity 1"
+    epsilon = 1.0
+    input_kind = "vector"
+    norm = "l2"
+    sensitivity = 1
+    query_length = 3
+    output_kind = "integer"
+    output_length = "query"
+
+    _d = 3
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        s = math.sqrt(self._d)
+        if broken:
+            self._rate = self.epsilon / s  # BUG: normalised by the L1 bound sqrt(d), as for Laplace
+        else:
+            self._rate = math.log1p(s * math.expm1(self.epsilon / self._d))
+
+    def sample(self, query, n):
+        x = np.asarray(query, dtype=float).reshape(-1)
+        k = _randomized_round(self._rng, x, n)
+        return k + _dlap(self._rng, self._rate, k.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. Partition selection over a vector of counts (optimal keep probabilities).   theme (c)
+# ---------------------------------------------------------------------------------------------
+
+
+def _keep_probabilities(eps, delta, broken, nmax=200):
+    p = [0.0]
+    e = math.exp(eps)
+    for _ in range(nmax):
+        prev = p[-1]
+        if broken:
+            up = e * (prev + delta)  # BUG: delta inside the bracket (scaled by e^eps)
+        else:
+            up = e * prev + delta
+        p.append(min(1.0, up, 1 - (1 - prev - delta) / e))
+    return np.array(p)
+
+
+class VectorPartitionSelection(_Base):
+    """Which of 4 partitions (a vector of user counts, one user in one partition: L1 1) are
+    kept: partition i is kept w.p. p(c_i), p(0) = 0 and
+    p(n) = min(1, e^eps p(n-1) + delta, 1 - e^-eps (1 - p(n-1) - delta)), the largest
+    keep probabilities an (eps, delta) claim allows (a partition of 1 user kept w.p. delta)."""
+
+    mechanism = "vector_partition_selection"
+    description = "optimal partition selection over a vector of counts"
+    epsilon, delta = 1.2, 2e-4
+    input_kind = "vector"
+    norm = "l1"
+    sensitivity = 1
+    integer_queries = True
+    query_length = 4
+    query_bounds = (0, 40)
+    output_kind = "boolean"
+    output_length = "query"
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        self._p = _keep_probabilities(self.epsilon, self.delta, broken)
+
+    def sample(self, query, n):
+        c = np.clip(np.rint(np.asarray(query, dtype=float)), 0, self._p.size - 1).astype(np.int64)
+        c = c.reshape(-1)
+        return self._rng.random((n, c.size)) < self._p[c]
+
+
+# ---------------------------------------------------------------------------------------------
+# 9. Report-noisy-max with a release threshold, monotone counts, rate eps.        theme (c)
+# ---------------------------------------------------------------------------------------------
+
+
+class MonotoneMaxWithNone(_Base):
+    """The largest of 4 counts by Gumbel-max with weights exp(eps u) (no factor 1/2: under
+    monotone neighbours, every count up or every count down by <= 1, the numerator and the
+    normaliser cannot both move against an outcome), beside a "none" candidate of constant
+    utility tau = 10 (output -1): pure eps, the sup approached as counts dominate none."""
+
+    mechanism = "monotone_max_with_none"
+    description = "exponential-mechanism max at rate eps with a none threshold, monotone counts"
+    epsilon = 1.0
+    input_kind = "vector"
+    norm = "linf"
+    sensitivity = 1
+    query_length = 4
+    query_bounds = (0, 20)
+    output_kind = "index"
+    nullable = True
+
+    tau = 10.0
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        # BUG (broken): the same rate for scores that may move in opposite directions
+        self.monotone = not broken
+
+    def sample(self, query, n):
+        u = np.clip(np.asarray(query, dtype=float).reshape(-1), -1e6, 1e6)
+        s = np.append(u, self.tau)
+        s = self.epsilon * (s - s.max())
+        g = self._rng.gumbel(size=(n, s.size)) + s
+        win = np.argmax(g, axis=1)
+        return np.where(win == u.size, -1, win).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# 10. Local: 4 k-ary randomized responses, the input revealed w.p. delta.        theme (c)
+# ---------------------------------------------------------------------------------------------
+
+
+class RepeatedRRWithReveal(_Base):
+    """One person's value v in 0..3: with probability delta the randomizer reveals it (all 4
+    reports are v + 4); otherwise 4 independent 4-ary randomized responses at eps / 4 each
+    (truth w.p. e^{eps/4} / (e^{eps/4} + 3)).  Exactly (eps, delta): the revealed outputs
+    carry delta, every other output a ratio <= e^eps."""
+
+    mechanism = "repeated_rr_with_reveal"
+    description = "repeated k-ary randomized response that reveals its input w.p. delta"
+    epsilon, delta = 2.0, 1e-3
+    input_kind = "local"
+    domain = (0, 3)
+    output_kind = "integer"
+    output_length = 4
+
+    _k, _reports = 4, 4
+
+    def sample(self, query, n):
+        v = int(min(max(int(query), 0), self._k - 1))
+        e = math.exp(self.epsilon / self._reports)
+        truth = e / (e + self._k - 1)
+        keep = self._rng.random((n, self._reports)) < truth
+        other = self._rng.integers(0, self._k - 1, (n, self._reports))
+        other = other + (other >= v)
+        out = np.where(keep, v, other)
+        if self.broken:
+            reveal = self._rng.random((n, self._reports)) < self.delta  # BUG: delta per report
+            reveal = reveal.any(axis=1)
+        else:
+            reveal = self._rng.random(n) < self.delta
+        out[reveal] = v + self._k
+        return out.astype(np.int64)
+
+
+_CLASSES = (
+    ExceedBitsTruncated,
+    Top2ReleaseTest,
+    WindowedExponential,
+    LocalWindowedGeometric,
+    SpreadRoundedGeometric,
+    CoarseRoundedGeometric,
+    L2RoundedGeometric,
+    VectorPartitionSelection,
+    MonotoneMaxWithNone,
+    RepeatedRRWithReveal,
+)
+
+ADAPTERS = [cls(broken=b) for cls in _CLASSES for b in (False, True)]
+
+TRUE_VALUES = {}
