@@ -69,7 +69,7 @@ class ExceedBitsTruncated(_Base):
 
     mechanism = "exceed_bits_truncated"
     description = "noisy-threshold 'which counts exceed' bits with truncated discrete Laplace"
-    epsilon, delta = 1.04992, 9.6e-4
+    epsilon, delta = 1.04687, 9.6e-4
     input_kind = "vector"
     norm = "linf"
     sensitivity = 1
@@ -108,13 +108,13 @@ class ExceedBitsTruncated(_Base):
 class Top2ReleaseTest(_Base):
     """The set of the 2 largest of 4 integer counts (ties to the lower index), released
     exactly when g + Z >= tau, g = c_(2) - c_(3) the gap between the 2nd and 3rd largest and
-    Z discrete Laplace of rate eps / 2 (g moves by <= 2 under L-inf 1); else none (-1, -1).
+    Z discrete Laplace of rate eps0 / 2 = 0.75 (g moves by <= 2 under L-inf 1); else none (-1, -1).
     The set can differ between neighbours only when g <= 2 on the releasing side, so tau is
     the smallest with P(2 + Z >= tau) <= delta.  Output: the 2 indices, sorted."""
 
     mechanism = "top2_release_test"
     description = "propose-test-release top-2 set on the 2nd-3rd gap"
-    epsilon, delta = 1.5, 4e-4
+    epsilon, delta = 1.49942, 4e-4  # the exact eps at delta of eps0 = 1.5 (checker)
     input_kind = "vector"
     norm = "linf"
     sensitivity = 1
@@ -124,9 +124,11 @@ class Top2ReleaseTest(_Base):
     output_kind = "integer"
     output_length = 2
 
+    eps0 = 1.5
+
     def __init__(self, broken=False):
         super().__init__(broken)
-        self._rate = self.epsilon / 2
+        self._rate = self.eps0 / 2
         k = 1
         while _dlap_tail(self._rate, k) > self.delta:
             k += 1
@@ -152,13 +154,16 @@ class Top2ReleaseTest(_Base):
 class WindowedExponential(_Base):
     """Selection among 3 candidates (utilities with sensitivity 1, L-inf) by the exponential
     mechanism with weights exp(0.75 u) (eps0 = 1.5), among the candidates within W of the
-    largest utility only (the others get weight 0).  A candidate entering the window has
-    probability <= e^{-0.75 W}; 2 may enter at once: W = (2 / eps0) ln(2 / delta0),
-    delta0 = 1e-3.  The claim is the exact (eps, delta) of the windowed mechanism."""
+    largest utility only (the others get weight 0).  A candidate inside the window has
+    probability <= e^{-0.75 g} at gap g, and the gap moves by up to 2 Delta between
+    neighbours (the candidate down 1, the maximum up 1): a candidate at gap g <= W can be out
+    of the neighbour's window when g > W - 2.  Two may leave at once, so
+    W = (2 / eps0) ln(2 / delta0) + 2 Delta, delta0 = 1e-3, the log term rounded up to a
+    multiple of 1/4 (W = 12.25).  The claim is the exact (eps, delta) of this mechanism."""
 
     mechanism = "windowed_exponential"
     description = "exponential mechanism over the candidates within a window of the max"
-    epsilon, delta = 1.50000, 1e-3
+    epsilon, delta = 1.45484, 1e-3  # the exact eps at delta (checker)
     family = "selection"
     sensitivity = 1
     query_length = 3
@@ -167,9 +172,9 @@ class WindowedExponential(_Base):
 
     def __init__(self, broken=False):
         super().__init__(broken)
-        w = 2 / self.eps0 * math.log(2 / self.delta0)
-        if broken:
-            w -= 2  # BUG: window solved for the gap the candidate has after the move (W + 2 Delta)
+        w = math.ceil(4 * 2 / self.eps0 * math.log(2 / self.delta0)) / 4  # 10.25
+        if not broken:
+            w += 2  # (broken: BUG, the gap taken as fixed between neighbours; it moves by 2 Delta)
         self._w = w
 
     def sample(self, query, n):
@@ -457,4 +462,25 @@ _CLASSES = (
 
 ADAPTERS = [cls(broken=b) for cls in _CLASSES for b in (False, True)]
 
-TRUE_VALUES = {}
+TRUE_VALUES = {
+    "ho26.exceed_bits_truncated.correct": 1.04687,
+    "ho26.exceed_bits_truncated.broken": math.inf,
+    "ho26.top2_release_test.correct": 1.49941,
+    "ho26.top2_release_test.broken": math.inf,
+    "ho26.windowed_exponential.correct": 1.45484,
+    "ho26.windowed_exponential.broken": math.inf,
+    "ho26.local_windowed_geometric.correct": 1.19999,
+    "ho26.local_windowed_geometric.broken": math.inf,
+    "ho26.spread_rounded_geometric.correct": 1.0,
+    "ho26.spread_rounded_geometric.broken": 1.4295,
+    "ho26.coarse_rounded_geometric.correct": 1.0,
+    "ho26.coarse_rounded_geometric.broken": 1.43378,
+    "ho26.l2_rounded_geometric.correct": 1.0,
+    "ho26.l2_rounded_geometric.broken": 1.11695,
+    "ho26.vector_partition_selection.correct": 1.2,
+    "ho26.vector_partition_selection.broken": math.inf,
+    "ho26.monotone_max_with_none.correct": 1.0,
+    "ho26.monotone_max_with_none.broken": 1.99997,
+    "ho26.repeated_rr_with_reveal.correct": 2.0,
+    "ho26.repeated_rr_with_reveal.broken": math.inf,
+}
