@@ -267,9 +267,9 @@ def t2_scan(broken, eps, delta, hi=16):
         d = both(P, Q, np_delta, eps)
         i, j = int(np.argmax(e)), int(np.argmax(d))
         if e[i] > best_e:
-            best_e, we = float(e[i]), (tuple(X[i]), tuple(Y2[i]))
+            best_e, we = float(e[i]), (tuple(int(t) for t in X[i]), tuple(int(t) for t in Y2[i]))
         if d[j] > best_d:
-            best_d, wd = float(d[j]), (tuple(X[j]), tuple(Y2[j]))
+            best_d, wd = float(d[j]), (tuple(int(t) for t in X[j]), tuple(int(t) for t in Y2[j]))
     return best_e, best_d, we, wd, tau
 
 
@@ -678,7 +678,7 @@ def chi2(samples, pmf, min_expected=5):
     """samples: list of hashable outputs; pmf: dict output -> probability."""
     n = len(samples)
     keys = sorted(pmf, key=str)
-    vals, counts = np.unique(np.array(samples, dtype=object).astype(str), return_counts=True)
+    vals, counts = np.unique(np.array([str(x) for x in samples]), return_counts=True)
     obs = dict(zip(vals.tolist(), counts.tolist()))
     extra = set(obs) - {str(k) for k in keys}
     assert not extra, f"outputs outside the exact support: {sorted(extra)[:5]}"
