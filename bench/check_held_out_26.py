@@ -1,4 +1,4 @@
-# ruff: noqa: B023, B905, E741, SIM108, E501
+# ruff: noqa: B007, B023, B905, E501, E731, E741, SIM108, SIM300
 """Exact true values of held-out set 26 (bench/held_out_mechanisms_26.py), and a sampling check.
 
 Part 1 recomputes each twin's privacy loss from the algorithm as described in the set's
