@@ -121,10 +121,12 @@ def ebt_bitq(broken, T, rate):
     a = mpmath.exp(-mpf(rate))
     S = list(range(-T - 2, T + 3))
     if broken:  # dlap clipped to [-T, T]: P(clip(Z) >= s)
+
         def tail(s):  # P(Z >= s) of the untruncated discrete Laplace
             if s <= 0:
                 return 1 - a ** (-s + 1) / (1 + a) if s <= 0 else None
             return a**s / (1 + a)
+
         q = [mpf(1) if s <= -T else (mpf(0) if s > T else tail(s)) for s in S]
     else:
         norm = 1 + 2 * sum(a**j for j in range(1, T + 1))
@@ -139,7 +141,11 @@ def ebt_tables(broken, T, rate):
     Q = np.stack([1 - qf[:-1], qf[:-1]], 1)  # at s - 1 (count c + 1)
     types_a = np.concatenate([P, Q, P])
     types_b = np.concatenate([Q, P, P])
-    desc = [f"c={20 - s}->{21 - s}" for s in S[1:]] + [f"c={21 - s}->{20 - s}" for s in S[1:]] + [f"c={20 - s} same" for s in S[1:]]
+    desc = (
+        [f"c={20 - s}->{21 - s}" for s in S[1:]]
+        + [f"c={21 - s}->{20 - s}" for s in S[1:]]
+        + [f"c={20 - s} same" for s in S[1:]]
+    )
     return types_a, types_b, desc, (S, q)
 
 
@@ -201,9 +207,21 @@ def check_ebt():
     assert abs(d_b_exact - d_b) < 1e-12
     assert 3 <= d_b / delta <= 10, d_b / delta
     w = lambda c: "; ".join(desc[i] for i in c)
-    record(a.name, fmt_claim(a), f"eps@delta {e_c:.5f}; delta@eps {d_c:.4g} ({d_c / delta:.2f}x)", f"eps: {w(we)}; delta: {w(wd)}", "correct")
+    record(
+        a.name,
+        fmt_claim(a),
+        f"eps@delta {e_c:.5f}; delta@eps {d_c:.4g} ({d_c / delta:.2f}x)",
+        f"eps: {w(we)}; delta: {w(wd)}",
+        "correct",
+    )
     b = BY["ho26.exceed_bits_truncated.broken"]
-    record(b.name, fmt_claim(b), f"eps@delta {e_b:.5f}; delta@eps {d_b:.4g} ({d_b / delta:.2f}x)", f"delta: {w(wd_b)}", "broken")
+    record(
+        b.name,
+        fmt_claim(b),
+        f"eps@delta {e_b:.5f}; delta@eps {d_b:.4g} ({d_b / delta:.2f}x)",
+        f"delta: {w(wd_b)}",
+        "broken",
+    )
     return {a.name: e_c, b.name: e_b}
 
 
@@ -297,7 +315,13 @@ def check_t2():
             p, q = t2_pmf(we[0], tau), t2_pmf(we[1], tau)
             ex = float(max(eps_at(p, q, delta), eps_at(q, p, delta)))
             assert abs(ex - e) < 1e-9 and d <= delta and ceil_to(e) == eps, (ex, e, ceil_to(e))
-        record(adp.name, fmt_claim(adp), f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x); tau = {tau}", f"eps: {we[0]} -> {we[1]}; delta: {wd[0]} -> {wd[1]}", "broken" if br else "correct")
+        record(
+            adp.name,
+            fmt_claim(adp),
+            f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x); tau = {tau}",
+            f"eps: {we[0]} -> {we[1]}; delta: {wd[0]} -> {wd[1]}",
+            "broken" if br else "correct",
+        )
         out[adp.name] = e
     return out
 
@@ -369,7 +393,13 @@ def check_we():
             assert ceil_to(e) == eps, f"windowed claim should be {ceil_to(e)}"
             assert d <= delta
         fu = lambda t: "(" + ", ".join(f"{x:g}" for x in t) + ")"
-        record(adp.name, fmt_claim(adp), f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x); W = {W:g}; grid 1/4", f"eps: {fu(we[0])} -> {fu(we[1])}; delta: {fu(wd[0])} -> {fu(wd[1])}", "broken" if br else "correct")
+        record(
+            adp.name,
+            fmt_claim(adp),
+            f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x); W = {W:g}; grid 1/4",
+            f"eps: {fu(we[0])} -> {fu(we[1])}; delta: {fu(wd[0])} -> {fu(wd[1])}",
+            "broken" if br else "correct",
+        )
         out[adp.name] = e
     return out
 
@@ -403,7 +433,13 @@ def check_lwg():
             assert e == INF and 3 <= d / delta <= 10
         else:
             assert ceil_to(e) >= eps - 1e-5 and d <= delta and e <= eps
-        record(adp.name, fmt_claim(adp), f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x); window |Z| <= {tt}", "values 0 vs 1", "broken" if br else "correct")
+        record(
+            adp.name,
+            fmt_claim(adp),
+            f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x); window |Z| <= {tt}",
+            "values 0 vs 1",
+            "broken" if br else "correct",
+        )
         out[adp.name] = e
     return out
 
@@ -424,7 +460,9 @@ def rr_pmf(x, rate, lo, hi):
     c = (1 - a) / (1 + a)
     fl = math.floor(x)
     f = mpf(x) - fl
-    return {k: (1 - f) * c * a ** abs(k - fl) + f * c * a ** abs(k - fl - 1) for k in range(lo, hi + 1)}
+    return {
+        k: (1 - f) * c * a ** abs(k - fl) + f * c * a ** abs(k - fl - 1) for k in range(lo, hi + 1)
+    }
 
 
 def rr_loss_table(rate, step):
@@ -439,7 +477,9 @@ def rr_loss_table(rate, step):
     def pmf(x):
         fl = np.floor(x)
         f = x - fl
-        return (1 - f)[:, None] * a ** np.abs(ks[None, :] - fl[:, None]) + f[:, None] * a ** np.abs(ks[None, :] - fl[:, None] - 1)
+        return (1 - f)[:, None] * a ** np.abs(ks[None, :] - fl[:, None]) + f[:, None] * a ** np.abs(
+            ks[None, :] - fl[:, None] - 1
+        )
 
     L = np.zeros(n + 1)
     arg = [None] * (n + 1)
@@ -478,14 +518,26 @@ def check_rr_family():
         # exact (mpmath) at the worst move from the start of a step
         x = [0.0] * 4
         y = [j * step for j in bm]
-        ex = sum(max(mpmath.log(q / p) for p, q in zip(rr_pmf(xi, r, -15, 15).values(), rr_pmf(yi, r, -15, 15).values())) for xi, yi in zip(x, y))
+        ex = sum(
+            max(
+                mpmath.log(q / p)
+                for p, q in zip(rr_pmf(xi, r, -15, 15).values(), rr_pmf(yi, r, -15, 15).values())
+            )
+            for xi, yi in zip(x, y)
+        )
         assert abs(float(ex) - best) < 1e-9
         e = best
         if br:
             assert e >= 1.3 * adp.epsilon
         else:
             assert abs(e - adp.epsilon) < 1e-12
-        record(adp.name, fmt_claim(adp), f"eps {e:.5f}; rate {r:.5f}; axis move of 1: {r:.5f}", f"x -> x + {tuple(float(t) for t in y)} (starts of steps)", "broken" if br else "correct")
+        record(
+            adp.name,
+            fmt_claim(adp),
+            f"eps {e:.5f}; rate {r:.5f}; axis move of 1: {r:.5f}",
+            f"x -> x + {tuple(float(t) for t in y)} (starts of steps)",
+            "broken" if br else "correct",
+        )
         out[adp.name] = e
     # 6: scalar, step 2 (a move of 1 is half a step)
     step = 1 / 32
@@ -497,14 +549,23 @@ def check_rr_family():
         j = int(np.argmax(L[: int(round(0.5 / step)) + 1]))
         ana = math.log1p(math.expm1(r) / 2)
         assert abs(e - ana) < 1e-12
-        ex = max(mpmath.log(q / p) for p, q in zip(rr_pmf(0.0, r, -15, 15).values(), rr_pmf(0.5, r, -15, 15).values()))
+        ex = max(
+            mpmath.log(q / p)
+            for p, q in zip(rr_pmf(0.0, r, -15, 15).values(), rr_pmf(0.5, r, -15, 15).values())
+        )
         assert abs(float(ex) - e) < 1e-9
         if br:
             assert e >= 1.3 * adp.epsilon
         else:
             assert abs(e - adp.epsilon) < 1e-12
         f0, m0 = arg[j]
-        record(adp.name, fmt_claim(adp), f"eps {e:.5f}; rate {r:.5f} per step of 2", f"x = {2 * f0:g} -> {2 * (f0 + m0):g} (a move of 1, half a step)", "broken" if br else "correct")
+        record(
+            adp.name,
+            fmt_claim(adp),
+            f"eps {e:.5f}; rate {r:.5f} per step of 2",
+            f"x = {2 * f0:g} -> {2 * (f0 + m0):g} (a move of 1, half a step)",
+            "broken" if br else "correct",
+        )
         out[adp.name] = e
     # 7: L2, d = 3
     step = 1 / 64
@@ -520,16 +581,27 @@ def check_rr_family():
             if sum(j * j for j in js) <= n * n:
                 best = max(best, sum(L[j] for j in js))
         s = math.sqrt(3)
-        e = 3 * math.log1p(math.expm1(r) / s)  # concave: the optimum of sum ln(1 + c m_i) on the sphere is m_i = 1/sqrt(3)
+        e = 3 * math.log1p(
+            math.expm1(r) / s
+        )  # concave: the optimum of sum ln(1 + c m_i) on the sphere is m_i = 1/sqrt(3)
         assert best <= e + 1e-12 and best > e - 0.01
         m = 1 / s
-        ex = 3 * max(mpmath.log(q / p) for p, q in zip(rr_pmf(0.0, r, -15, 15).values(), rr_pmf(m, r, -15, 15).values()))
+        ex = 3 * max(
+            mpmath.log(q / p)
+            for p, q in zip(rr_pmf(0.0, r, -15, 15).values(), rr_pmf(m, r, -15, 15).values())
+        )
         assert abs(float(ex) - e) < 1e-9
         if br:
             assert e > adp.epsilon * 1.1
         else:
             assert abs(e - adp.epsilon) < 1e-12
-        record(adp.name, fmt_claim(adp), f"eps {e:.5f} (grid 1/64: {best:.5f}); rate {r:.5f}; axis move of 1: {r:.5f}", "x -> x + (1, 1, 1)/sqrt(3) (starts of steps)", "broken" if br else "correct")
+        record(
+            adp.name,
+            fmt_claim(adp),
+            f"eps {e:.5f} (grid 1/64: {best:.5f}); rate {r:.5f}; axis move of 1: {r:.5f}",
+            "x -> x + (1, 1, 1)/sqrt(3) (starts of steps)",
+            "broken" if br else "correct",
+        )
         out[adp.name] = e
     return out
 
@@ -573,7 +645,13 @@ def check_ps():
         else:
             assert abs(e - eps) < 1e-9 and abs(d - delta) < 1e-15
         n1 = next(i for i, x in enumerate(p) if x >= 1)
-        record(adp.name, fmt_claim(adp), f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x); kept surely from {n1} users", f"eps: count {we} -> {we + 1}; delta: {wd} -> {wd + 1}", "broken" if br else "correct")
+        record(
+            adp.name,
+            fmt_claim(adp),
+            f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x); kept surely from {n1} users",
+            f"eps: count {we} -> {we + 1}; delta: {wd} -> {wd + 1}",
+            "broken" if br else "correct",
+        )
         out[adp.name] = e
     return out
 
@@ -629,7 +707,13 @@ def check_mm():
             assert best <= eps and best > eps - 1e-3
         fu = lambda t: "(" + ", ".join(f"{x:g}" for x in t) + ")"
         outc = "none" if arg[2] == 4 else f"index {arg[2]}"
-        record(adp.name, fmt_claim(adp), f"eps {best:.5f} (sup within bounds 0..20; {2 if br else 1} as they widen)", f"{fu(arg[0])} -> {fu(arg[1])}, {outc}", "broken" if br else "correct")
+        record(
+            adp.name,
+            fmt_claim(adp),
+            f"eps {best:.5f} (sup within bounds 0..20; {2 if br else 1} as they widen)",
+            f"{fu(arg[0])} -> {fu(arg[1])}, {outc}",
+            "broken" if br else "correct",
+        )
         out[adp.name] = best
     return out
 
@@ -664,7 +748,13 @@ def check_rrr():
             assert e == INF and 3 <= d / delta <= 10
         else:
             assert abs(e - eps) < 1e-9 and abs(d - delta) < 1e-15
-        record(adp.name, fmt_claim(adp), f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x)", "any two values (all pairs alike)", "broken" if br else "correct")
+        record(
+            adp.name,
+            fmt_claim(adp),
+            f"eps@delta {e:.5f}; delta@eps {d:.4g} ({d / delta:.2f}x)",
+            "any two values (all pairs alike)",
+            "broken" if br else "correct",
+        )
         out[adp.name] = e
     return out
 
@@ -725,7 +815,9 @@ def sampling_checks():
         o = draw(nm, query)
         for j in range(3):
             s = int(a.tau - query[j])
-            pv.append((chi2(o[:, j].astype(int).tolist(), {1: qd[s], 0: 1 - qd[s]}), nm, f"bit {j}"))
+            pv.append(
+                (chi2(o[:, j].astype(int).tolist(), {1: qd[s], 0: 1 - qd[s]}), nm, f"bit {j}")
+            )
         # 2: top-2
         nm = f"ho26.top2_release_test.{tag}"
         tau = t2_tau(br)
@@ -734,7 +826,9 @@ def sampling_checks():
             g, s = t2_state(np.array([x], dtype=float))
             top = sorted(SETS2[[a_ * 4 + b_ for a_, b_ in SETS2].index(int(s[0]))])
             r = t2_release(tau, int(g[0]))
-            pv.append((chi2([tuple(t) for t in o.tolist()], {tuple(top): r, (-1, -1): 1 - r}), nm, str(x)))
+            pv.append(
+                (chi2([tuple(t) for t in o.tolist()], {tuple(top): r, (-1, -1): 1 - r}), nm, str(x))
+            )
         # 3: windowed EM
         nm = f"ho26.windowed_exponential.{tag}"
         W = we_W(br)
@@ -749,7 +843,10 @@ def sampling_checks():
             ol = ["none" if np.isnan(x) else int(x) for x in o.tolist()]
             pv.append((chi2(ol, lwg_pmf(v, t, BY[nm].epsilon)), nm, f"value {v}"))
         # 5-7: randomized rounding
-        for nmb, x in (("spread_rounded_geometric", [0.25, 1.5, -2.75, 0.0]), ("l2_rounded_geometric", [0.3, -1.6, 2.0])):
+        for nmb, x in (
+            ("spread_rounded_geometric", [0.25, 1.5, -2.75, 0.0]),
+            ("l2_rounded_geometric", [0.3, -1.6, 2.0]),
+        ):
             nm = f"ho26.{nmb}.{tag}"
             o = draw(nm, np.array(x))
             for j, xj in enumerate(x):
@@ -766,7 +863,13 @@ def sampling_checks():
         c = [0, 3, 6, 8]
         o = draw(nm, np.array(c))
         for j in range(4):
-            pv.append((chi2(o[:, j].astype(int).tolist(), {1: p[c[j]], 0: 1 - p[c[j]]}), nm, f"count {c[j]}"))
+            pv.append(
+                (
+                    chi2(o[:, j].astype(int).tolist(), {1: p[c[j]], 0: 1 - p[c[j]]}),
+                    nm,
+                    f"count {c[j]}",
+                )
+            )
         # 9: monotone max with none
         nm = f"ho26.monotone_max_with_none.{tag}"
         for u in ([10, 9, 8, 11], [0, 0, 0, 0]):
@@ -794,7 +897,16 @@ def main():
 
     t0 = time.time()
     truth = {}
-    for f in (check_ebt, check_t2, check_we, check_lwg, check_rr_family, check_ps, check_mm, check_rrr):
+    for f in (
+        check_ebt,
+        check_t2,
+        check_we,
+        check_lwg,
+        check_rr_family,
+        check_ps,
+        check_mm,
+        check_rrr,
+    ):
         truth.update(f())
         print(f"  {f.__name__} done ({time.time() - t0:.0f} s)", flush=True)
     print("\n| mechanism | claim | truth | worst pair | label |\n|---|---|---|---|---|")

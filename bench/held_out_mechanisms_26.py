@@ -277,7 +277,8 @@ class Top2ReleaseTest(_Base):
         while _dlap_tail(self._rate, k) > self.delta:
             k += 1
         # P(Z >= k) <= delta; the correct bar covers a gap of 2: tau = k + 2
-        self._tau = k if broken else k + 2  # BUG: tail solved at gap 0, not the gap 2 that can still flip the set
+        # BUG (broken): tau = k, the tail solved at gap 0, not the gap 2 that can still flip the set
+        self._tau = k if broken else k + 2
 
     def sample(self, query, n):
         q = np.rint(np.asarray(query, dtype=float)).reshape(-1)
