@@ -3,8 +3,10 @@ leak in delta alone needs, and the certified delta bound that shows it."""
 
 from __future__ import annotations
 
+import json
 import math
 
+import jsonschema
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ from auditor.core.results import Verdict
 from auditor.core.spec import check_adapter
 from auditor.engine.runner import run_audit
 from auditor.statistics.clopper_pearson import delta_lower_bound
+from reports.json_report import report_schema
 from reports.markdown import render_markdown
 
 EPSILON, DELTA, KEYS = 2.0, 3e-4, 4
@@ -120,6 +123,7 @@ def test_reports_state_the_delta_bound(audited):
     assert broken["delta_lower_bound"]["delta_lower_bound"] > DELTA
     text = render_markdown(as_json)
     assert "certified δ ≥" in text and "(exceeds the claim)" in text
+    jsonschema.validate(json.loads(json.dumps(as_json)), report_schema())
 
 
 def test_a_trial_that_needs_more_outputs_gets_them_within_the_cap():
