@@ -131,3 +131,25 @@ def temporary_postgres(
             with contextlib.suppress(Exception):
                 run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m auditor.adapters.postgres_server COMMAND …``: run COMMAND with a fresh
+    server, its DSN in ``$DP_AUDIT_POSTGRES_DSN``; the server is stopped when COMMAND ends.
+    Returns COMMAND's exit code (2 when no command is given)."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        print(
+            "usage: python -m auditor.adapters.postgres_server COMMAND [ARGS...]", file=sys.stderr
+        )
+        return 2
+    with temporary_postgres() as server:
+        env = dict(os.environ, DP_AUDIT_POSTGRES_DSN=server.dsn)
+        print(f"PostgreSQL server at {server.dsn}", file=sys.stderr)
+        return subprocess.run(args, env=env, check=False).returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -332,3 +332,20 @@ def test_postgres_missing_contribution_bound_is_caught_and_the_default_is_not(po
     correct = sn.PostgresGroupByQuery("count", dsn=postgres.dsn)
     fine = audit(correct, OneUserPair(CROWD, NEWCOMER), 300, alpha=1e-3)
     assert fine.verdict is Verdict.NO_VIOLATION and fine.error is None, fine.to_dict()
+
+
+@needs_server
+def test_a_command_runs_beside_a_throwaway_server_that_is_gone_after_it():
+    from auditor.adapters import postgres_server
+
+    code = "import os, pathlib; print(os.environ['DP_AUDIT_POSTGRES_DSN'].split()[0][5:])"
+    out = subprocess.run(
+        [sys.executable, "-m", "auditor.adapters.postgres_server", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[3],
+    )
+    folder = Path(out.stdout.strip())
+    assert folder.name.startswith("dp-audit-pg-") and not folder.exists()
+    assert postgres_server.main([]) == 2
