@@ -13,8 +13,9 @@ query, exactly as a user calls it, over the dataset as a table: through its pand
 The table is ``sales(user_id, region, amount)``: records are rows ``(user id, region,
 amount)``, the user id is the privacy unit (``user_column = 0``: a user holds any number of
 rows, and the audit adds or removes all of one user's rows), regions are the keys
-``0 .. keys - 1`` and amounts are whole numbers in ``0 .. 2 * upper``: twice the metadata's
-bound, so SmartNoise's own clamping is exercised.  The release is the query's answer for each
+``0 .. keys - 1`` and amounts are whole numbers in ``0 .. 2 * upper`` (twice the metadata's
+bound, so SmartNoise's own clamping is exercised; up to 10 times it for the adapter that
+turns clamping off).  The release is the query's answer for each
 region of that closed key set, in order, NaN for a region not released (``nullable``).
 
 The claim is SmartNoise's own accounting: ``PrivateReader.get_privacy_cost(query)``, the
@@ -98,8 +99,9 @@ class GroupByQuery:
         epsilon, delta: ``snsql.Privacy(epsilon=…, delta=…)``: epsilon per noisy column.
         max_ids: the metadata's bound on rows per user.
         keys: regions ``0 .. keys - 1``, the closed key set of the output.
-        upper: the metadata's bounds on ``amount`` are ``(0, upper)``; records hold amounts
-            up to ``2 * upper``.
+        upper: the metadata's bounds on ``amount`` are ``(0, upper)``.
+        max_amount: records hold amounts in ``0 .. max_amount`` (default ``2 * upper``: the
+            bounds are exercised); the data a misconfiguration meets may lie farther out.
         censor_dims, sample_max_ids, clamp_columns: the metadata options of those names.
             SmartNoise's defaults (True) are the correct configuration; each set to False is a
             misconfiguration its documentation allows (``sample_max_ids=False``: "the data
@@ -131,6 +133,7 @@ class GroupByQuery:
         max_ids: int = 1,
         keys: int = 4,
         upper: int = 10,
+        max_amount: int | None = None,
         censor_dims: bool = True,
         sample_max_ids: bool = True,
         clamp_columns: bool = True,
@@ -141,7 +144,14 @@ class GroupByQuery:
             raise ValueError(f"epsilon={epsilon!r} must be > 0")
         if not 0 <= delta < 1 or (censor_dims and delta == 0):
             raise ValueError(f"delta={delta!r} must be in [0, 1) (> 0 with censor_dims)")
-        for arg, value in (("max_ids", max_ids), ("keys", keys), ("upper", upper)):
+        max_amount = 2 * upper if max_amount is None else max_amount
+        checked = (
+            ("max_ids", max_ids),
+            ("keys", keys),
+            ("upper", upper),
+            ("max_amount", max_amount),
+        )
+        for arg, value in checked:
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{arg}={value!r} must be a positive int")
         self.statistic = statistic
@@ -155,7 +165,7 @@ class GroupByQuery:
         self.correct = all(self.options.values())
         self.output_length = keys
         self.output_kind = "real" if statistic == "mean" else "integer"
-        self.domain: Any = ((0, _MAX_USER_ID), (0, keys - 1), (0, 2 * upper))
+        self.domain: Any = ((0, _MAX_USER_ID), (0, keys - 1), (0, max_amount))
         self.library_version = installed_version("smartnoise-sql")
         off = [k for k, on in self.options.items() if not on]
         self.name = f"smartnoise_sql.{self._prefix()}{statistic}" + (
@@ -165,7 +175,7 @@ class GroupByQuery:
         self.description = (
             f"snsql PrivateReader.execute({self.sql()!r}) via the {self.backend} reader; "
             f"Privacy(epsilon={epsilon}, delta={delta}), max_ids={max_ids}, amount bounds "
-            f"(0, {upper}), {', '.join(f'{k}={v}' for k, v in self.options.items())}; "
+            f"(0, {upper}) (amounts in the data up to {max_amount}), {', '.join(f'{k}={v}' for k, v in self.options.items())}; "
             f"claim = get_privacy_cost: ({self.epsilon:.6g}, {self.delta:.6g}) for columns "
             f"{self.costs}; output: regions 0..{keys - 1}, NaN = not released"
         )
@@ -329,7 +339,8 @@ def builtin_adapters() -> list[Any]:
         GroupByQuery("mean"),
         GroupByQuery("count", censor_dims=False),
         GroupByQuery("count", sample_max_ids=False),
-        GroupByQuery("sum", clamp_columns=False),
+        # bounds of 10 on amounts that reach 100 (say, set in the wrong unit), not clamped
+        GroupByQuery("sum", clamp_columns=False, max_amount=100),
     ]
 
 
