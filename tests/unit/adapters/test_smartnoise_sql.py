@@ -36,7 +36,7 @@ HAVE_SNSQL = importlib.util.find_spec("snsql") is not None
 needs_sql = pytest.mark.skipif(
     not HAVE_SNSQL, reason="smartnoise-sql not installed: pip install 'dp-audit[sql]'"
 )
-N = 400
+N = 200
 
 
 def users(*groups: tuple[int, int, int, int]) -> np.ndarray:
