@@ -2,7 +2,7 @@
 
 Each target is a ``module:attr`` string naming a zero-argument callable that returns a list of
 adapters.  Strings, not imports: listing the built-ins must not import optional libraries
-(diffprivlib, OpenDP, python-dp, Opacus).  A target whose library is missing is skipped with a note.
+(diffprivlib, OpenDP, python-dp, Opacus, SmartNoise).  A target whose library is missing is skipped with a note.
 """
 
 from __future__ import annotations
@@ -13,13 +13,18 @@ from __future__ import annotations
 #: benchmark mechanisms (StatDP, DP-Sniper), mostly broken on purpose and each at its paper's
 #: epsilon, are for comparing testers and for teaching; the libraries' vector, quantile and
 #: partition APIs call the library once per output, so at the full budget each takes minutes,
-#: too long for every default run (``--adapter 'diffprivlib.tools.*'``, ``'pipeline_dp.*'``).
+#: too long for every default run (``--adapter 'diffprivlib.tools.*'``, ``'pipeline_dp.*'``,
+#: ``'smartnoise_sql.*'``).
 OPT_IN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.benchmarks:builtin_adapters", "numpy", None),
     ("auditor.adapters.diffprivlib_adapters:vector_adapters", "diffprivlib", "libs"),
     ("auditor.adapters.opendp_adapters:vector_adapters", "opendp", "libs"),
     ("auditor.adapters.pydp_adapters:vector_adapters", "python-dp", "libs"),
     ("auditor.adapters.pipeline_dp_adapters:builtin_adapters", "pipeline-dp", "libs"),
+    # one query execution per output (about 15 ms): run with a modest --budget (systems-sql.md)
+    ("auditor.adapters.smartnoise_sql_adapters:builtin_adapters", "smartnoise-sql", "sql"),
+    # the same queries on the PostgreSQL server named by $DP_AUDIT_POSTGRES_DSN
+    ("auditor.adapters.smartnoise_sql_adapters:postgres_adapters", "smartnoise-sql", "sql"),
 )
 
 BUILTIN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
