@@ -25,7 +25,7 @@ reported for one noise step (``docs/findings/2026-opacus-noise-step.md``); the r
 this audit on DP-SGD's statistics: sampling, clipping, noise and accounting.
 
 The claim is what Opacus's accountant (``accountant = "prv"`` or ``"rdp"``) reports after the
-training: ``get_epsilon(delta)`` at 33 deltas from 0.7 to 1e-10, as a delta(eps) privacy
+training: ``get_epsilon(delta)`` at 27 deltas from 0.9 to 1e-10, as a delta(eps) privacy
 profile (:class:`~auditor.core.claim_kinds.PrivacyProfile`).  It is read from a real run's
 ``privacy_engine.accountant`` (its recorded steps and sample rate), so a variant that makes
 Opacus account wrongly is audited against what Opacus states.  Profiles are cached per
@@ -59,20 +59,29 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
 
-__all__ = ["ACCOUNTANTS", "VARIANTS", "Training", "accountant_profile", "builtin_adapters"]
+__all__ = [
+    "ACCOUNTANTS",
+    "VARIANTS",
+    "OneRunResult",
+    "Training",
+    "accountant_profile",
+    "builtin_adapters",
+    "one_run_audit",
+]
 
 VARIANTS = ("correct", "fixed-batches", "noise-without-clip", "clip-after-sum")
 ACCOUNTANTS = ("prv", "rdp")
 OBSERVATIONS = ("steps", "final")
 
 #: the deltas the accountant is asked for; the claim is the profile of these points
-PROFILE_DELTAS = (0.7, 0.5, 0.3, 0.2, *np.logspace(-1, -10, 19).tolist())
+PROFILE_DELTAS = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, *np.logspace(-1, -10, 19).tolist())
 #: the canary's gradient before clipping, in units of max_grad_norm (clipped to exactly 1)
 CANARY_GRADIENT = 1000.0
 
@@ -132,6 +141,7 @@ class Training:
         accountant: str = "prv",
         grid: float = 2.0**-8,
         shared_feature: bool | None = None,
+        canaries: int = 1,
     ) -> None:
         for value, allowed, what in (
             (variant, VARIANTS, "variant"),
@@ -155,14 +165,15 @@ class Training:
                 raise ValueError(f"{name}={x!r} must be a finite number > 0")
         self.noise_multiplier, self.max_grad_norm = float(noise_multiplier), float(max_grad_norm)
         self.learning_rate, self.grid = float(learning_rate), float(grid)
-        if min(self.n_examples, self.batch_size, self.steps, self.features) < 1:
-            raise ValueError("n_examples, batch_size, steps and features must be >= 1")
-        batches = -(-self.n_examples // self.batch_size)
-        if batches != -(-(self.n_examples + 1) // self.batch_size):
+        self.canaries = as_integer(canaries, "canaries")
+        if min(self.n_examples, self.batch_size, self.steps, self.features, self.canaries) < 1:
+            raise ValueError("n_examples, batch_size, steps, features, canaries must be >= 1")
+        most = self.n_examples + self.canaries
+        if -(-self.n_examples // self.batch_size) != -(-most // self.batch_size):
             raise ValueError(
-                f"batch_size={self.batch_size} splits {self.n_examples} and "
-                f"{self.n_examples + 1} records into different numbers of batches: the sample "
-                "rate would differ between the neighbours"
+                f"batch_size={self.batch_size} splits {self.n_examples} and {most} records "
+                "into different numbers of batches: the sample rate would differ between "
+                "the neighbours"
             )
         self.shared_feature = (
             variant == "clip-after-sum" if shared_feature is None else bool(shared_feature)
@@ -170,7 +181,9 @@ class Training:
         self.output_length = self.steps if observe == "steps" else 1
         self.library_version = installed_version("opacus")
         self._generator = np.random.default_rng()
-        self._data = _synthetic_data(self.n_examples, self.features, self.shared_feature)
+        self._data = _synthetic_data(
+            self.n_examples, self.features, self.shared_feature, self.canaries
+        )
         self.claim = self._accountant_claim()
         self.epsilon, self.delta = self.claim.epsilon, self.claim.delta
         self.name = f"opacus.training.{variant}.{'white-box' if observe == 'steps' else 'final'}"
@@ -194,6 +207,8 @@ class Training:
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` trainings with the canary absent (``query == 0``) or present (1)."""
         canary = int(query)
+        if self.canaries != 1:
+            raise ValueError(f"sample needs canaries=1, not {self.canaries} (see one_run_audit)")
         if canary not in (0, 1):
             raise ValueError(f"query={query!r} must be 0 (no canary) or 1 (canary)")
         seeds = self._generator.integers(0, 2**62, size=n)
@@ -204,39 +219,52 @@ class Training:
 
     def train(self, canary: bool, seed: int) -> tuple[np.ndarray, Any]:
         """One training: the observed output (rounded to ``grid``) and Opacus's accountant."""
+        out, accountant = self.train_canaries(np.full(self.canaries, bool(canary)), seed)
+        return out[:, 0], accountant
+
+    def train_canaries(self, included: np.ndarray, seed: int) -> tuple[np.ndarray, Any]:
+        """One training with canary k present where ``included[k]``: the observed values,
+        rounded to ``grid``, shape (steps, canaries) or (1, canaries) for the final score."""
         import torch
 
+        included = np.asarray(included, dtype=bool)
+        if included.shape != (self.canaries,):
+            raise ValueError(f"included has shape {included.shape}, not ({self.canaries},)")
         torch.set_num_threads(1)
         with torch.random.fork_rng(devices=[]), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.manual_seed(int(seed))
-            raw, accountant = _run(self, canary)
+            raw, accountant = _run(self, included)
         return np.round(raw / self.grid) * self.grid, accountant
 
     def _accountant_claim(self) -> Any:
-        _, accountant = self.train(True, 0)
+        _, accountant = self.train_canaries(np.ones(self.canaries, dtype=bool), 0)
         return accountant_profile(accountant, name=f"opacus {self.accountant} accountant")
 
 
-def _synthetic_data(n: int, d: int, shared: bool) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` records of ``d`` Gaussian features and a label from the first, plus the canary
-    feature (column ``d``): 0 for real records, or 1 with label 1 when ``shared``, so their
-    gradients in that coordinate all have one sign.  Fixed (seed 0): only the canary varies."""
+def _synthetic_data(n: int, d: int, shared: bool, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` records of ``d`` Gaussian features and a label from the first, then ``m`` canary
+    features (columns d, ..., d + m - 1): 0 for real records, or 1 with label 1 when
+    ``shared``, so their gradients in those coordinates all have one sign.  Fixed (seed 0):
+    only the canaries vary."""
     rng = np.random.default_rng(0)
-    x = np.zeros((n, d + 1), dtype=np.float32)
+    x = np.zeros((n, d + m), dtype=np.float32)
     x[:, :d] = rng.normal(size=(n, d))
     y = (x[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(np.float32)
     if shared:
-        x[:, d], y[:] = 1.0, 1.0
+        x[:, d:], y[:] = 1.0, 1.0
     return x, y
 
 
-def _run(adapter: Training, canary: bool) -> tuple[np.ndarray, Any]:
-    """One training under torch's (already seeded) global generator."""
+def _run(adapter: Training, included: np.ndarray) -> tuple[np.ndarray, Any]:
+    """One training with canary k present where ``included[k]``, under torch's (already
+    seeded) global generator: the observed values, shape (steps, m), or (1, m) for the final
+    score, and Opacus's accountant."""
     import torch
     from opacus import PrivacyEngine
 
-    x, y, loader = _loader(adapter, canary)
+    x, y, loader = _loader(adapter, included)
+    m = len(included)
     model = torch.nn.Linear(x.shape[1], 1, bias=False)
     torch.nn.init.zeros_(model.weight)
     optimizer = torch.optim.SGD(model.parameters(), lr=adapter.learning_rate)
@@ -251,11 +279,10 @@ def _run(adapter: Training, canary: bool) -> tuple[np.ndarray, Any]:
         loss_reduction="sum",
     )
     _patch_optimizer(optimizer, adapter.variant)
-    weight = model._module.weight
-    j = x.shape[1] - 1
+    weight, first = model._module.weight, x.shape[1] - m
     loss_fn = torch.nn.BCEWithLogitsLoss(reduction="sum")
     batches = _endless(loader)
-    observed = np.empty(adapter.steps, dtype=np.float64)
+    observed = np.empty((adapter.steps, m), dtype=np.float64)
     for t in range(adapter.steps):
         optimizer.zero_grad()
         xb, yb, flag = next(batches)
@@ -263,30 +290,33 @@ def _run(adapter: Training, canary: bool) -> tuple[np.ndarray, Any]:
             weight.grad_sample = torch.zeros((0, *weight.shape))
         else:
             loss_fn(model(xb).squeeze(-1), yb).backward()
-            _plant_canary(weight, flag > 0, j, CANARY_GRADIENT * adapter.max_grad_norm)
+            _plant_canaries(weight, flag, first, CANARY_GRADIENT * adapter.max_grad_norm)
         optimizer.step()
-        observed[t] = float(weight.grad[0, j]) / adapter.max_grad_norm
+        observed[t] = weight.grad[0, first:].double().numpy() / adapter.max_grad_norm
     if adapter.observe == "final":
         with torch.no_grad():
-            score = float(model(torch.as_tensor(_canary_row(x.shape[1])))[0, 0])
-        observed = np.array([-score / (adapter.learning_rate * adapter.max_grad_norm)])
+            scores = model(torch.as_tensor(_canary_rows(x.shape[1], m)))[:, 0].double().numpy()
+        observed = -scores[None, :] / (adapter.learning_rate * adapter.max_grad_norm)
     return observed, engine.accountant
 
 
-def _canary_row(width: int) -> np.ndarray:
-    row = np.zeros((1, width), dtype=np.float32)
-    row[0, -1] = 1.0
-    return row
+def _canary_rows(width: int, m: int) -> np.ndarray:
+    """The m canaries' feature vectors: canary k is 1 in column width - m + k, else 0."""
+    rows = np.zeros((m, width), dtype=np.float32)
+    rows[np.arange(m), width - m + np.arange(m)] = 1.0
+    return rows
 
 
-def _loader(adapter: Training, canary: bool) -> tuple[np.ndarray, np.ndarray, Any]:
+def _loader(adapter: Training, included: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The training set (real records, then the included canaries, label 0) and its plain
+    ``DataLoader``; the third tensor is 0 for a real record and k + 1 for canary k."""
     import torch
 
     x, y = adapter._data
-    flag = np.zeros(len(x) + int(canary), dtype=np.float32)
-    if canary:
-        x, y = np.vstack([x, _canary_row(x.shape[1])]), np.append(y, np.float32(0.0))
-        flag[-1] = 1.0
+    which = np.flatnonzero(included)
+    flag = np.concatenate([np.zeros(len(x)), which + 1.0]).astype(np.float32)
+    x = np.vstack([x, _canary_rows(x.shape[1], len(included))[which]])
+    y = np.concatenate([y, np.zeros(len(which), dtype=np.float32)])
     dataset = torch.utils.data.TensorDataset(
         torch.as_tensor(x), torch.as_tensor(y), torch.as_tensor(flag)
     )
@@ -300,14 +330,14 @@ def _endless(loader: Any) -> Any:
         yield from loader
 
 
-def _plant_canary(weight: Any, is_canary: Any, j: int, size: float) -> None:
-    """Replace the canary's per-sample gradient by a Dirac of ``size`` in coordinate ``j``."""
-    chunk = weight.grad_sample
-    if bool(is_canary.any()):
-        rows = chunk[is_canary]
-        rows.zero_()
-        rows[:, 0, j] = size
-        chunk[is_canary] = rows
+def _plant_canaries(weight: Any, flag: Any, first: int, size: float) -> None:
+    """Replace each sampled canary's per-sample gradient by a Dirac of ``size`` in its own
+    coordinate (``first`` + its index), before Opacus clips it."""
+    rows = (flag > 0).nonzero().flatten()
+    if len(rows):
+        chunk = weight.grad_sample
+        chunk[rows] = 0.0
+        chunk[rows, 0, first + flag[rows].long() - 1] = size
 
 
 def _patch_optimizer(optimizer: Any, variant: str) -> None:
@@ -345,6 +375,69 @@ def _clip_after_sum(self: Any) -> None:
         p.summed_grad = (factor * s).to(p.dtype)
 
 
+@dataclass(frozen=True)
+class OneRunResult:
+    """A one-run audit: ``right`` of ``guesses`` right on ``m`` canaries, the bound at
+    ``delta`` (significance ``alpha``, shared by the tried guess counts) and the accountant's
+    epsilon at the same delta."""
+
+    m: int
+    guesses: int
+    right: int
+    delta: float
+    alpha: float
+    epsilon_lower_bound: float
+    accountant_epsilon: float
+    seed: int
+
+
+def one_run_audit(
+    m: int = 1000,
+    *,
+    guesses: tuple[int, ...] = (20, 50, 100, 200),
+    delta: float = 1e-5,
+    alpha: float = 0.05,
+    seed: int = 0,
+    variant: str = "correct",
+    **params: Any,
+) -> OneRunResult:
+    """One training with ``m`` canaries, each present with probability 1/2 (a fair coin from
+    ``seed``), audited by Steinke, Nasr and Jagielski's bound.
+
+    Each canary's score is its summed white-box updates (or its final score with
+    ``observe="final"``); for each r in ``guesses`` the r/2 highest scores are guessed in and
+    the r/2 lowest out.  The bound is the best over ``guesses``, each at ``alpha`` divided by
+    their number (a union bound), so it holds with probability at least 1 - alpha.  By
+    default there are ``m + 64`` real records in two batches, so that every inclusion pattern
+    keeps Opacus's sample rate at 1/2.  ``params`` go to :class:`Training`.
+    """
+    from auditor.statistics.one_run import one_run_epsilon
+
+    n = params.pop("n_examples", m + 64)
+    batch = params.pop("batch_size", -(-(n + m) // 2))
+    adapter = Training(variant, n_examples=n, batch_size=batch, canaries=m, **params)
+    rng = np.random.default_rng(seed)
+    included = rng.random(m) < 0.5
+    out, accountant = adapter.train_canaries(included, int(rng.integers(0, 2**62)))
+    order = np.argsort(out.sum(axis=0), kind="stable")
+    best = (0.0, 0, 0)
+    for r in guesses:
+        k = min(r // 2, m // 2)
+        right = int(included[order[m - k :]].sum() + (~included[order[:k]]).sum())
+        eps = one_run_epsilon(m, 2 * k, right, delta=delta, alpha=alpha / len(guesses))
+        best = max(best, (eps, 2 * k, right))
+    return OneRunResult(
+        m=m,
+        guesses=best[1],
+        right=best[2],
+        delta=delta,
+        alpha=alpha,
+        epsilon_lower_bound=best[0],
+        accountant_epsilon=float(accountant.get_epsilon(delta=delta)),
+        seed=seed,
+    )
+
+
 def builtin_adapters() -> list[Any]:
     """The correct configuration (white-box and final model) and the three misconfigurations,
     white-box (raises ImportError without Opacus)."""
@@ -353,7 +446,7 @@ def builtin_adapters() -> list[Any]:
     return [
         Training("correct"),
         Training("correct", observe="final"),
-        Training("fixed-batches", noise_multiplier=0.4),
+        Training("fixed-batches", noise_multiplier=0.3),
         Training("noise-without-clip", max_grad_norm=2.0),
         Training("clip-after-sum"),
     ]

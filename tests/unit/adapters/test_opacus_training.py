@@ -101,3 +101,23 @@ def test_an_audit_catches_the_forgotten_clipping_norm_and_clears_the_correct_tra
     broken, fine = report.results
     assert str(broken.verdict) == "violation" and broken.best.estimate.bound > 1.0
     assert str(fine.verdict) == "no_violation"
+
+
+def test_one_run_audit_of_one_training_with_200_canaries():
+    """Seed 0 (deterministic).  The bound holds with probability 0.95, so on a correct
+    training it stays below the accountant's epsilon (this fixed seed would have to fall in
+    the 5 %); forgetting the clipping norm in the noise at max_grad_norm 4 (noise sd 1/4 of
+    the canary's step) makes the guesses better and the bound larger."""
+    fine = ot.one_run_audit(200, guesses=(20, 50, 100), delta=1e-5, accountant="rdp")
+    assert fine.m == 200 and fine.right <= fine.guesses <= 100
+    assert 0.0 < fine.epsilon_lower_bound < fine.accountant_epsilon
+    loud = ot.one_run_audit(
+        200,
+        guesses=(20, 50, 100),
+        variant="noise-without-clip",
+        max_grad_norm=4.0,
+        accountant="rdp",
+    )
+    assert loud.epsilon_lower_bound > fine.epsilon_lower_bound
+    with pytest.raises(ValueError, match="canaries=1"):
+        ot.Training(n_examples=264, batch_size=232, canaries=200, accountant="rdp").sample(0, 1)
