@@ -446,7 +446,7 @@ def builtin_adapters() -> list[Any]:
     return [
         Training("correct"),
         Training("correct", observe="final"),
-        Training("fixed-batches", noise_multiplier=0.3),
+        Training("fixed-batches", noise_multiplier=0.3, steps=2),
         Training("noise-without-clip", max_grad_norm=2.0),
         Training("clip-after-sum"),
     ]
