@@ -9,8 +9,11 @@ named); the certified ε and the accountant's ε at δ = 1e-5; the trainings run
 and trainings per second.  A stretch above 1 is a violation: the training is less private
 than the accountant states.
 
-Run: ``python bench/bench_training.py [--budget 8192] [--seed 0] [--only correct,...]``
-(needs the ``opacus`` extra).
+Then the one-run audit of the correct configuration (``--one-run M`` canaries in a single
+training, Steinke-Nasr-Jagielski bound) beside the accountant's epsilon.
+
+Run: ``python bench/bench_training.py [--budget 8192] [--seed 0] [--only correct,...]
+[--one-run 1000]`` (needs the ``opacus`` extra).
 """
 
 from __future__ import annotations
@@ -79,13 +82,31 @@ def audit(adapter: Any, budget: int, seed: int, futility: float) -> dict[str, An
     return row
 
 
+def one_run(m: int, seed: int) -> None:
+    """The one-run audit of the correct configuration: one training, ``m`` canaries."""
+    from auditor.adapters.opacus_training import one_run_audit
+
+    t0 = time.perf_counter()
+    r = one_run_audit(m, seed=seed, delta=REPORT_DELTA)
+    print(
+        f"one-run audit, {m} canaries in one training: {r.right} of {r.guesses} guesses right, "
+        f"eps >= {r.epsilon_lower_bound:.3f} at delta {r.delta:g} (alpha {r.alpha:g}), "
+        f"accountant eps {r.accountant_epsilon:.3f}, {time.perf_counter() - t0:.0f} s"
+    )
+
+
 def main() -> None:
     from auditor.adapters.opacus_training import builtin_adapters
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget", type=int, default=8192, help="trainings per side")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--only", default="", help="comma-separated variant names")
+    parser.add_argument(
+        "--only", default="", help="comma-separated variant or adapter names (default: all)"
+    )
+    parser.add_argument(
+        "--one-run", type=int, default=1000, help="canaries of the one-run audit (0: none)"
+    )
     parser.add_argument(
         "--futility",
         type=float,
@@ -96,7 +117,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     wanted = {w for w in args.only.split(",") if w}
-    adapters = [a for a in builtin_adapters() if not wanted or a.variant in wanted]
+    adapters = [a for a in builtin_adapters() if not wanted or wanted & {a.variant, a.name}]
     print(
         f"budget {args.budget} trainings per side, seed {args.seed}, futility "
         f"{args.futility:g}, one thread"
@@ -116,6 +137,8 @@ def main() -> None:
             f"{r['trainings'] / r['seconds']:6.1f}",
             flush=True,
         )
+    if args.one_run:
+        one_run(args.one_run, args.seed)
 
 
 if __name__ == "__main__":
