@@ -99,7 +99,9 @@ def accountant_profile(accountant: Any, *, report_delta: float = 1e-5, name: str
     if key not in _PROFILES:
         best: dict[float, float] = {}
         for d in PROFILE_DELTAS:
-            eps = max(0.0, float(accountant.get_epsilon(delta=float(d))))
+            with warnings.catch_warnings():  # RDP: "optimal order is the smallest alpha"
+                warnings.simplefilter("ignore")
+                eps = max(0.0, float(accountant.get_epsilon(delta=float(d))))
             if math.isfinite(eps):
                 best[eps] = min(best.get(eps, 1.0), float(d))
         _PROFILES[key] = tuple(sorted(best.items()))
