@@ -215,6 +215,10 @@ def epsilon_lower_bound(
     return max(0.0, math.log((p0_low - delta) / p1_high))
 
 
+#: above this, e^epsilon overflows a double (and times any upper limit exceeds 1)
+MAX_EXP = 700.0
+
+
 def delta_lower_bound(
     k0: int, n0: int, k1: int, n1: int, alpha: float, epsilon: float, split: float = 0.5
 ) -> float:
@@ -235,7 +239,9 @@ def delta_lower_bound(
         raise InvalidArgument(f"epsilon={epsilon!r} must be >= 0")
     p0_low = cp_lower(k0, n0, alpha * split)
     p1_high = cp_upper(k1, n1, alpha * (1.0 - split))
-    return max(0.0, p0_low - math.exp(epsilon) * p1_high) if math.isfinite(epsilon) else 0.0
+    if epsilon > MAX_EXP:  # e^epsilon times a positive upper limit: beyond any probability
+        return 0.0
+    return max(0.0, p0_low - math.exp(epsilon) * p1_high)
 
 
 def epsilon_point_estimate(k0: int, n0: int, k1: int, n1: int, delta: float = 0.0) -> float:

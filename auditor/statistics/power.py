@@ -30,7 +30,7 @@ import numpy as np
 from scipy import special, stats
 
 from auditor.core.errors import InvalidArgument
-from auditor.statistics.clopper_pearson import cp_lower_array, cp_upper_array
+from auditor.statistics.clopper_pearson import MAX_EXP, cp_lower_array, cp_upper_array
 
 #: target detection probability of the power statement
 DEFAULT_PROBABILITY = 0.8
@@ -396,6 +396,8 @@ def detectable_delta(
     e^epsilon / delta."""
     if n < 1 or not 0 < alpha < 1:
         raise InvalidArgument(f"n={n!r} must be >= 1 and alpha={alpha!r} in (0, 1)")
+    if epsilon > MAX_EXP:
+        return None  # e^epsilon times the upper limit of a zero count exceeds 1
     hi = float(cp_upper_array(np.array([0]), n, alpha / 2)[0])
     need = delta + math.exp(epsilon) * hi
     if need >= 1 or float(cp_lower_array(np.array([n]), n, alpha / 2)[0]) <= need:

@@ -48,8 +48,9 @@ def run_trial(adapter, budget: int):
     spec = check_adapter(adapter)
     sampler = Recording()
     # futility off: these tests follow every planned look (a tight trial may otherwise be cut
-    # to its first look; tests/unit/test_full_budget.py covers that)
-    config = AuditConfig(budget=budget, seed=5, futility=0)
+    # to its first look; tests/unit/test_full_budget.py covers that); tightening off: they
+    # follow the stop at the first look that certifies (test_certify covers tightening)
+    config = AuditConfig(budget=budget, seed=5, futility=0, tighten=False)
     cert = Certifier(spec, config, 0.01, lambda n: None, sampler)
     attack = BlackBoxAttack()
     finding = cert.run(attack, 0, attack.trials(spec, np.random.default_rng(0))[0])

@@ -283,3 +283,4 @@ def test_the_delta_bound_reads_the_epsilon_bounds_limits_at_the_claimed_epsilon(
             assert by_delta == by_eps, (delta, eps)
     assert delta_lower_bound(0, n0, 0, n1, alpha, 1.0) == 0.0
     assert delta_lower_bound(5, 100, 90, 100, alpha, 1.0) == 0.0  # never negative
+    assert delta_lower_bound(k0, n0, 0, n1, alpha, 1000.0) == 0.0  # e^eps overflows: none
