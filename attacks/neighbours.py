@@ -588,6 +588,8 @@ def short_vector_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair
     delta, norm = spec.sensitivity, spec.input.norm
     lo, hi = spec.input_bounds or (-4 * delta, 4 * delta)
     lo, hi = max(lo, -4 * delta), min(hi, 4 * delta)
+    if spec.integer_queries:  # whole numbers inside the bounds: clipping then only shortens
+        lo, hi = float(np.ceil(lo)), float(np.floor(hi))
     if not hi > lo:
         return []
     pairs: list[Pair] = []
@@ -599,7 +601,7 @@ def short_vector_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair
         size = float(rng.uniform(0.3, 1.0)) * delta
         if spec.integer_queries:
             # whole steps: a random sign pattern, scaled and cut as the patterns are
-            base = np.round(base)
+            base = np.clip(np.round(base), lo, hi)
             signs = np.sign(np.round(direction))
             if not signs.any():
                 continue

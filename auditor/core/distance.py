@@ -93,11 +93,18 @@ def pull_within(x: npt.ArrayLike, x_prime: npt.ArrayLike, norm: Norm, bound: flo
         for i, key in enumerate(zip(flat_a.tolist(), flat.tolist(), strict=True)):
             if key not in fixed:
                 u, v = key
+                if abs(v - u) > bound * (1 + 1e-6):
+                    raise ValueError(f"an entry moves by {abs(v - u):.6g}, beyond {bound:.6g}")
                 while _gap(u, v) > limit:
                     v = float(np.nextafter(v, u))
                 fixed[key] = v
             flat[i] = fixed[key]
         return flat.reshape(out.shape)
+    with np.errstate(over="ignore"):
+        approx = float_norm(out - a, norm)
+    if approx > bound * (1 + 1e-6):
+        # ulps mend rounding only: a real overshoot would take ~forever to walk back
+        raise ValueError(f"the move has {norm} norm {approx:.6g}, beyond {bound:.6g}")
     while not within_norm(a, out, norm, bound):
         moved = out != a
         out[moved] = np.nextafter(out[moved], a[moved])

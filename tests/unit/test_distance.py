@@ -64,6 +64,13 @@ def test_pulling_back_lands_inside_by_the_fewest_ulps(norm):
         assert max(exact) <= 1
 
 
+@pytest.mark.parametrize("norm", list(Norm))
+def test_pulling_back_refuses_a_move_beyond_rounding(norm):
+    # walking a real overshoot back by ulps would not end: it is the caller's bug, named
+    with pytest.raises(ValueError, match="beyond"):
+        pull_within(np.zeros(3), np.array([1.5, 0.4, 0.0]), norm, 1.0)
+
+
 class Floor:
     name = "floor"
     input_kind, output_kind, norm, sensitivity, epsilon = "vector", "integer", "linf", 1.0, 1.0

@@ -50,6 +50,19 @@ def test_vector_pairs_are_neighbours_within_bounds_and_distinct(attrs):
     assert len({frozenset((tuple(x), tuple(x_prime))) for x, x_prime, _ in pairs}) == len(pairs)
 
 
+@pytest.mark.parametrize("norm", ["l1", "l2", "linf"])
+def test_random_short_integer_moves_stay_whole_and_inside_for_any_seed(norm):
+    # sensitivity sqrt(2): the search box's edges (4 sensitivities) are not whole numbers, and
+    # a base rounded past them once made a move that could not be pulled back (a hang)
+    attrs = {"norm": norm, "sensitivity": 2**0.5, "integer_queries": True, "query_length": 5}
+    spec = check_adapter(Declared(input_kind="vector", output_kind="index", **attrs))
+    for seed in range(40):
+        for x, x_prime, text in search_pairs(spec, np.random.default_rng(seed)):
+            assert x.dtype.kind == "i" and x_prime.dtype.kind == "i", text
+            assert are_neighbours(spec, x, x_prime), text
+            assert np.abs(x).max() <= 4 * 2**0.5 and np.abs(x_prime).max() <= 4 * 2**0.5
+
+
 @pytest.mark.parametrize(("norm", "most"), [("l1", 2), ("l2", 4)])
 def test_integer_moves_that_would_round_away_are_cut_to_whole_steps(norm, most):
     # a move of 2 over eight integer queries: +1 and -1 on two of them (a swap of one unit
