@@ -231,6 +231,45 @@ def _why_undetectable(p1: float, no_room: bool) -> str:
     return "is too rare" if p1 < 0.5 else "leaves too little room above the claim"
 
 
+#: a claim is "near the ceiling" when refuting it takes an event this likely on one side
+REACH_PROBABILITY = 0.05
+
+
+def epsilon_ceiling(n: int, alpha: float, delta: float = 0.0, split: float = 0.5) -> float:
+    """The largest epsilon any single-event test certifies on ``n`` outputs per side: every
+    output of one neighbour in the event, none of the other's.  It grows only as ln n (about
+    ln(n / ln(1/alpha))), so a large claimed epsilon is beyond a black-box test's reach."""
+    low = float(cp_lower_array(np.array([n]), n, alpha * split)[0])
+    high = float(cp_upper_array(np.array([0]), n, alpha * (1.0 - split))[0])
+    return math.log((low - delta) / high) if low > delta else 0.0
+
+
+def reach_sentence(
+    n: int, alpha: float, epsilon_claim: float, delta: float = 0.0, split: float = 0.5
+) -> str:
+    """What a "no violation" is worth when the claim is near the budget's ceiling: the smallest
+    likelier-side probability of an event that could refute it (never seen on the other side),
+    and the ceiling; "" when refuting the claim needs no event more likely than
+    ``REACH_PROBABILITY``."""
+    ceiling = epsilon_ceiling(n, alpha, delta, split)
+    if epsilon_claim >= ceiling:
+        return (
+            f"; no single-event test on {n:,} outputs per side certifies epsilon above "
+            f"{ceiling:.3g} at this significance, so this claim is beyond a black-box test's "
+            "reach at this budget (the ceiling grows only as ln n)"
+        )
+    high = float(cp_upper_array(np.array([0]), n, alpha * (1.0 - split))[0])
+    needed = min(1.0, math.exp(epsilon_claim) * high + delta)
+    if needed < REACH_PROBABILITY:
+        return ""
+    return (
+        f"; at this budget a violation of this claim shows only on an event of probability "
+        f"≥ {needed:.2g} on one side that the other (almost) never shows, and no event "
+        f"certifies epsilon above {ceiling:.3g}: a leak further out in a tail (a Gaussian calibrated "
+        "by the classic formula at a large epsilon, say) is beyond a black-box test here"
+    )
+
+
 def power_statement(
     event: str,
     k1: int,
@@ -261,12 +300,12 @@ def power_statement(
         statement = (
             f"no violation found; the best event, {where}, {why} to catch any violation "
             f"with probability {probability:g} at this budget"
-        )
+        ) + reach_sentence(n, alpha, epsilon_claim, delta, split)
         return {"epsilon_detectable": None, "probability": probability, "statement": statement}
     statement = (
         f"no violation found; a true ε ≥ {eps:.3g} on the best event would have been caught with "
         f"probability ≥ {probability:g} ({where})"
-    )
+    ) + reach_sentence(n, alpha, epsilon_claim, delta, split)
     return {
         "epsilon_detectable": round(eps, 6),
         "probability": probability,

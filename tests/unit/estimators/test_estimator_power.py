@@ -139,3 +139,24 @@ def test_the_detectable_one_sided_probability_is_where_the_test_passes_with_the_
     assert detectable_delta(10 * n, alpha, eps, delta) < p
     assert detectable_delta(5, alpha, eps, delta) is None
     assert math.isfinite(p)
+
+
+def test_the_ceiling_is_the_bound_of_an_event_seen_only_on_one_side() -> None:
+    from auditor.statistics.clopper_pearson import epsilon_lower_bound
+    from auditor.statistics.power import epsilon_ceiling
+
+    for n, alpha, delta in [(160_000, 1e-5, 0.0), (2_048, 0.05, 0.0), (160_000, 1e-4, 1e-5)]:
+        ceiling = epsilon_ceiling(n, alpha, delta)
+        assert ceiling == pytest.approx(epsilon_lower_bound(n, n, 0, n, alpha, delta), rel=1e-9)
+        assert abs(ceiling - math.log(n / math.log(2 / alpha))) < 0.5
+
+
+def test_a_claim_near_the_ceiling_is_said_to_be_out_of_reach() -> None:
+    n, alpha = 160_000, 1e-4
+    plain = power_statement("output > 1", 1840, 10_000, n, alpha, 1.0)
+    assert "black-box" not in plain["statement"]
+    # classic Gaussian sigma at epsilon 8: refuting it needs an event of probability >= 0.1
+    near = power_statement("output > 3", 40, 10_000, n, alpha, 8.0, delta=1e-5)
+    assert "shows only on an event of probability" in near["statement"]
+    beyond = power_statement("output > 3", 40, 10_000, n, alpha, 30.0)
+    assert "beyond a black-box test's reach" in beyond["statement"]
