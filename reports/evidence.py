@@ -363,3 +363,33 @@ def query_text(query: Any) -> str:
     if len(runs) > QUERY_RUNS_SHOWN:
         parts.append(f"… ({len(query)} values in all; the full list is in report.json)")
     return "[" + ", ".join(parts) + "]"
+
+
+def delta_bound_text(r: dict[str, Any], num: Callable[[Any], str]) -> str | None:
+    """The certified lower bound on delta at the claimed epsilon, with the event and counts it
+    rests on; None when no test showed one.  Plain text: callers escape it."""
+    d = r.get("delta_lower_bound")
+    claim = r.get("claim") or {}
+    if not d or "delta" not in claim:
+        return None
+    c = d["counts"]
+    exceeds = " (exceeds the claim)" if d["delta_lower_bound"] > claim["delta"] else ""
+    return (
+        f"certified δ ≥ {num(d['delta_lower_bound'])} at ε = {num(d['epsilon'])} "
+        f"(claimed δ {num(claim['delta'])}){exceeds}: event {d['event']}, "
+        f"{c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x', "
+        f"significance {num(d['alpha'])}, on {d.get('trial', '')}"
+    )
+
+
+def tightened_text(r: dict[str, Any], num: Callable[[Any], str]) -> str | None:
+    """Where a tightened violation was first certified; None when it was not tightened."""
+    first = r.get("first_certified")
+    if not first:
+        return None
+    where = "the pilot" if first["looks"] == 0 else f"look {first['looks']}"
+    return (
+        f"the violation was first certified at {num(first['bound'])} on "
+        f"{first['n_certify']:,} outputs per side ({where}); the trial's later looks, on "
+        "fresh outputs within its alpha, certified the bound above"
+    )

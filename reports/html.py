@@ -22,12 +22,14 @@ from reports.evidence import (
     cells_lines,
     claim_text,
     curve_bound_text,
+    delta_bound_text,
     is_cells,
     is_curve_claim,
     is_exact_white_box,
     is_sampled,
     query_text,
     test_text,
+    tightened_text,
     white_box_bound_sentence,
 )
 from reports.root_cause import root_cause
@@ -203,6 +205,10 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
                 "assumption)",
             ),
         ]
+    if delta := delta_bound_text(r, _num):
+        items.append(("δ bound", escape(delta)))
+    if tightened := tightened_text(r, _num):
+        items.append(("tightened", escape(tightened)))
     power = r.get("power") or {}
     if power.get("statement"):
         items.append(("power", escape(str(power["statement"]))))

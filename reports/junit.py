@@ -19,8 +19,10 @@ from reports.evidence import (
     EventEvidence,
     as_float,
     curve_bound_text,
+    delta_bound_text,
     is_curve_claim,
     is_exact_white_box,
+    tightened_text,
 )
 from reports.root_cause import root_cause_text
 
@@ -76,6 +78,10 @@ def _details(r: dict[str, Any]) -> str:
     for key in ("attack", "queries", "event", "counts", "alpha", "point_estimate", "error"):
         if r.get(key) is not None:
             lines.append(f"{key}: {r[key]}")
+    if delta := delta_bound_text(r, _g):
+        lines.append(f"delta bound: {delta}")
+    if tightened := tightened_text(r, _g):
+        lines.append(f"tightened: {tightened}")
     power = r.get("power") or {}
     if power.get("statement"):
         lines.append(f"power: {power['statement']}")

@@ -11,12 +11,14 @@ from reports.evidence import (
     cells_lines,
     claim_text,
     curve_bound_text,
+    delta_bound_text,
     is_cells,
     is_curve_claim,
     is_exact_white_box,
     is_sampled,
     query_text,
     test_text,
+    tightened_text,
     white_box_bound_sentence,
 )
 from reports.root_cause import root_cause
@@ -160,14 +162,10 @@ def render_markdown(report: dict[str, Any]) -> str:
                     f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
                     f"({md_escape(test_text(r, _num))}); point estimate {_num(r.get('point_estimate'))}",
                 ]
-        lines += _delta_lines(r)
-        if first := r.get("first_certified"):
-            where = "the pilot" if first["looks"] == 0 else f"look {first['looks']}"
-            lines.append(
-                f"- tightened: the violation was first certified at {_num(first['bound'])} on "
-                f"{first['n_certify']:,} outputs per side ({where}); the trial's later looks, on "
-                "fresh outputs within its alpha, certified the bound above"
-            )
+        if delta := delta_bound_text(r, _num):
+            lines.append(f"- {md_escape(delta)}")
+        if tightened := tightened_text(r, _num):
+            lines.append(f"- tightened: {md_escape(tightened)}")
         power = r.get("power")
         if power and power.get("statement"):
             lines.append(f"- power: {md_escape(power['statement'])}")
@@ -199,22 +197,6 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"- started {md_escape(timing.get('started', '?'))}, wall time {timing.get('wall_seconds', '?')} s"
     )
     return "\n".join(lines) + "\n"
-
-
-def _delta_lines(r: dict[str, Any]) -> list[str]:
-    """The certified lower bound on delta at the claimed epsilon, when a test showed one."""
-    d = r.get("delta_lower_bound")
-    claim = r.get("claim") or {}
-    if not d or "delta" not in claim:
-        return []
-    c = d["counts"]
-    exceeds = " (exceeds the claim)" if d["delta_lower_bound"] > claim["delta"] else ""
-    return [
-        f"- certified δ ≥ {_num(d['delta_lower_bound'])} at ε = {_num(d['epsilon'])} "
-        f"(claimed δ {_num(claim['delta'])}){exceeds}: event {md_escape(d['event'])}, "
-        f"{c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x', "
-        f"significance {_num(d['alpha'])}, on {md_escape(d.get('trial', ''))}"
-    ]
 
 
 def _root_cause_lines(r: dict[str, Any]) -> list[str]:
