@@ -240,6 +240,16 @@ def tie_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
         moved = pull_within(base, base + move, norm, delta)
         text = f"{m} queries at {tie:g} (a tie of rounding to whole numbers); {what} up"
         pairs.append((base, moved, f"{text} by {delta:g}"))
+    if norm is not Norm.LINF and m > 1:
+        # the move spread over every entry, each crossing its tie: rounding that costs a
+        # fraction of the budget per entry adds up over all of them (one entry moved by the
+        # whole sensitivity crosses one tie only)
+        step = delta / (m if norm is Norm.L1 else math.sqrt(m))
+        for tie in (k + 0.5, k + 1.5):
+            base = np.full(m, tie - step / 2)
+            moved = pull_within(base, base + step, norm, delta)
+            text = f"{m} queries just below {tie:g}, every entry up by {step:.3g} across it"
+            pairs.append((base, moved, f"{text} (straddling ties of rounding)"))
     return pairs
 
 

@@ -334,3 +334,47 @@ def test_real_vectors_are_paired_at_ties_of_rounding_both_parities(attrs, ties):
     if ties:
         low = min(bases)
         assert bases == {low, low + 1, low + 2} and (low + 0.5) % 2 == 0
+
+
+@pytest.mark.parametrize("norm", ["l1", "l2"])
+def test_a_move_spread_over_every_entry_crosses_every_tie(norm):
+    attrs = {"output_kind": "real", "output_length": "query", "query_length": 4}
+    spec = check_adapter(Declared(input_kind="vector", norm=norm, sensitivity=1.0, **attrs))
+    pairs = [p for p in search_pairs(spec, np.random.default_rng(3)) if "straddling" in p[2]]
+    assert len(pairs) == 2
+    for x, x_prime, text in pairs:
+        assert are_neighbours(spec, x, x_prime), text
+        # rounding half up takes every entry of x to one whole number and of x' to the next
+        assert (np.floor(x_prime + 0.5) - np.floor(x + 0.5) == 1).all(), text
+
+
+class RoundsThenLaplace:
+    """Each of 4 answers rounded half up, then Laplace noise: rounding moves every entry by up to
+    1 under a spread move of L1 norm 1, so the scale must be 4 / eps; ``scale`` 2 / eps leaks
+    2 eps, on spread moves only (one entry moved by 1 costs eps / 2)."""
+
+    input_kind, output_kind, output_length, query_length = "vector", "real", "query", 4
+    norm, sensitivity, epsilon = "l1", 1.0, 1.0
+
+    def __init__(self, scale: float):
+        self.name = f"rounds-then-laplace(scale={scale})"
+        self.scale = scale
+        self.rng = np.random.default_rng(11)
+
+    def sample(self, query, n):
+        rounded = np.floor(np.asarray(query, dtype=float) + 0.5)
+        noise = self.rng.laplace(0.0, self.scale, (n, 4))
+        return np.round((rounded + noise) * 64) / 64
+
+
+def test_rounding_that_leaks_only_on_spread_moves_is_found():
+    from attacks.pair_search import PairSearchAttack
+    from auditor.core.configs import AuditConfig
+    from auditor.core.results import Verdict
+    from auditor.engine.runner import run_audit
+
+    adapters = [RoundsThenLaplace(2.0), RoundsThenLaplace(4.0)]
+    broken, correct = run_audit(adapters, [PairSearchAttack()], AuditConfig(budget=100_000)).results
+    assert broken.verdict is Verdict.VIOLATION, broken.best.trial
+    assert "straddling" in broken.best.trial
+    assert correct.verdict is Verdict.NO_VIOLATION
