@@ -120,6 +120,24 @@ def test_clamped_sum_pipeline():
     assert a.sample(np.array([]), 3).shape == (3,)
 
 
+def test_the_clamped_sum_drawn_at_once_has_the_law_of_the_pipeline_called_per_output():
+    """``sample`` draws the sum once and the Laplace step on n copies; the pipeline called
+    once per output must give the same law (OpenDP cannot be seeded: two-sample tests, at a
+    level that fails a correct implementation about once in 10^6 runs)."""
+    from scipy import stats
+
+    a = odp.ClampedSum(epsilon=1.0, domain=(0.0, 1.0))
+    data = np.array([0.3, 0.7, 1.0, 0.0, 0.55, 4.0])  # clamped: sum 3.55
+    at_once, per_call = a.sample(data, 20_000), a.sample_per_call(data, 20_000)
+    assert stats.ks_2samp(at_once, per_call).pvalue > 1e-6
+    edges = np.quantile(per_call, np.linspace(0, 1, 21))
+    table = [np.histogram(x, edges)[0] for x in (at_once, per_call)]
+    assert stats.chi2_contingency(np.array(table))[1] > 1e-6
+    # the same test sees a sum off by a tenth of the scale
+    assert stats.ks_2samp(at_once + 0.1, per_call).pvalue < 1e-6
+    assert a.sample(data, 0).shape == (0,)
+
+
 def test_the_per_user_clamped_sum_is_calibrated_at_d_in_k_and_declares_it():
     """OpenDP's symmetric distance d_in = 3 (one user's up to 3 records): its scale is three
     times the one-record scale at the same epsilon, and the adapter says so to the harness."""
