@@ -64,9 +64,7 @@ from auditor.core.results import (
 from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import CertificationPlan, Event, Trial
-from auditor.engine.base_search import BASE_PROBE, response_bases
-from auditor.engine.dataset_search import DATASET_PROBE, climb, probes_for
-from auditor.engine.proposals import ProposalJob, Proposer
+from auditor.engine.proposals import Proposer
 from auditor.engine.sampling import (
     Counts,
     InProcessSampler,
@@ -76,9 +74,8 @@ from auditor.engine.sampling import (
     count_events,
     request_chunks,
 )
-from auditor.engine.size_search import SIZE_PROBE, threshold_size
+from auditor.engine.search_units import PROBING_UNITS, PairChoice, Prober
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
-from auditor.engine.value_search import probe_apart
 from auditor.statistics.clopper_pearson import (
     best_predicted_lower_bounds,
     best_splits,
@@ -99,10 +96,6 @@ from auditor.statistics.events.cell_chains import (
     CellChain,
     certify_chain,
     propose_chain,
-)
-from auditor.statistics.events.event_selection import (
-    pessimistic_log_ratios,
-    predicted_scores,
 )
 from auditor.statistics.power import (
     claim_power_statement,
@@ -135,9 +128,6 @@ TRAIN_VALUES = 1 << 23
 TRAIN_SHARE = 1 / 64
 #: screening outputs per side and candidate pair, at least and at most (see ``Trial.candidates``)
 MIN_SCREEN = 500
-#: a first screening round shows an output of probability delta fewer times than this per
-#: pair: the report notes that a leak in delta alone may go unseen
-THIN_SCREEN = 3.0
 #: a budget far above what is held for screening buys a sharper choice of pair: the screened
 #: pairs' events are also counted on streamed outputs (counted where drawn, never held), up to
 #: this share of the budget per side in all
@@ -172,53 +162,6 @@ def screening_rounds(pairs: int, outputs: int) -> tuple[tuple[int, int], ...]:
         alive //= 2
     share = outputs // max(1, len(sizes))
     return tuple((k, max(MIN_SCREEN, share // k)) for k in sizes)
-
-
-def per_input(per_pair: int, pairs: int, inputs: int) -> int:
-    """Outputs to draw for each of a round's ``inputs`` distinct inputs so that each of its
-    ``pairs`` pairs gets about ``per_pair`` per side (pairs share inputs, mostly a base)."""
-    return max(per_pair, 2 * pairs * per_pair // inputs)
-
-
-def edge_pairs(
-    losers: list[int],
-    k: dict[int, list[np.ndarray]],
-    m: dict[int, list[int]],
-    slots: int,
-    claim: Any,
-) -> list[int]:
-    """Up to ``slots`` of the pairs a screening round's ranking drops (``losers``; ``k`` and
-    ``m`` their events' counts and outputs per side) that go on to the next round all the
-    same, for a point claim with delta > 0: those whose event seen on one side only owes the
-    other side the most outputs, at least one.  If the claim held, an event of probability p
-    on one side would have probability at least (p - delta) e^-eps on the other: at the seen
-    rate, (k/m - delta) e^-eps m' outputs of the m' counted there.  A tail event of a
-    mechanism true to its claim owes about one whatever the round's size; an output the other
-    side never produces owes more with every round.
-
-    Such an event shows delta exceeded once its probability is measured above delta, which
-    takes outputs in the thousands at delta = 1e-3, but a round's predicted bound reads its
-    zero side pessimistically (a fraction of one output) and ranks its pair below pairs whose
-    honest events come near the claimed epsilon.  An event that only looks one-sided falls
-    back in the next round, where its pair has twice the outputs; the last round's choice is
-    the ranking's alone, and nothing here spends alpha."""
-    delta = claim.delta
-    if slots < 1 or not is_point(claim) or delta <= 0:
-        return []
-    shrink = math.exp(-claim.epsilon)
-    weight = {}
-    for i in losers:
-        (ka, kb), (ma, mb) = k[i], m[i]
-        if not len(ka):
-            continue
-        # the outputs the empty side should have shown if the claim held at the seen rate
-        owed = np.concatenate(
-            [(ka[kb == 0] / max(ma, 1) - delta) * mb, (kb[ka == 0] / max(mb, 1) - delta) * ma]
-        )
-        heaviest = float(np.max(owed, initial=0.0)) * shrink
-        if heaviest >= 1.0:
-            weight[i] = heaviest
-    return sorted(weight, key=lambda i: (-weight[i], i))[:slots]
 
 
 def plan_looks(looks: Sequence[tuple[float, float]], n_cert: int) -> list[tuple[int, float]]:
@@ -797,18 +740,7 @@ class _TrialStages:
         self.best = exact
         if self.violated() or self.trial.distinguisher.max_events <= 0:
             return exact
-        if self.trial.rebase is not None:
-            self.trial = self.find_base()
-        if self.trial.resize is not None:
-            self.trial = self.find_size()
-        if self.trial.explore is not None:
-            self.trial = self.find_datasets()
-        if self.trial.probe_values:
-            self.trial = self.find_values()
-        # the probes may have added pairs: screening is planned for all (alpha is not)
-        self.schedule = self.certifier._schedule(self.trial)
-        if self.schedule.screened > 1:
-            self.trial = self.choose_pair()
+        self.search()
         train = self.pilot() if self.schedule.pilot else self.training()
         if self.violated() and not self.tightens():
             return self.best
@@ -826,6 +758,36 @@ class _TrialStages:
                 n, alpha = self.schedule.pilot, self.certifier.alpha_test * PILOT_SHARE
             self.best = self.certifier._with_power(self.best, n, alpha)
         return self.best
+
+    def search(self) -> None:
+        """Find the pair to certify: the probing units, then the stages planned for the pairs
+        they leave, then screening among them (``auditor.engine.search_units``).  The units
+        see a prober, never the certifier: nothing here spends alpha or counts towards a
+        bound."""
+        c = self.certifier
+        prober = Prober(c.spec, c.config, c.sampler, c.proposer, self.label, c._counted, c.screens)
+        for unit in PROBING_UNITS:
+            if unit.applies(self.trial):
+                self.trial = unit.search(self.trial, prober)
+        # the probes may have added pairs: screening is planned for all (alpha is not)
+        self.schedule = c._schedule(self.trial)
+        schedule = self.schedule
+        plan = CertificationPlan.for_claim(
+            schedule.n_cert,
+            schedule.final_alpha,
+            self.claim,
+            quick=True,
+            conditional=c.config.conditional_test,
+        )
+        choice = PairChoice(
+            schedule.screened,
+            schedule.screen_rounds,
+            schedule.screen_streamed,
+            schedule.screen_final,
+            plan,
+        )
+        if choice.applies(self.trial):
+            self.trial = choice.search(self.trial, prober)
 
     def violated(self) -> bool:
         return self.best is not None and self.best.estimate.violates(self.claim)
@@ -916,243 +878,6 @@ class _TrialStages:
     def propose(self, train: list[np.ndarray], plan: CertificationPlan) -> list[Event]:
         d = self.trial.distinguisher
         return list(d.propose(train[0], train[1], plan))[: d.max_events]
-
-    def find_base(self) -> Trial:
-        """The trial moved to the middle of where its outputs respond to the base, if its own
-        base is far off it, with the uniform moves towards the ends of that response as
-        further candidates; if nothing responds to a uniform base, moved to the middle of the
-        response to its first entry alone (``auditor.engine.base_search``; the probes spend no
-        alpha)."""
-        trial, rebase = self.trial, self.trial.rebase
-        assert rebase is not None
-        step = self.certifier.spec.sensitivity or 1.0
-
-        def probe(base: float | None, spike: bool = False) -> np.ndarray | None:
-            moved = trial if base is None else rebase(base, spike=spike)
-            if moved is None:
-                return None  # no pattern fits there: probing stops in that direction
-            x = moved.x
-            where = (
-                "base",
-                "start" if base is None else repr(base),
-                *(("spike",) if spike else ()),
-            )
-            try:
-                return np.asarray(self.certifier._draw(x, BASE_PROBE, *self.label, *where))
-            except DPAuditError:
-                return None  # the adapter fails there: probing stops in that direction
-
-        response = response_bases(probe, step)
-        if not response.responds and np.size(trial.x) > 1:
-            spiked = response_bases(functools.partial(probe, spike=True), step)
-            moved = None if spiked.middle is None else rebase(spiked.middle, spike=True)
-            return trial if moved is None else self._keep_start(moved)
-        middle = None if response.middle is None else rebase(response.middle)
-        if middle is None:
-            return trial
-        # a start off the response makes the base the search's guess: the ends are as good a
-        # one for a loss that adds up over the queries (see END_LEVELS; under L1 with integer
-        # moves no uniform pattern fits)
-        uniform = [rebase(b, uniform=True) for b in response.ends]
-        moved = middle.with_candidates([p for u in uniform if u is not None for p in u.pairs])
-        return self._keep_start(moved)
-
-    def _keep_start(self, moved: Trial) -> Trial:
-        """``moved`` with the starting base's pairs as further candidates under a point claim
-        with delta > 0: the base search goes where outputs respond to the queries, and an
-        output one neighbour never shows (a release, an index, "none") lives where they do
-        not -- a gap or threshold test that passes on one side only.  Screening ranks them
-        all by what they could certify."""
-        if not is_point(self.claim) or self.claim.delta <= 0:
-            return moved
-        return moved.with_candidates(self.trial.pairs)
-
-    def find_size(self) -> Trial:
-        """The trial with the pair at the dataset size where its outputs change screened
-        first, if they do (``auditor.engine.size_search``; the probes spend no alpha)."""
-        trial, resize = self.trial, self.trial.resize
-        assert resize is not None
-
-        def probe(size: int) -> np.ndarray | None:
-            x = resize(size).x
-            try:
-                return np.asarray(self.certifier._draw(x, SIZE_PROBE, *self.label, "size", size))
-            except DPAuditError:
-                return None  # the adapter fails there: probing stops
-
-        spec = self.certifier.spec
-        size = threshold_size(probe, smallest=spec.min_records)
-        resized = None if size is None else resize(size - 1).accepted_by(spec)
-        return trial if resized is None else resized
-
-    def find_datasets(self) -> Trial:
-        """The trial with the pairs that climbs over datasets end at as further candidates
-        (``auditor.engine.dataset_search``; the probes spend no alpha)."""
-        trial, c = self.trial, self.certifier
-        assert trial.explore is not None
-
-        def probe(query: Any, side: int) -> np.ndarray | None:
-            try:  # every state with the same seed per side: common noise
-                return np.asarray(c._draw(query, DATASET_PROBE, *self.label, "datasets", side))
-            except DPAuditError:
-                return None  # the adapter fails there: that state is left out
-
-        rng = np.random.default_rng(c.seed(*self.label, "datasets", "moves"))
-        found = climb(trial.explore, probe, probes_for(c.config.budget_for(c.spec)), rng)
-        return trial.with_candidates(found).accepted_by(c.spec) or trial
-
-    def find_values(self) -> Trial:
-        """The trial with pairs of the local values whose outputs stand apart among those
-        probed as further candidates (``auditor.engine.value_search``; the probes spend no
-        alpha)."""
-        trial = self.trial
-
-        def probe(value: Any, n: int) -> np.ndarray | None:
-            try:
-                return np.asarray(self.certifier._draw(value, n, *self.label, "value", value))
-            except DPAuditError:
-                return None  # the adapter fails there: that value is left out
-
-        known = {frozenset((p[0], p[1])) for p in trial.pairs}
-        total = self.certifier.config.budget_for(self.certifier.spec)
-        found = probe_apart(probe, trial.probe_values, total)
-        return trial.with_candidates([p for p in found if frozenset(p[:2]) not in known])
-
-    def choose_pair(self) -> Trial:
-        """The candidate pair whose screening outputs promise the largest bound.
-
-        Successive halving: every screened pair gets outputs of its own, the better half gets
-        more, and so on until one is left (Karnin, Koren & Somekh, ICML 2013); each round
-        costs about the same.  A pair's outputs so far are halved: events are proposed on one
-        half and scored on the other (``predicted_scores``) at the planned certification size.
-        Nothing drawn here certifies anything, so the choice costs no alpha.
-
-        Each distinct input is drawn once per round and shared by every pair it belongs to
-        (most pairs move one common base): the round's outputs go further, and the base's
-        sampling noise is common to the pairs it would otherwise rank at random.
-        """
-        c, schedule, trial = self.certifier, self.schedule, self.trial
-        if is_timed(trial.distinguisher):
-            return trial  # timed rows are drawn per pair, interleaved: not screened
-        pairs = trial.pairs
-        # an evenly spaced subset when the budget cannot screen every pair; the first always
-        picks = np.unique(np.linspace(0, len(pairs) - 1, schedule.screened).round().astype(int))
-        plan = CertificationPlan.for_claim(
-            schedule.n_cert,
-            schedule.final_alpha,
-            self.claim,
-            quick=True,
-            conditional=c.config.conditional_test,
-        )
-        inputs: dict[bytes, int] = {}
-        queries: list[Any] = []
-
-        def input_no(q: Any) -> int:
-            a = np.asarray(q)
-            key = repr((a.dtype.str, a.shape)).encode() + a.tobytes()
-            if key not in inputs:
-                inputs[key] = len(queries)
-                queries.append(q)
-            return inputs[key]
-
-        ends = {int(i): (input_no(pairs[i][0]), input_no(pairs[i][1])) for i in picks}
-        drawn: dict[int, np.ndarray] = {}
-
-        def score(k: list[np.ndarray], m: list[int]) -> tuple[float, float]:
-            if not len(k[0]):
-                return -math.inf, -math.inf
-            return (
-                float(np.max(predicted_scores(k[0], m[0], k[1], m[1], plan))),
-                float(np.max(pessimistic_log_ratios(k[0], m[0], k[1], m[1]))),
-            )
-
-        alive = [int(i) for i in picks]
-        streamed = schedule.screen_streamed or (0,) * len(schedule.screen_rounds)
-        for round_no, ((_, n), more) in enumerate(
-            zip(schedule.screen_rounds, streamed, strict=True), 1
-        ):
-            used = sorted({u for i in alive for u in ends[i]})
-            size = per_input(n, len(alive), len(used))
-            last = round_no == len(schedule.screen_rounds)
-            for u in used:
-                held = len(drawn[u]) if u in drawn else 0
-                wanted = max(size, schedule.screen_final - held) if last else size
-                new = c._draw(queries[u], wanted, *self.label, "screen", round_no, "input", u)
-                drawn[u] = np.concatenate([drawn[u], new]) if u in drawn else new
-            # each pair's events, proposed on the first half of its held outputs and counted on
-            # the second half (and on streamed outputs, when the budget buys them)
-            jobs, m = [], {}
-            for i in alive:
-                outs = [drawn[u] for u in ends[i]]
-                half = len(outs[0]) // 2
-                build = (outs[0][:half], outs[1][:half])
-                scored = (outs[0][half:], outs[1][half:])
-                jobs.append(ProposalJob(trial.distinguisher, build, scored, plan))
-                m[i] = [len(out) for out in scored]
-            done = c.proposer.map(jobs)  # in worker processes when there are several
-            proposed = {i: events for i, (events, _) in zip(alive, done, strict=True)}
-            k = {i: counts for i, (_, counts) in zip(alive, done, strict=True)}
-            if more:
-                size = per_input(more, len(alive), len(used))
-                self._count_streamed(round_no, size, queries, ends, proposed, k, m)
-            scores = {i: score(k[i], m[i]) for i in alive}
-            if round_no == 1:
-                self._note_thin_screening(len(picks), min(min(sizes) for sizes in m.values()))
-            ranked = sorted(scores, key=lambda i: (-scores[i][0], -scores[i][1], i))
-            keep = max(1, len(alive) // 2)
-            edges = [] if last else edge_pairs(ranked[keep:], k, m, keep // 4, self.claim)
-            alive = ranked[: keep - len(edges)] + edges
-            kept = {u for i in alive for u in ends[i]}
-            for u in list(drawn):
-                if u not in kept:
-                    del drawn[u]  # memory: only the inputs still in the race keep outputs
-        x, x_prime, description = pairs[alive[0]]
-        chosen = (
-            f"{description} (chosen among {len(picks)} neighbouring pairs on screening outputs)"
-        )
-        return replace(trial, x=x, x_prime=x_prime, description=chosen, candidates=())
-
-    def _note_thin_screening(self, pairs: int, scored: int) -> None:
-        """Remember the first screening round's size under a point claim with delta > 0: where
-        an output of probability delta shows fewer than ``THIN_SCREEN`` times per pair, a leak
-        in delta alone (an output one neighbour never produces) can lose its pair unseen."""
-        if is_point(self.claim) and self.claim.delta > 0:
-            self.certifier.screens.append((self.attack.name, pairs, scored))
-
-    def _count_streamed(
-        self,
-        round_no: int,
-        size: int,
-        queries: list[Any],
-        ends: dict[int, tuple[int, int]],
-        proposed: dict[int, list[Event]],
-        k: dict[int, list[np.ndarray]],
-        m: dict[int, list[int]],
-    ) -> None:
-        """Add to each pair's counts ``k`` (and sizes ``m``) those of its events on ``size``
-        fresh outputs of each of its inputs, counted where they are drawn: every input is
-        drawn once for the events of all the pairs it belongs to."""
-        c = self.certifier
-        users: dict[int, list[tuple[int, int]]] = {}  # input -> (pair, side)
-        for i, events in proposed.items():
-            if events:
-                for side, u in enumerate(ends[i]):
-                    users.setdefault(u, []).append((i, side))
-        started = []
-        for u, members in users.items():
-            events = [e for i, _ in members for e in proposed[i]]
-            entropy = c.seed(*self.label, "screen", round_no, "streamed", u)
-            started.append(
-                (members, c.sampler.start_counts(c.spec, [(queries[u], size, entropy)], events))
-            )
-        for members, counts in started:
-            (found,) = counts.wait(c._counted)
-            at = 0
-            for i, side in members:
-                width = len(proposed[i])
-                k[i][side] = k[i][side] + np.asarray(found[at : at + width], dtype=np.int64)
-                m[i][side] += size
-                at += width
 
     def pilot(self) -> list[np.ndarray]:
         """Propose on a small training part, certify on the next (a gross violation stops

@@ -16,10 +16,10 @@ from auditor.engine.certify import (
     PILOT_SHARE,
     Certifier,
     _training_rates,
-    edge_pairs,
     plan_looks,
 )
 from auditor.engine.runner import run_audit
+from auditor.engine.search_units import edge_pairs
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
 from auditor.statistics.conditional import CONDITIONAL_ESTIMATOR, conditional_lower_bound
 from auditor.statistics.events.event_selection import DataDrivenEvents
