@@ -55,9 +55,10 @@ from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
 from auditor.core.trials import Trial
 from auditor.engine.backends import open_sampler
-from auditor.engine.certify import MIN_PILOT_TRAIN, Certifier
+from auditor.engine.certify import Certifier
 from auditor.engine.proposals import Proposer
 from auditor.engine.sampling import Sampler, check_memory
+from auditor.engine.schedule import MIN_PILOT_TRAIN
 from auditor.engine.search_units import THIN_SCREEN
 from auditor.statistics.events.cell_chains import claim_orders
 

@@ -22,9 +22,10 @@ from auditor.core.configs import (
 from auditor.core.errors import InvalidArgument
 from auditor.core.spec import check_adapter
 from auditor.core.trials import Event, Trial
-from auditor.engine.certify import PILOT_SHARE, Certifier, plan_looks
+from auditor.engine.certify import Certifier
 from auditor.engine.runner import run_audit
 from auditor.engine.sampling import InProcessSampler
+from auditor.engine.schedule import PILOT_SHARE, plan_looks
 from auditor.statistics.events.event_selection import DataDrivenEvents
 
 # --- the budget -------------------------------------------------------------------------------

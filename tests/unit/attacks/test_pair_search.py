@@ -380,13 +380,8 @@ def _pair_trial(adapter):
 
 
 def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_outputs():
-    from auditor.engine.certify import (
-        HELD_BYTES,
-        SCREEN_SHARE,
-        TRAIN_SHARE,
-        TRAIN_VALUES,
-        Certifier,
-    )
+    from auditor.engine.certify import Certifier
+    from auditor.engine.schedule import HELD_BYTES, SCREEN_SHARE, TRAIN_SHARE, TRAIN_VALUES
 
     adapter = answers("svt_correct", 1.0, svt(True), "ternary", 10)
     spec, trial = _pair_trial(adapter)

@@ -17,8 +17,9 @@ from auditor.core.spec import check_adapter
 from auditor.engine.backends.local import LocalProcessSampler
 from auditor.engine.backends.pool import DEPTH, ProcessPool
 from auditor.engine.backends.worker import Task
-from auditor.engine.certify import Certifier, batch_schedule, plan_looks
+from auditor.engine.certify import Certifier
 from auditor.engine.sampling import InProcessSampler, LazyCounts
+from auditor.engine.schedule import batch_schedule, plan_looks
 
 
 class Recording(InProcessSampler):
