@@ -40,7 +40,6 @@ changes meaning; a cut trial only loses the power its training split says it did
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -75,18 +74,10 @@ from auditor.engine.sampling import (
     request_chunks,
 )
 from auditor.engine.schedule import (
-    HELD_BYTES,
-    MIN_PILOT_TRAIN,
-    MIN_SCREEN,
     PILOT_SHARE,
-    PILOT_SIZE,
-    SCREEN_SHARE,
-    TRAIN_SHARE,
-    TRAIN_VALUES,
     Schedule,
     batch_schedule,
-    plan_looks,
-    screening_rounds,
+    plan_stages,
 )
 from auditor.engine.search_units import PROBING_UNITS, PairChoice, Prober
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
@@ -476,65 +467,8 @@ class Certifier:
         return max(hope, chain.plug_in(claim)) if chain is not None else hope
 
     def _schedule(self, trial: Trial) -> Schedule:
-        """Sizes and alpha shares of the trial's stages, from the configuration and the number
-        of the trial's pairs alone."""
-        config, d = self.config, trial.distinguisher
-        budget = config.budget_for(self.spec, trial.needs)
-        n_train = math.ceil(budget * d.train_fraction) if d.train_fraction > 0 else 0
-        n_train = min(n_train, config.max_train)  # memory bound (engine); see AuditConfig
-        width = self.spec.output.width(self.spec.query_length(trial.x))
-        held = max(HELD_BYTES // self._row_bytes(trial), MIN_PILOT_TRAIN)  # screening, per side
-        large = min(held, int(budget * TRAIN_SHARE))
-        n_train = min(n_train, max(TRAIN_VALUES // width, large, MIN_PILOT_TRAIN))
-        n_cert = budget - n_train
-        # the pilot belongs to the sequential design: a single configured look means a fixed-n
-        # certification with no early stop, so no pilot either
-        sequential = len(config.looks) > 1
-        pilot = min(PILOT_SIZE, n_train // 4) if sequential and n_train >= MIN_PILOT_TRAIN else 0
-        main_share = 1.0 - PILOT_SHARE if pilot else 1.0
-        looks = plan_looks(config.looks, n_cert)
-        final_alpha = self.alpha_test * main_share * looks[-1][1]
-        # the futility check needs a training split to look at and a schedule to cut: a trial
-        # it cuts keeps its pilot's bound, or without a pilot takes the first look alone
-        futile = bool(config.futility and n_train and len(looks) > 1)
-        short = () if pilot else ((looks[0][0], 1.0),)
-        return Schedule(
-            n_train,
-            n_cert,
-            pilot,
-            main_share,
-            tuple(looks),
-            final_alpha,
-            *self._screening(1 + len(trial.candidates), budget, held, n_train),
-            futile,
-            short,
-        )
-
-    def _row_bytes(self, trial: Trial) -> int:
-        """Bytes of one output of ``trial`` as drawn (its canonical dtype)."""
-        empty = self.spec.output.empty(self.spec.query_length(trial.x))
-        return max(1, empty.dtype.itemsize * math.prod(empty.shape[1:]))
-
-    @staticmethod
-    def _screening(
-        pairs: int, budget: int, held: int, n_train: int
-    ) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int]:
-        """Screening ``pairs`` candidate pairs (``Schedule.screened``, ``screen_rounds``,
-        ``screen_streamed``, ``screen_final``): up to one more budget per side (at most ``held``
-        outputs), in successive halving rounds of equal cost.
-
-        A budget far above what is held also buys streamed counts in every round, and a last
-        round whose inputs hold as many outputs as the chosen pair's training split will:
-        events that take many outputs to find (long answer patterns) are then judged as they
-        will be certified, not by what a few thousand outputs show."""
-        screened = min(pairs, max(1, budget // (2 * MIN_SCREEN))) if pairs > 1 else 1
-        rounds = screening_rounds(screened, min(budget, held)) if screened > 1 else ()
-        streamed = max(0, int(budget * SCREEN_SHARE) - min(budget, held)) // max(1, len(rounds))
-        per_pair = tuple(streamed // k for k, _ in rounds) if streamed >= MIN_SCREEN else ()
-        # a training split per input of the last round (half proposes, half scores): with its
-        # usual four inputs, twice what training holds for its two sides
-        final = n_train if per_pair else 0
-        return screened, rounds, per_pair, final
+        """Sizes and alpha shares of the trial's stages (:func:`plan_stages`)."""
+        return plan_stages(self.spec, self.config, self.alpha_test, trial)
 
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
         """The trial's best finding (a violation as soon as one is certified), or None."""

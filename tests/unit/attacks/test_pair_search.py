@@ -419,10 +419,10 @@ def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms
     monkeypatch,
 ):
     # few outputs held (as for wide outputs), a budget that buys many more to screen with
-    import auditor.engine.certify as certify
+    import auditor.engine.schedule as schedule
 
-    monkeypatch.setattr(certify, "HELD_BYTES", 32_000)
-    monkeypatch.setattr(certify, "TRAIN_VALUES", 4_000)
+    monkeypatch.setattr(schedule, "HELD_BYTES", 32_000)
+    monkeypatch.setattr(schedule, "TRAIN_VALUES", 4_000)
     # no futility check: it may cut the correct one after its pilot, drawing fewer outputs.
     # On so few held outputs several patterns look near perfect (the split ones, "every
     # other", "the last 7 up") and the choice among them follows the seed: over seeds 0-7 a
@@ -438,7 +438,7 @@ def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms
     assert clean.verdict is Verdict.NO_VIOLATION, clean.epsilon_lower_bound
     # the streamed outputs were drawn: more than the held screening, training and
     # certification outputs together
-    monkeypatch.setattr(certify, "SCREEN_SHARE", 0.0)
+    monkeypatch.setattr(schedule, "SCREEN_SHARE", 0.0)
     (held_only,) = run_audit([correct], [PairSearchAttack()], config).results
     assert clean.samples > held_only.samples + 2 * 0.05 * 400_000
 
