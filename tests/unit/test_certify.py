@@ -11,10 +11,11 @@ from auditor.core.configs import DEFAULT_LOOKS, AuditConfig
 from auditor.core.errors import InvalidArgument
 from auditor.core.spec import check_adapter
 from auditor.core.trials import Event, Trial
-from auditor.engine.certify import Certifier, _training_rates
+from auditor.engine.certify import Certifier
 from auditor.engine.runner import run_audit
 from auditor.engine.schedule import MIN_LOOK, PILOT_SHARE, plan_looks
 from auditor.engine.search_units import edge_pairs
+from auditor.engine.trial_stages import _training_rates
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
 from auditor.statistics.conditional import CONDITIONAL_ESTIMATOR, conditional_lower_bound
 from auditor.statistics.events.event_selection import DataDrivenEvents

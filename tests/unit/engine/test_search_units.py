@@ -20,7 +20,7 @@ from attacks.pair_search import PairSearchAttack
 from auditor.adapters.base import SeededAdapter
 from auditor.core.configs import AuditConfig
 from auditor.core.spec import check_adapter
-from auditor.engine.certify import Certifier, _TrialStages
+from auditor.engine.certify import Certifier
 from auditor.engine.search_units import (
     PROBING_UNITS,
     BaseSearch,
@@ -30,6 +30,7 @@ from auditor.engine.search_units import (
     SizeSearch,
     ValueSearch,
 )
+from auditor.engine.trial_stages import _TrialStages
 
 #: the certifier's methods that spend alpha, count towards a bound or draw outside a prober
 GUARDED = (
