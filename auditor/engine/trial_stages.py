@@ -9,7 +9,7 @@ the stages share a trial's alpha.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -30,7 +30,7 @@ from auditor.engine.sampling import Counts, count_events
 from auditor.engine.schedule import PILOT_SHARE, batch_schedule
 from auditor.engine.search_units import PROBING_UNITS, PairChoice, Prober
 from auditor.engine.timed_sampling import is_timed
-from auditor.statistics.events.cell_chains import propose_chain
+from auditor.statistics.events.cell_chains import CellChain, propose_chain
 
 if TYPE_CHECKING:
     from auditor.engine.certify import Certifier
@@ -274,6 +274,17 @@ class _TrialStages:
     def certify(self, train: list[np.ndarray]) -> None:
         """Propose on the whole training split; certify on fresh outputs at the planned looks,
         stopping at the first that certifies a violation."""
+        tests = self.main_tests(train)
+        if tests is None:
+            return
+        if self.schedule.futility:
+            self.cut_if_futile(tests, train)
+            if not self.looks:
+                return
+        self.take_looks(tests)
+
+    def main_tests(self, train: list[np.ndarray]) -> MainTests | None:
+        """The main stage's tests, from the training split alone (None: no event proposed)."""
         c, schedule, d = self.certifier, self.schedule, self.trial.distinguisher
         plan = CertificationPlan.for_claim(
             schedule.n_cert,
@@ -283,7 +294,7 @@ class _TrialStages:
         )
         events = self.propose(train, plan)
         if not events:
-            return
+            return None
         rates = _training_rates(events, train)
         # a Renyi claim (zCDP, RDP) is also tested on cells along the best events' scores
         chain = propose_chain(
@@ -309,23 +320,33 @@ class _TrialStages:
             poisson,
         )
         counted = events + list(chain.events) if chain is not None else events
-        if schedule.futility:
-            # futility: decided on the training split alone, before any certification output
-            top = max(float(alphas.max()), chain_alpha) * schedule.looks[-1][1]
-            hope = c._optimistic_bound(events, train, schedule.n_cert, top, chain, poisson)
-            if hope <= self.claim.value:
-                self.looks = schedule.short_looks
-                drawn = self.looks[-1][0] if self.looks else 0
-                c.short.append(CutTrial(self.trial.description, schedule.n_cert, drawn, hope))
-                if not self.looks:
-                    return
+        return MainTests(events, counted, chain, alphas, chain_alpha, rates, poisson)
+
+    def cut_if_futile(self, tests: MainTests, train: list[np.ndarray]) -> None:
+        """Take the short looks if the training split says the trial has no chance (decided
+        on the training split alone, before any certification output)."""
+        c, schedule = self.certifier, self.schedule
+        top = max(float(tests.alphas.max()), tests.chain_alpha) * schedule.looks[-1][1]
+        hope = c._optimistic_bound(
+            tests.events, train, schedule.n_cert, top, tests.chain, tests.poisson
+        )
+        if hope <= self.claim.value:
+            self.looks = schedule.short_looks
+            drawn = self.looks[-1][0] if self.looks else 0
+            c.short.append(CutTrial(self.trial.description, schedule.n_cert, drawn, hope))
+
+    def take_looks(self, tests: MainTests) -> None:
+        """Count the tests' events on fresh outputs look by look and keep the best bound,
+        until a look certifies a violation (or on to the last look, when it tightens)."""
+        c, d = self.certifier, self.trial.distinguisher
+        events, counted, alphas, poisson = tests.events, tests.counted, tests.alphas, tests.poisson
         last_n, last_share = self.looks[-1]
-        splits = c._splits(rates, last_n, alphas * last_share)
+        splits = c._splits(tests.rates, last_n, alphas * last_share)
         k = np.zeros((2, len(counted)), dtype=np.int64)
         batches_per_look = batch_schedule(self.looks, c.config.batch_size)
         where = (*self.label, "certify")
         conditional = (
-            c._conditional(rates, last_n, alphas * last_share, splits) if poisson else None
+            c._conditional(tests.rates, last_n, alphas * last_share, splits) if poisson else None
         )
         size_of: dict[tuple[int, int], int] = {}
 
@@ -354,34 +375,22 @@ class _TrialStages:
                     )
                     k += c._collect(current, counted)
                 seeds = (
-                    []
-                    if is_timed(d)
-                    else [
-                        (side, sized(b, size, side), c.seed(*where, b, side))
-                        for counted in batches_per_look[:look_no]
-                        for b, size in counted
-                        for side in (0, 1)
-                    ]
+                    [] if is_timed(d) else self.look_seeds(where, batches_per_look[:look_no], sized)
                 )
                 drawn_per_side = [sum(n for s, n, _ in seeds if s == side) for side in (0, 1)]
                 sizes = (drawn_per_side[0], drawn_per_side[1]) if poisson else None
-                self.consider(
-                    c._best(
-                        events,
-                        k,
-                        drawn,
-                        alphas * share,
-                        splits,
-                        chain,
-                        chain_alpha * share,
-                        sizes,
-                        conditional,
-                    ),
-                    schedule.n_train,
+                found = c._best(
+                    events,
+                    k,
                     drawn,
-                    look_no,
-                    seeds,
+                    alphas * share,
+                    splits,
+                    tests.chain,
+                    tests.chain_alpha * share,
+                    sizes,
+                    conditional,
                 )
+                self.consider(found, self.schedule.n_train, drawn, look_no, seeds)
                 self.consider_delta(
                     c._best_delta(events, k, drawn, alphas * share, splits, sizes, conditional),
                     events,
@@ -391,6 +400,37 @@ class _TrialStages:
         finally:
             if ahead is not None:
                 ahead.discard()
+
+    def look_seeds(
+        self,
+        where: tuple[object, ...],
+        batches: list[list[tuple[int, int]]],
+        sized: Callable[[int, int, int], int],
+    ) -> list[tuple[int, int, int]]:
+        """The counted requests ``(side, outputs, entropy)`` of the looks' ``batches`` so far."""
+        c = self.certifier
+        return [
+            (side, sized(b, size, side), c.seed(*where, b, side))
+            for look in batches
+            for b, size in look
+            for side in (0, 1)
+        ]
+
+
+@dataclass(frozen=True)
+class MainTests:
+    """The main stage's tests, fixed from the training split before any certification output:
+    the proposed events (``counted``: with the cells' events after them), the cells (None:
+    none), each test's alpha for the whole main stage and the cells', the events' training
+    rates and whether samples are Poisson-sized (the conditional test)."""
+
+    events: list[Event]
+    counted: list[Event]
+    chain: CellChain | None
+    alphas: np.ndarray
+    chain_alpha: float
+    rates: np.ndarray | None
+    poisson: bool
 
 
 def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray | None:
