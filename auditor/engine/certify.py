@@ -75,7 +75,7 @@ from auditor.engine.schedule import (
     plan_stages,
 )
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
-from auditor.engine.trial_stages import Candidate, CutTrial, _TrialStages
+from auditor.engine.trial_stages import Candidate, CutTrial, TrialStages
 from auditor.statistics.clopper_pearson import (
     best_predicted_lower_bounds,
     best_splits,
@@ -466,7 +466,7 @@ class Certifier:
 
     def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
         """The trial's best finding (a violation as soon as one is certified), or None."""
-        stages = _TrialStages(self, attack, index, trial)
+        stages = TrialStages(self, attack, index, trial)
         best = stages.run()
         trial = stages.trial  # the pair chosen among the trial's candidates, if it has any
         # timed rows (output, ns) are not plotted; a white-box finding has no outputs

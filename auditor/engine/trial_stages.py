@@ -60,7 +60,7 @@ class Candidate:
     event: Event
 
 
-class _TrialStages:
+class TrialStages:
     """One trial through its stages: white-box check, pilot, training, certification looks.
 
     Holds what the stages share: the best finding so far, the outputs kept for the report's

@@ -1,7 +1,7 @@
 """Finding the pair spends no alpha (issue #51): every search unit runs on a prober alone.
 
 The certifier here is a stand-in whose alpha-spending and counting methods fail the test when
-called; the search stage of a trial (``_TrialStages.search``: the probing units, planning,
+called; the search stage of a trial (``TrialStages.search``: the probing units, planning,
 screening) must finish without calling any of them, leave the alpha ledger as it was and
 still draw outputs and move or choose the pair.
 """
@@ -30,7 +30,7 @@ from auditor.engine.search_units import (
     SizeSearch,
     ValueSearch,
 )
-from auditor.engine.trial_stages import _TrialStages
+from auditor.engine.trial_stages import TrialStages
 
 #: the certifier's methods that spend alpha, count towards a bound or draw outside a prober
 GUARDED = (
@@ -117,7 +117,7 @@ def _search(adapter, budget: int = 20_000):
     (trial,) = attack.trials(spec, np.random.default_rng(0))
     certifier = Guarded(spec, AuditConfig(budget=budget, seed=3), ALPHA, lambda n: None)
     certifier.called = []
-    stages = _TrialStages(certifier, attack, 0, trial)
+    stages = TrialStages(certifier, attack, 0, trial)
     applied = [type(u) for u in PROBING_UNITS if u.applies(trial)]
     stages.search()
     return certifier, stages, trial, applied
