@@ -83,31 +83,114 @@ def uniform_rows(
     return np.asarray(lows + u * (highs - lows))
 
 
+Rows = tuple[np.ndarray, str]
+
+
 def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> list[Pair]:
     """Datasets and neighbours of each, following the declared relation; with ``rng``, also
     random datasets (``RANDOM_SIZES``) and random neighbours of them."""
     lows, highs, mids, records = domain_rows(spec)
     integer = spec.integer_domain
-
-    def uniform(k: int) -> np.ndarray:
-        assert rng is not None
-        return uniform_rows(lows, highs, integer, rng, k)
-
-    def spread(k: int) -> np.ndarray:
-        t = np.linspace(0, 1, k)[:, None]
-        rows = lows + t * (highs - lows)
-        return np.asarray(np.round(rows) if integer else rows)
-
+    out = _Neighbours(spec, records)
+    bases, (one_mid, many_mid, at_low, at_high) = _base_datasets(spec, lows, highs, mids)
     # between the two lowest of the distinct values: present in none of the datasets
     near_low = np.minimum(lows + 1, highs) if integer else lows + (highs - lows) / (2 * MANY)
+    changes = [
+        (lows, "the lower bound"),
+        (highs, "the upper bound"),
+        (mids, "the midpoint"),
+        (near_low, "just above the lower bound"),
+    ]
+    mixed, axes = _mixed_records(lows, highs, mids, changes)
+    every, values = _every_value(spec, lows, highs, changes)
+    if every is not None:
+        bases.append(every)
+    for rows, text in bases:
+        out.neighbours_of(rows, text, changes)
+        out.first_removed(rows, text)
+    # random datasets, their columns drawn apart: the structured ones above tie the columns
+    # together (every spread record on the diagonal), so structure among records -- a graph
+    # over node-id columns, a contingency table -- is seen only here; their first record is
+    # random too, so removing or replacing it changes a random record
+    for size in RANDOM_SIZES if rng is not None else ():
+        assert rng is not None
+        rows = uniform_rows(lows, highs, integer, rng, max(size, spec.min_records))
+        text = f"{len(rows)} random records (columns drawn apart)"
+        out.neighbours_of(rows, text, [(uniform_rows(lows, highs, integer, rng, 1)[0], "random")])
+        out.first_removed(rows, text)
+    on_axis = [(row[None, :], f"one record with {where}") for row, where in axes[:1]]
+    for rows, text in (one_mid, many_mid, at_low, at_high, *on_axis):
+        out.neighbours_of(rows, text, mixed)
+    if every is not None and values:
+        out.neighbours_of(*every, values)
+    _one_unit_apart(spec, out, bases, (one_mid, many_mid), lows, highs)
+    return out.pairs
+
+
+class _Neighbours:
+    """The pairs listed so far, and how a dataset's neighbours join them."""
+
+    def __init__(self, spec: AdapterSpec, records: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.spec, self.records = spec, records
+        self.pairs: list[Pair] = []
+
+    def neighbours_of(
+        self,
+        rows: np.ndarray,
+        text: str,
+        moves: list[Rows],
+        who: tuple[str, str] = ("a record at", "one at"),
+    ) -> None:
+        """``rows`` with each of ``moves`` (a record, or a block of one user's records) added,
+        or put in place of its first records; ``who`` names a move added and put in place."""
+        records, pairs = self.records, self.pairs
+        x = records(rows)
+        for value, where in moves:
+            block = np.atleast_2d(value)
+            if self.spec.neighbours == "add_remove":
+                grown = records(np.vstack([rows, block]))
+                pairs.append((x, grown, f"{text}; add {who[0]} {where}"))
+                continue
+            if len(rows) < len(block):
+                continue
+            changed = rows.copy()
+            changed[: len(block)] = block
+            first = "record" if len(block) == 1 else f"{len(block)} records"
+            if not np.array_equal(changed, rows):
+                text_changed = f"{text}; replace its first {first} by {who[1]} {where}"
+                pairs.append((x, records(changed), text_changed))
+
+    def first_removed(self, rows: np.ndarray, text: str) -> None:
+        """``rows`` and the same without its first record (add/remove; never the empty
+        dataset)."""
+        if self.spec.neighbours == "add_remove" and len(rows) > 1:
+            records = self.records
+            self.pairs.append(
+                (records(rows), records(rows[1:]), f"{text}; remove its first record")
+            )
+
+
+def _spread(lows: np.ndarray, highs: np.ndarray, integer: bool, k: int) -> np.ndarray:
+    """``k`` records evenly spread from the lower bounds to the upper ones."""
+    t = np.linspace(0, 1, k)[:, None]
+    rows = lows + t * (highs - lows)
+    return np.asarray(np.round(rows) if integer else rows)
+
+
+def _base_datasets(
+    spec: AdapterSpec, lows: np.ndarray, highs: np.ndarray, mids: np.ndarray
+) -> tuple[list[Rows], tuple[Rows, Rows, Rows, Rows]]:
+    """The fixed datasets whose neighbours are listed, and four of them by name (one record
+    at the midpoint, many there, many at the lower bound, many at the upper bound)."""
     one_mid = (mids[None, :], "one record at the midpoint")
     many_mid = (np.repeat(mids[None, :], MANY, axis=0), f"{MANY} records at the midpoint")
     at_low = (np.repeat(lows[None, :], MANY, axis=0), f"{MANY} records at the lower bound")
     at_high = (np.repeat(highs[None, :], MANY, axis=0), f"{MANY} records at the upper bound")
-    bases: list[tuple[np.ndarray, str]] = [
+    spread = _spread(lows, highs, spec.integer_domain, MANY)
+    bases: list[Rows] = [
         one_mid,
         many_mid,
-        (spread(MANY), f"{MANY} distinct values across the domain"),
+        (spread, f"{MANY} distinct values across the domain"),
         at_low,
         at_high,
         (
@@ -129,19 +212,21 @@ def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> 
                 (highs, "the upper bound"),
             )
         ]
-    changes = [
-        (lows, "the lower bound"),
-        (highs, "the upper bound"),
-        (mids, "the midpoint"),
-        (near_low, "just above the lower bound"),
-    ]
-    # records mixing the bounds across columns: one column at one bound, the rest at the
-    # other (a customer id at the top with a product at the bottom: a new record of a key
-    # the dataset already holds, with another column's extreme)
-    # and records on one axis: one column at a bound, the rest at the midpoint (a record
-    # that moves one feature alone: a covariance moves most between two such records)
-    mixed: list[tuple[np.ndarray, str]] = []
-    axes: list[tuple[np.ndarray, str]] = []
+    return bases, (one_mid, many_mid, at_low, at_high)
+
+
+def _mixed_records(
+    lows: np.ndarray, highs: np.ndarray, mids: np.ndarray, changes: list[Rows]
+) -> tuple[list[Rows], list[Rows]]:
+    """Records mixing the bounds across columns, then records on one axis (both in the first
+    list; the second: those on one axis alone).
+
+    Mixing: one column at one bound, the rest at the other (a customer id at the top with a
+    product at the bottom: a new record of a key the dataset already holds, with another
+    column's extreme).  On one axis: one column at a bound, the rest at the midpoint (a record
+    that moves one feature alone: a covariance moves most between two such records)."""
+    mixed: list[Rows] = []
+    axes: list[Rows] = []
     for j in range(min(len(lows), MIXED_COLUMNS) if len(lows) > 1 else 0):
         for base_row, other, where in ((highs, lows, "lower"), (lows, highs, "upper")):
             row = base_row.copy()
@@ -153,86 +238,54 @@ def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> 
             row[j] = bound[j]
             if not any(np.array_equal(row, r) for r, _ in changes + mixed + axes):
                 axes.append((row, f"column {j} at its {where} bound, the rest at the midpoint"))
-    mixed += axes
-    pairs: list[Pair] = []
+    return mixed + axes, axes
 
-    def neighbours_of(
-        rows: np.ndarray,
-        text: str,
-        moves: list[tuple[np.ndarray, str]],
-        who: tuple[str, str] = ("a record at", "one at"),
-    ) -> None:
-        """``rows`` with each of ``moves`` (a record, or a block of one user's records) added,
-        or put in place of its first records; ``who`` names a move added and put in place."""
-        x = records(rows)
-        for value, where in moves:
-            block = np.atleast_2d(value)
-            if spec.neighbours == "add_remove":
-                grown = records(np.vstack([rows, block]))
-                pairs.append((x, grown, f"{text}; add {who[0]} {where}"))
-                continue
-            if len(rows) < len(block):
-                continue
-            changed = rows.copy()
-            changed[: len(block)] = block
-            first = "record" if len(block) == 1 else f"{len(block)} records"
-            if not np.array_equal(changed, rows):
-                text_changed = f"{text}; replace its first {first} by {who[1]} {where}"
-                pairs.append((x, records(changed), text_changed))
 
-    def first_removed(rows: np.ndarray, text: str) -> None:
-        """``rows`` and the same without its first record (add/remove; never the empty
-        dataset)."""
-        if spec.neighbours == "add_remove" and len(rows) > 1:
-            pairs.append((records(rows), records(rows[1:]), f"{text}; remove its first record"))
+def _every_value(
+    spec: AdapterSpec, lows: np.ndarray, highs: np.ndarray, changes: list[Rows]
+) -> tuple[Rows | None, list[Rows]]:
+    """In a small integer domain, the dataset of every value once (None: the domain is not
+    small), and each value not among ``changes`` as a record that changes it: a mechanism may
+    mishandle one value (count it twice, drop it)."""
+    small = all(h - lo_ + 1 <= SMALL_DOMAIN for lo_, h in zip(lows, highs, strict=True))
+    if not (spec.integer_domain and small):
+        return None, []
+    size = int(max(highs - lows)) + 1
+    every = (
+        np.minimum(lows + np.arange(size)[:, None], highs),
+        "every value of the domain once",
+    )
+    known = {tuple(value) for value, _ in changes}
+    rest = [row for row in dict.fromkeys(map(tuple, every[0])) if row not in known]
+    return every, [(np.array(row), "value " + ", ".join(f"{v:g}" for v in row)) for row in rest]
 
-    values: list[tuple[np.ndarray, str]] = []
-    if integer and all(h - lo_ + 1 <= SMALL_DOMAIN for lo_, h in zip(lows, highs, strict=True)):
-        size = int(max(highs - lows)) + 1
-        every = (
-            np.minimum(lows + np.arange(size)[:, None], highs),
-            "every value of the domain once",
-        )
-        bases.append(every)
-        # a mechanism may mishandle one value (count it twice, drop it): with every value in
-        # the dataset, each one is also the record that changes
-        known = {tuple(value) for value, _ in changes}
-        rest = [row for row in dict.fromkeys(map(tuple, every[0])) if row not in known]
-        values = [(np.array(row), "value " + ", ".join(f"{v:g}" for v in row)) for row in rest]
-    for rows, text in bases:
-        neighbours_of(rows, text, changes)
-        first_removed(rows, text)
-    # random datasets, their columns drawn apart: the structured ones above tie the columns
-    # together (every spread record on the diagonal), so structure among records -- a graph
-    # over node-id columns, a contingency table -- is seen only here; their first record is
-    # random too, so removing or replacing it changes a random record
-    for size in RANDOM_SIZES if rng is not None else ():
-        rows = uniform(max(size, fewest))
-        text = f"{len(rows)} random records (columns drawn apart)"
-        neighbours_of(rows, text, [(uniform(1)[0], "random")])
-        first_removed(rows, text)
-    on_axis = [(row[None, :], f"one record with {where}") for row, where in axes[:1]]
-    for rows, text in (one_mid, many_mid, at_low, at_high, *on_axis):
-        neighbours_of(rows, text, mixed)
-    if values:
-        neighbours_of(*every, values)
-    # one privacy unit's records at distinct values, beside the copies of one record that
-    # ``Trial.for_privacy_units`` makes of every pair above: a mechanism that bounds what each
-    # value (partition, bin) takes in, or counts distinct values, shows its user-level loss
-    # only on distinct records
+
+def _one_unit_apart(
+    spec: AdapterSpec,
+    out: _Neighbours,
+    bases: list[Rows],
+    middle: tuple[Rows, Rows],
+    lows: np.ndarray,
+    highs: np.ndarray,
+) -> None:
+    """One privacy unit's records at distinct values, beside the copies of one record that
+    ``Trial.for_privacy_units`` makes of every pair: a mechanism that bounds what each value
+    (partition, bin) takes in, or counts distinct values, shows its user-level loss only on
+    distinct records."""
+    integer = spec.integer_domain
     unit_sizes = [spec.max_contributions] if spec.max_contributions > 1 else []
     if spec.user_column is not None:
         unit_sizes = [k for k in USER_RECORDS if k > 1]
     step = np.ones_like(lows) if integer else (highs - lows) / (2 * MANY)
+    data = [c for c in range(len(lows)) if c != spec.user_column]
     for users in unit_sizes:
         below_top = np.maximum(highs - np.arange(users)[:, None] * step, lows)
         units = [
-            (spread(users), f"{users} distinct values across the domain"),
+            (_spread(lows, highs, integer, users), f"{users} distinct values across the domain"),
             (below_top, f"{users} distinct values from the upper bound down"),
         ]
         # a domain too small for that many distinct values has no such unit (user ids aside:
         # a user's records spread over fewer values still spread)
-        data = [c for c in range(len(lows)) if c != spec.user_column]
         kept = []
         for unit, what in units:
             distinct = len(np.unique(unit[:, data], axis=0)) if data else 1
@@ -242,9 +295,8 @@ def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> 
                 kept.append(
                     (unit, what.replace("distinct values", f"records on {distinct} values"))
                 )
-        units = kept
         for rows, text in bases:
-            neighbours_of(rows, text, units, who=("one user's", "one user's"))
+            out.neighbours_of(rows, text, kept, who=("one user's", "one user's"))
         # several columns: the records spread along one column, the rest at the upper bound
         # (a user in every partition, each with the largest value: a bound on partitions per
         # user shows only when the values it keeps are large)
@@ -257,9 +309,8 @@ def dataset_pairs(spec: AdapterSpec, rng: np.random.Generator | None = None) -> 
             if len(np.unique(rows[:, j])) > 1:
                 text = f"{users} records spread along column {j}, the rest at the upper bound"
                 lined.append((rows, text))
-        for rows, text in (one_mid, many_mid):
-            neighbours_of(rows, text, lined, who=("one user's", "one user's"))
-    return pairs
+        for rows, text in middle:
+            out.neighbours_of(rows, text, lined, who=("one user's", "one user's"))
 
 
 def size_pair(spec: AdapterSpec, size: int) -> Pair:
