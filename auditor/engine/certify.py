@@ -40,21 +40,18 @@ changes meaning; a cut trial only loses the power its training split says it did
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from auditor.core.claim_kinds import is_point
 from auditor.core.configs import AuditConfig
-from auditor.core.errors import DPAuditError
 from auditor.core.interfaces import Attack
 from auditor.core.results import (
-    OUTPUT_SAMPLE_SIZE,
     EpsilonEstimate,
     EventCounts,
     Finding,
-    OutputSample,
     Replay,
 )
 from auditor.core.seeding import entropy
@@ -75,7 +72,6 @@ from auditor.engine.schedule import (
     plan_stages,
 )
 from auditor.engine.timed_sampling import draw_timed_pair, is_timed
-from auditor.engine.trial_stages import Candidate, CutTrial, TrialStages
 from auditor.statistics.clopper_pearson import (
     best_predicted_lower_bounds,
     best_splits,
@@ -464,26 +460,6 @@ class Certifier:
         """Sizes and alpha shares of the trial's stages (:func:`plan_stages`)."""
         return plan_stages(self.spec, self.config, self.alpha_test, trial)
 
-    def run(self, attack: Attack, index: int, trial: Trial) -> Finding | None:
-        """The trial's best finding (a violation as soon as one is certified), or None."""
-        stages = TrialStages(self, attack, index, trial)
-        best = stages.run()
-        trial = stages.trial  # the pair chosen among the trial's candidates, if it has any
-        # timed rows (output, ns) are not plotted; a white-box finding has no outputs
-        if best is None or is_timed(trial.distinguisher) or best.n_certify == 0:
-            return best
-        if stages.kept is None:
-            # no training split: a few fresh outputs, drawn for the plot alone
-            try:
-                stages.keep(
-                    self._draw_pair(trial, OUTPUT_SAMPLE_SIZE, attack.name, index, "plot"), "plot"
-                )
-            except DPAuditError:
-                return best  # a plot never costs a finding
-        assert stages.kept is not None
-        kept, source = stages.kept
-        return replace(best, output_sample=_output_sample(best, trial, stages.event, kept, source))
-
     def _with_power(self, finding: Finding, n_cert: int, alpha: float) -> Finding:
         """Attach the power statement of the finding's event at the main certification's n and alpha."""
         est = finding.estimate
@@ -517,6 +493,30 @@ class Certifier:
         return replace(finding, power=_with_delta_power(power, n_cert, alpha, claim))
 
 
+@dataclass(frozen=True)
+class CutTrial:
+    """A trial the futility check cut short: its certification outputs per side as planned and
+    as drawn instead (0 when its pilot's bound stands alone), and the most its proposed events
+    could have certified at the plan's size, read at the favourable edge of their training
+    intervals (in the claim's parameter)."""
+
+    trial: str
+    planned: int
+    drawn: int
+    hope: float
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The strongest (event, direction) at one look: its bound, the direction (0: the event is
+    likelier on x, 1: on x') and the estimate behind it."""
+
+    bound: float
+    side: int
+    estimate: EpsilonEstimate
+    event: Event
+
+
 def _with_delta_power(power: dict[str, Any], n: int, alpha: float, claim: Any) -> dict[str, Any]:
     """``power`` with what the budget says of leaks in delta alone: the smallest probability
     of an output one neighbour never shows that the last look would certify above delta."""
@@ -535,25 +535,3 @@ def _with_delta_power(power: dict[str, Any], n: int, alpha: float, claim: Any) -
             f"({p / claim.delta:.3g} x delta) on {n:,} outputs per side"
         )
     return {**power, "delta_detectable": p, "statement": power["statement"] + text}
-
-
-def _output_sample(
-    best: Finding, trial: Trial, event: Event | None, kept: list[np.ndarray], source: str
-) -> OutputSample | None:
-    """The kept outputs in the finding's bound order, marked by its event (plots only)."""
-    if event is None or not len(kept[0]):
-        return None
-    on_x, on_x_prime = kept if best.x is trial.x else kept[::-1]
-    try:
-        marks = event(on_x), event(on_x_prime)
-        if on_x.ndim > 1 or on_x.dtype.names is not None:
-            # rows are plotted as the event's projection (a coordinate, a sum, a classifier's
-            # score), or as in/out of an outcome set when it has none
-            project = getattr(event.predicate, "projection", None)
-            if project is None:
-                on_x, on_x_prime = (m.astype(float) for m in marks)
-            else:
-                on_x, on_x_prime = np.asarray(project(on_x)), np.asarray(project(on_x_prime))
-        return OutputSample(on_x, on_x_prime, marks[0], marks[1], source)
-    except Exception:  # noqa: BLE001 - a plot must never turn into an error verdict
-        return None

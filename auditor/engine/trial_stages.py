@@ -11,53 +11,27 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from auditor.core.errors import DPAuditError
 from auditor.core.interfaces import Attack
 from auditor.core.results import (
     OUTPUT_SAMPLE_SIZE,
     CertifiedFirst,
     DeltaBound,
-    EpsilonEstimate,
     EventCounts,
     Finding,
+    OutputSample,
     Replay,
 )
 from auditor.core.trials import CertificationPlan, Event, Trial
+from auditor.engine.certify import Candidate, Certifier, CutTrial
 from auditor.engine.sampling import Counts, count_events
 from auditor.engine.schedule import PILOT_SHARE, batch_schedule
 from auditor.engine.search_units import PROBING_UNITS, PairChoice, Prober
 from auditor.engine.timed_sampling import is_timed
 from auditor.statistics.events.cell_chains import CellChain, propose_chain
-
-if TYPE_CHECKING:
-    from auditor.engine.certify import Certifier
-
-
-@dataclass(frozen=True)
-class CutTrial:
-    """A trial the futility check cut short: its certification outputs per side as planned and
-    as drawn instead (0 when its pilot's bound stands alone), and the most its proposed events
-    could have certified at the plan's size, read at the favourable edge of their training
-    intervals (in the claim's parameter)."""
-
-    trial: str
-    planned: int
-    drawn: int
-    hope: float
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """The strongest (event, direction) at one look: its bound, the direction (0: the event is
-    likelier on x, 1: on x') and the estimate behind it."""
-
-    bound: float
-    side: int
-    estimate: EpsilonEstimate
-    event: Event
 
 
 class TrialStages:
@@ -440,3 +414,46 @@ def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray 
     if min(len(train[0]), len(train[1])) == 0:
         return None
     return np.array([(count_events(events, t) + 0.5) / (len(t) + 1.0) for t in train])
+
+
+def run_trial(certifier: Certifier, attack: Attack, index: int, trial: Trial) -> Finding | None:
+    """The trial's best finding (a violation as soon as one is certified), or None."""
+    stages = TrialStages(certifier, attack, index, trial)
+    best = stages.run()
+    trial = stages.trial  # the pair chosen among the trial's candidates, if it has any
+    # timed rows (output, ns) are not plotted; a white-box finding has no outputs
+    if best is None or is_timed(trial.distinguisher) or best.n_certify == 0:
+        return best
+    if stages.kept is None:
+        # no training split: a few fresh outputs, drawn for the plot alone
+        try:
+            stages.keep(
+                certifier._draw_pair(trial, OUTPUT_SAMPLE_SIZE, attack.name, index, "plot"), "plot"
+            )
+        except DPAuditError:
+            return best  # a plot never costs a finding
+    assert stages.kept is not None
+    kept, source = stages.kept
+    return replace(best, output_sample=_output_sample(best, trial, stages.event, kept, source))
+
+
+def _output_sample(
+    best: Finding, trial: Trial, event: Event | None, kept: list[np.ndarray], source: str
+) -> OutputSample | None:
+    """The kept outputs in the finding's bound order, marked by its event (plots only)."""
+    if event is None or not len(kept[0]):
+        return None
+    on_x, on_x_prime = kept if best.x is trial.x else kept[::-1]
+    try:
+        marks = event(on_x), event(on_x_prime)
+        if on_x.ndim > 1 or on_x.dtype.names is not None:
+            # rows are plotted as the event's projection (a coordinate, a sum, a classifier's
+            # score), or as in/out of an outcome set when it has none
+            project = getattr(event.predicate, "projection", None)
+            if project is None:
+                on_x, on_x_prime = (m.astype(float) for m in marks)
+            else:
+                on_x, on_x_prime = np.asarray(project(on_x)), np.asarray(project(on_x_prime))
+        return OutputSample(on_x, on_x_prime, marks[0], marks[1], source)
+    except Exception:  # noqa: BLE001 - a plot must never turn into an error verdict
+        return None

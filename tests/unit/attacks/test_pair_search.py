@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from attack_fixtures import DataCategories
 
 from attacks.pair_search import PairSearchAttack
 from auditor.adapters.base import SeededAdapter
@@ -242,26 +243,6 @@ class LocalBits(SeededAdapter):
         onehot[int(query)] = 1
         flip = self._rng.random((n, 8)) >= self.keep
         return np.where(flip, 1 - onehot, onehot)
-
-
-class DataCategories(SeededAdapter):
-    """Noisy counts of the three smallest values present: the categories come from the data."""
-
-    input_kind = "dataset"
-    domain = (0, 9)
-    output_kind = "real"
-    output_length = 3
-    nullable = True
-    delta = 0.0
-    name = "data_categories"
-    epsilon = 1.0
-
-    def sample(self, query, n):
-        values, counts = np.unique(np.asarray(query), return_counts=True)
-        out = np.full((n, 3), np.nan)
-        k = min(3, len(values))
-        out[:, :k] = counts[:k] + self._rng.laplace(0, 2.0, size=(n, k))
-        return out
 
 
 def test_local_and_dataset_inputs_are_searched_too():

@@ -14,6 +14,7 @@ import pathlib
 
 import numpy as np
 import pytest
+from attack_fixtures import DataCategories
 
 import auditor.engine.search_units as search_units
 from attacks.pair_search import PairSearchAttack
@@ -30,7 +31,7 @@ from auditor.engine.search_units import (
     SizeSearch,
     ValueSearch,
 )
-from auditor.engine.trial_stages import TrialStages
+from auditor.engine.trial_stages import TrialStages, run_trial
 
 #: the certifier's methods that spend alpha, count towards a bound or draw outside a prober
 GUARDED = (
@@ -96,21 +97,6 @@ class LocalBits(SeededAdapter):
         return np.where(self._rng.random((n, 64)) >= 0.6, 1 - onehot, onehot)
 
 
-class Counts(SeededAdapter):
-    """Noisy counts of the three smallest values present, under add/remove neighbours."""
-
-    name, epsilon, delta = "data.categories", 1.0, 0.0
-    input_kind, domain, neighbours = "dataset", (0, 9), "add_remove"
-    output_kind, output_length, nullable = "real", 3, True
-
-    def sample(self, query, n):
-        values, counts = np.unique(np.asarray(query), return_counts=True)
-        out = np.full((n, 3), np.nan)
-        k = min(3, len(values))
-        out[:, :k] = counts[:k] + self._rng.laplace(0, 2.0, size=(n, k))
-        return out
-
-
 def _search(adapter, budget: int = 20_000):
     spec = check_adapter(adapter)
     attack = PairSearchAttack()
@@ -128,7 +114,7 @@ def _search(adapter, budget: int = 20_000):
     [
         (Answers(), [BaseSearch]),
         (LocalBits(), [ValueSearch]),
-        (Counts(), [SizeSearch, DatasetSearch]),
+        (DataCategories(), [SizeSearch, DatasetSearch]),
     ],
     ids=["vector", "local", "dataset"],
 )
@@ -155,7 +141,7 @@ def test_the_guard_fails_once_the_trial_goes_on_to_certification() -> None:
     certifier = Guarded(spec, AuditConfig(budget=20_000, seed=3), ALPHA, lambda n: None)
     certifier.called = []
     with pytest.raises(AssertionError, match="a search unit called"):
-        certifier.run(attack, 0, trial)
+        run_trial(certifier, attack, 0, trial)
     # the search ran first and drew through its prober; the training draw is guarded
     assert certifier.samples > 0
     assert certifier.called == ["_draw_pair"]
