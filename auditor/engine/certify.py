@@ -1,5 +1,9 @@
 """Certifying one trial: a pilot stage, then training, event proposal and staged certification.
 
+This module holds what spends alpha (the ``Certifier``); ``auditor.engine.schedule`` fixes
+each stage's size and share before anything is drawn, ``auditor.engine.trial_stages`` runs
+the stages, and ``auditor.engine.search_units`` finds the pair first without spending any.
+
 The outputs an event is chosen on are never the outputs that certify it.  Each trial's tests
 (``2 * max_events``: every event in both directions) share the trial's alpha as follows, all
 fixed before any sample is drawn:
@@ -103,7 +107,10 @@ if TYPE_CHECKING:
 
 
 class Certifier:
-    """Runs one trial: pilot, training draw, event proposal, staged certification."""
+    """The alpha ledger of one adapter's trials: each test's alpha and split, the bounds read
+    at each look, the futility prediction, power, and the draws that certify.  The stages of
+    a trial (``auditor.engine.trial_stages.run_trial``) call it; the search before them
+    (``auditor.engine.search_units``) never does."""
 
     def __init__(
         self,
