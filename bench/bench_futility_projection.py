@@ -44,27 +44,29 @@ def _held_out(number: int) -> list[Any]:
 def _measured(futility: float) -> list[tuple[str, float, float]]:
     """Patch the certifier so the check runs and records, but never cuts; return the list
     ``(trial, hope, reached)`` the patched runs append to."""
-    from auditor.engine import certify
+    from auditor.engine import certify, trial_stages
 
     rows: list[tuple[str, float, float]] = []
     hopes: dict[int, float] = {}
     optimistic = certify.Certifier._optimistic_bound
-    run = certify.Certifier.run
+    run = trial_stages.TrialStages.run
 
     def record(self: Any, *args: Any, **kwargs: Any) -> float:
         hopes[id(self)] = optimistic(self, *args, **kwargs)
         return float("inf")  # never cut
 
-    def run_and_compare(self: Any, attack: Any, index: int, trial: Any) -> Any:
-        hopes.pop(id(self), None)
-        finding = run(self, attack, index, trial)
-        if id(self) in hopes:
+    def run_and_compare(self: Any) -> Any:
+        certifier, trial = self.certifier, self.trial
+        hopes.pop(id(certifier), None)
+        finding = run(self)
+        if id(certifier) in hopes:
             reached = finding.estimate.bound if finding is not None else 0.0
-            rows.append((f"{self.spec.name} / {trial.description[:50]}", hopes[id(self)], reached))
+            text = trial.description[:50]
+            rows.append((f"{certifier.spec.name} / {text}", hopes[id(certifier)], reached))
         return finding
 
     certify.Certifier._optimistic_bound = record  # type: ignore[method-assign]
-    certify.Certifier.run = run_and_compare  # type: ignore[method-assign]
+    trial_stages.TrialStages.run = run_and_compare  # type: ignore[method-assign]
     return rows
 
 

@@ -28,7 +28,7 @@ from scipy import optimize, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from auditor.engine.certify import PILOT_SIZE, plan_looks  # noqa: E402
+from auditor.engine.schedule import PILOT_SIZE, plan_looks  # noqa: E402
 from auditor.statistics.clopper_pearson import epsilon_lower_bound  # noqa: E402
 
 ALPHA_TEST = 0.05 / 16

@@ -71,7 +71,7 @@ user-level visits 1.058 / 1.333, k-RR 1.274 / 1.450, unary encoding 1.103 / 1.5,
 mechanism 1.01 / 2.0.  It missed the partition selection broken in delta alone (a category
 released with probability 3.3e-3, never without its record, against a claimed delta of
 1e-3: screening's few outputs per pair did not show it), which screening has found since
-it keeps pairs with one-sided events (``certify.edge_pairs``: 1.55 at delta 1e-3 in this set's run; alone,
+it keeps pairs with one-sided events (``search_units.edge_pairs``: 1.55 at delta 1e-3 in this set's run; alone,
 one seed of three); the zCDP-to-(eps, delta) conversion (0.789 where eps at 1e-5 is 1.465: the excess
 lives in tails of probability near delta) and the classical Gaussian at eps = 10 (showing
 eps > 10 needs an event about e^10 times likelier on one side: some 10^7 outputs) stay

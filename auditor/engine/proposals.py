@@ -1,6 +1,6 @@
 """Many independent proposals at once, in worker processes when there are cores to spare.
 
-Screening a trial's candidate pairs (``_TrialStages.choose_pair``) proposes events for every
+Screening a trial's candidate pairs (``auditor.engine.search_units.PairChoice``) proposes events for every
 pair on that pair's own outputs and counts them on a second part: pure, independent work
 (classifier fits, exact limits) that otherwise holds this process while the sampling workers
 wait for it.  Each proposal is computed the same wherever it runs, so the results do not

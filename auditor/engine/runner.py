@@ -55,9 +55,12 @@ from auditor.core.seeding import entropy
 from auditor.core.spec import AdapterSpec, adapter_label, check_adapter
 from auditor.core.trials import Trial
 from auditor.engine.backends import open_sampler
-from auditor.engine.certify import MIN_PILOT_TRAIN, THIN_SCREEN, Certifier
+from auditor.engine.certify import Certifier
 from auditor.engine.proposals import Proposer
 from auditor.engine.sampling import Sampler, check_memory
+from auditor.engine.schedule import MIN_PILOT_TRAIN
+from auditor.engine.search_units import THIN_SCREEN
+from auditor.engine.trial_stages import run_trial
 from auditor.statistics.events.cell_chains import claim_orders
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -264,7 +267,7 @@ def _audit_adapter(
     errors: list[str] = []
     for index, (attack, trial) in enumerate(p.trials):
         try:
-            finding = certifier.run(attack, index, trial)
+            finding = run_trial(certifier, attack, index, trial)
         except DPAuditError as exc:
             # one trial's failure (an input the adapter rejects, a malformed batch) does not
             # erase what other trials certified; a hang or a crash ends the adapter's audit

@@ -1,4 +1,5 @@
-"""Known-good and known-broken mechanisms for the sensitivity, black-box and timing attacks.
+"""Known-good and known-broken mechanisms for the sensitivity, black-box, timing and pair-search
+attacks.
 
 Known-good ones are exact (integer arithmetic, exact or numpy-geometric discrete noise, or an
 inverse-CDF table whose truncation mass is below 2^-80), so the harness must never call them
@@ -14,6 +15,7 @@ import time
 
 import numpy as np
 
+from auditor.adapters.base import SeededAdapter
 from reference_mechanisms.discrete_laplace import sample_discrete_laplace
 
 
@@ -330,3 +332,23 @@ def reference_ptr_with_noiseless_test():
             return np.full(n, med if released else np.nan)
 
     return NoiselessTestPTR(name="test.reference_ptr_noiseless_test")
+
+
+class DataCategories(SeededAdapter):
+    """Noisy counts of the three smallest values present: the categories come from the data."""
+
+    input_kind = "dataset"
+    domain = (0, 9)
+    output_kind = "real"
+    output_length = 3
+    nullable = True
+    delta = 0.0
+    name = "data_categories"
+    epsilon = 1.0
+
+    def sample(self, query, n):
+        values, counts = np.unique(np.asarray(query), return_counts=True)
+        out = np.full((n, 3), np.nan)
+        k = min(3, len(values))
+        out[:, :k] = counts[:k] + self._rng.laplace(0, 2.0, size=(n, k))
+        return out

@@ -124,7 +124,7 @@ def test_the_seventh_held_out_set_of_accounting_bugs_passes_and_finds_the_broken
     """Two broken ones stay missed at this budget, each for want of outputs: a zCDP-to-(eps,
     delta) conversion whose excess lies in tails of probability near delta, and a Gaussian
     claimed at eps = 10.  The partition selection broken in delta alone is found since
-    screening keeps pairs with one-sided events (``certify.edge_pairs``)."""
+    screening keeps pairs with one-sided events (``search_units.edge_pairs``)."""
     module, verdicts = audited("held_out_mechanisms_7.py")
     assert len(verdicts) == 28
     missed = (

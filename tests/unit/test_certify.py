@@ -11,15 +11,11 @@ from auditor.core.configs import DEFAULT_LOOKS, AuditConfig
 from auditor.core.errors import InvalidArgument
 from auditor.core.spec import check_adapter
 from auditor.core.trials import Event, Trial
-from auditor.engine.certify import (
-    MIN_LOOK,
-    PILOT_SHARE,
-    Certifier,
-    _training_rates,
-    edge_pairs,
-    plan_looks,
-)
+from auditor.engine.certify import Certifier
 from auditor.engine.runner import run_audit
+from auditor.engine.schedule import MIN_LOOK, PILOT_SHARE, plan_looks
+from auditor.engine.search_units import edge_pairs
+from auditor.engine.trial_stages import _training_rates, run_trial
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
 from auditor.statistics.conditional import CONDITIONAL_ESTIMATOR, conditional_lower_bound
 from auditor.statistics.events.event_selection import DataDrivenEvents
@@ -57,8 +53,8 @@ def _certifier(adapter, budget=20_000, alpha_test=0.01, tighten=False):
 
 def test_gross_violation_stops_in_the_pilot() -> None:
     cert, _ = _certifier(HalfLeak(1.0), budget=200_000)
-    finding = cert.run(
-        BlackBoxAttack(), 0, BlackBoxAttack().trials(cert.spec, np.random.default_rng(0))[0]
+    finding = run_trial(
+        cert, BlackBoxAttack(), 0, BlackBoxAttack().trials(cert.spec, np.random.default_rng(0))[0]
     )
     assert finding is not None and finding.estimate.epsilon_lower_bound > 1.0
     assert finding.looks == 0  # the pilot look
@@ -74,7 +70,7 @@ def test_gross_violation_stops_in_the_pilot() -> None:
 
 def test_a_certified_violation_is_tightened_on_the_later_looks() -> None:
     cert, _ = _certifier(HalfLeak(1.0), budget=16_000, tighten=True)
-    finding = cert.run(BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
+    finding = run_trial(cert, BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
     assert finding is not None and finding.looks == 3 and finding.n_certify == 16_000
     first = finding.first_certified
     assert first is not None and first.looks == 1 and first.n_certify == 1000
@@ -89,13 +85,13 @@ def test_a_certified_violation_is_tightened_on_the_later_looks() -> None:
     looped = HalfLeak(1.0)
     looped.vectorised = False
     cert, _ = _certifier(looped, budget=16_000, tighten=True)
-    finding = cert.run(BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
+    finding = run_trial(cert, BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
     assert finding is not None and finding.looks == 1 and finding.first_certified is None
 
 
 def test_fixed_events_skip_the_pilot_and_use_the_looks() -> None:
     cert, _ = _certifier(HalfLeak(1.0), budget=16_000)
-    finding = cert.run(BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
+    finding = run_trial(cert, BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
     assert finding is not None and finding.looks == 1  # first main look (1/16 of 16,000)
     assert finding.n_certify == 1000 and finding.n_train == 0
     assert finding.estimate.alpha == pytest.approx(0.01 * DEFAULT_LOOKS[0][1])
@@ -247,7 +243,7 @@ def test_the_conditional_test_keeps_the_look_schedule_and_counts_every_output() 
     spec = check_adapter(HalfLeak(1.0))
     config = AuditConfig(budget=16_000, seed=3, conditional_test=True, tighten=False)
     cert = Certifier(spec, config, 0.01, lambda n: None)
-    finding = cert.run(BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
+    finding = run_trial(cert, BlackBoxAttack(), 0, Trial(0, 1, _FixedEvents(), "stub"))
     assert finding is not None and finding.looks == 1 and finding.n_certify == 1000
     est, c = finding.estimate, finding.estimate.counts
     assert est.estimator == CONDITIONAL_ESTIMATOR and est.poisson_mean == 1000

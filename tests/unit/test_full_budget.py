@@ -22,9 +22,11 @@ from auditor.core.configs import (
 from auditor.core.errors import InvalidArgument
 from auditor.core.spec import check_adapter
 from auditor.core.trials import Event, Trial
-from auditor.engine.certify import PILOT_SHARE, Certifier, plan_looks
+from auditor.engine.certify import Certifier
 from auditor.engine.runner import run_audit
 from auditor.engine.sampling import InProcessSampler
+from auditor.engine.schedule import PILOT_SHARE, plan_looks
+from auditor.engine.trial_stages import run_trial
 from auditor.statistics.events.event_selection import DataDrivenEvents
 
 # --- the budget -------------------------------------------------------------------------------
@@ -105,7 +107,7 @@ def _run(adapter, budget=20_000, alpha_test=0.01, distinguisher=None, **settings
     trial = BlackBoxAttack().trials(spec, np.random.default_rng(0))[0]
     if distinguisher is not None:
         trial = replace(trial, distinguisher=distinguisher)
-    return cert.run(BlackBoxAttack(), 0, trial), cert, sampler, trial
+    return run_trial(cert, BlackBoxAttack(), 0, trial), cert, sampler, trial
 
 
 #: a training split too small for a pilot (300 outputs per side at budget 6,000) with two looks
@@ -198,7 +200,7 @@ def test_the_decision_sees_training_outputs_only_and_comes_before_any_certificat
         trial = BlackBoxAttack().trials(spec, np.random.default_rng(0))[0]
         if "distinguisher" in settings:
             trial = replace(trial, distinguisher=settings["distinguisher"])
-        cert.run(BlackBoxAttack(), 0, trial)
+        run_trial(cert, BlackBoxAttack(), 0, trial)
         assert seen == [cert._schedule(trial).n_train]  # the whole training split, only it
 
 

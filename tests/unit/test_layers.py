@@ -73,7 +73,7 @@ def test_attacks_read_the_spec_never_the_adapter() -> None:
     import attacks
 
     offenders = []
-    for path in sorted(Path(attacks.__file__).parent.glob("*.py")):
+    for path in sorted(Path(attacks.__file__).parent.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute) and node.attr == "adapter":
                 offenders.append(f"{path.name}:{node.lineno}")

@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attacks.black_box import EXTRA_MAX_EVENTS, BlackBoxAttack, BottomGap, _chain_length
-from attacks.neighbours import PHASES, _shifted
+from attacks.neighbours import PHASES
+from attacks.neighbours.scalars import _shifted
 from auditor.core.spec import check_adapter
 from auditor.core.trials import CertificationPlan
 

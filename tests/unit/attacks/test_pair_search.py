@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from attack_fixtures import DataCategories
 
 from attacks.pair_search import PairSearchAttack
 from auditor.adapters.base import SeededAdapter
@@ -244,26 +245,6 @@ class LocalBits(SeededAdapter):
         return np.where(flip, 1 - onehot, onehot)
 
 
-class DataCategories(SeededAdapter):
-    """Noisy counts of the three smallest values present: the categories come from the data."""
-
-    input_kind = "dataset"
-    domain = (0, 9)
-    output_kind = "real"
-    output_length = 3
-    nullable = True
-    delta = 0.0
-    name = "data_categories"
-    epsilon = 1.0
-
-    def sample(self, query, n):
-        values, counts = np.unique(np.asarray(query), return_counts=True)
-        out = np.full((n, 3), np.nan)
-        k = min(3, len(values))
-        out[:, :k] = counts[:k] + self._rng.laplace(0, 2.0, size=(n, k))
-        return out
-
-
 def test_local_and_dataset_inputs_are_searched_too():
     # one-hot randomized response: each of the 2 changed bits at e^(eps/2) odds is eps-DP
     keep = np.exp(0.5) / (1 + np.exp(0.5))
@@ -380,13 +361,8 @@ def _pair_trial(adapter):
 
 
 def test_a_large_budget_also_counts_the_screened_pairs_events_on_streamed_outputs():
-    from auditor.engine.certify import (
-        HELD_BYTES,
-        SCREEN_SHARE,
-        TRAIN_SHARE,
-        TRAIN_VALUES,
-        Certifier,
-    )
+    from auditor.engine.certify import Certifier
+    from auditor.engine.schedule import HELD_BYTES, SCREEN_SHARE, TRAIN_SHARE, TRAIN_VALUES
 
     adapter = answers("svt_correct", 1.0, svt(True), "ternary", 10)
     spec, trial = _pair_trial(adapter)
@@ -424,10 +400,10 @@ def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms
     monkeypatch,
 ):
     # few outputs held (as for wide outputs), a budget that buys many more to screen with
-    import auditor.engine.certify as certify
+    import auditor.engine.schedule as schedule
 
-    monkeypatch.setattr(certify, "HELD_BYTES", 32_000)
-    monkeypatch.setattr(certify, "TRAIN_VALUES", 4_000)
+    monkeypatch.setattr(schedule, "HELD_BYTES", 32_000)
+    monkeypatch.setattr(schedule, "TRAIN_VALUES", 4_000)
     # no futility check: it may cut the correct one after its pilot, drawing fewer outputs.
     # On so few held outputs several patterns look near perfect (the split ones, "every
     # other", "the last 7 up") and the choice among them follows the seed: over seeds 0-7 a
@@ -443,7 +419,7 @@ def test_streamed_screening_finds_the_split_pattern_and_keeps_correct_mechanisms
     assert clean.verdict is Verdict.NO_VIOLATION, clean.epsilon_lower_bound
     # the streamed outputs were drawn: more than the held screening, training and
     # certification outputs together
-    monkeypatch.setattr(certify, "SCREEN_SHARE", 0.0)
+    monkeypatch.setattr(schedule, "SCREEN_SHARE", 0.0)
     (held_only,) = run_audit([correct], [PairSearchAttack()], config).results
     assert clean.samples > held_only.samples + 2 * 0.05 * 400_000
 

@@ -14,11 +14,13 @@ from attacks.black_box import BlackBoxAttack
 from auditor.core.configs import DEFAULT_LOOKS, AuditConfig
 from auditor.core.errors import AdapterTimeout
 from auditor.core.spec import check_adapter
+from auditor.engine import trial_stages
 from auditor.engine.backends.local import LocalProcessSampler
 from auditor.engine.backends.pool import DEPTH, ProcessPool
 from auditor.engine.backends.worker import Task
-from auditor.engine.certify import Certifier, batch_schedule, plan_looks
+from auditor.engine.certify import Certifier
 from auditor.engine.sampling import InProcessSampler, LazyCounts
+from auditor.engine.schedule import batch_schedule, plan_looks
 
 
 class Recording(InProcessSampler):
@@ -53,7 +55,9 @@ def run_trial(adapter, budget: int):
     config = AuditConfig(budget=budget, seed=5, futility=0, tighten=False)
     cert = Certifier(spec, config, 0.01, lambda n: None, sampler)
     attack = BlackBoxAttack()
-    finding = cert.run(attack, 0, attack.trials(spec, np.random.default_rng(0))[0])
+    finding = trial_stages.run_trial(
+        cert, attack, 0, attack.trials(spec, np.random.default_rng(0))[0]
+    )
     return finding, cert, sampler.log
 
 
