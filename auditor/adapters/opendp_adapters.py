@@ -18,6 +18,7 @@ References:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,27 @@ def _prelude() -> Any:
 
     dp.enable_features("contrib")
     return dp
+
+
+def invoke_many(measurement: Any, arg: Any, n: int) -> Iterator[Any]:
+    """``measurement(arg)`` ``n`` times, each an independent release.  The argument is
+    converted to OpenDP's carrier once, not at every call: ``Measurement.__call__`` converts
+    the same Python value anew each time, half the cost of a call.  The library function
+    invoked is the same; with another OpenDP layout, the public call is used."""
+    try:
+        from opendp._convert import c_to_py, py_to_c
+        from opendp._lib import AnyObjectPtr, FfiResult, lib, unwrap
+        from opendp.core import measurement_input_carrier_type
+        from opendp.mod import Measurement
+
+        c_this = py_to_c(measurement, c_type=Measurement, type_name=None)
+        carrier = measurement_input_carrier_type(measurement)
+        c_arg = py_to_c(arg, c_type=AnyObjectPtr, type_name=carrier)
+        invoke = lib.opendp_core__measurement_invoke
+        invoke.argtypes, invoke.restype = [Measurement, AnyObjectPtr], FfiResult
+    except (ImportError, AttributeError):
+        return (measurement(arg) for _ in range(n))
+    return (c_to_py(unwrap(invoke(c_this, c_arg), AnyObjectPtr)) for _ in range(n))
 
 
 def _gaussian_approx_dp(dp: Any, scale: float, delta: float) -> Any:
@@ -360,8 +382,7 @@ class NoisyMax(_OpenDPAdapter):
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` selected indices in ``[0, k)`` for score vector ``query``."""
         scores = [float(u) for u in np.asarray(query, dtype=np.float64).ravel()]
-        measurement = self._measurement
-        return np.fromiter((measurement(scores) for _ in range(n)), np.int64, count=n)
+        return np.fromiter(invoke_many(self._measurement, scores, n), np.int64, count=n)
 
 
 class RandomizedResponseBool(_OpenDPAdapter):
@@ -404,8 +425,8 @@ class RandomizedResponseBool(_OpenDPAdapter):
         bit = as_integer(query)
         if bit not in (0, 1):
             raise ValueError(f"query={query!r} must be a bit, 0 or 1")
-        measurement, value = self._measurement, bool(bit)
-        return np.fromiter((int(measurement(value)) for _ in range(n)), np.int64, count=n)
+        releases = invoke_many(self._measurement, bool(bit), n)
+        return np.fromiter((int(r) for r in releases), np.int64, count=n)
 
 
 #: the reproducer's ``sample`` of adapters called on a dataset of float records once per output
@@ -812,8 +833,7 @@ class PrivateQuantile(_OpenDPAdapter):
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (1-D float records): one candidate each."""
         records = [float(x) for x in np.asarray(query, dtype=np.float64).ravel()]
-        measurement = self._measurement
-        return np.fromiter((measurement(records) for _ in range(n)), np.float64, count=n)
+        return np.fromiter(invoke_many(self._measurement, records, n), np.float64, count=n)
 
 
 class RandomizedResponseBitvec(_OpenDPAdapter):

@@ -251,3 +251,37 @@ def test_vector_adapters_pickle_without_their_measurement():
     for a in (odp.VectorLaplace(), odp.NoisyTopK(), odp.CountByCategories()):
         b = pickle.loads(pickle.dumps(a))
         assert b._measurement_cache is None and b.name == a.name
+
+
+def test_repeated_invocation_converts_the_argument_once_and_keeps_the_law():
+    """``invoke_many`` calls OpenDP's own invoke with the argument converted once: the same
+    law as the public call, for a selection and a randomized response (two-sample tests at a
+    level a correct implementation fails about once in 10^6 runs), and the fallback path
+    (any layout without the private converters) is the public call itself."""
+    from scipy import stats
+
+    noisy_max = odp.NoisyMax(epsilon=1.0)
+    scores = [0.0, 1.0, 0.5, 2.0]
+    fast = np.fromiter(odp.invoke_many(noisy_max._measurement, scores, 20_000), np.int64)
+    public = np.array([noisy_max._measurement(scores) for _ in range(20_000)])
+    table = [np.bincount(x, minlength=4) for x in (fast, public)]
+    assert stats.chi2_contingency(np.array(table))[1] > 1e-6
+    assert table[0][3] > table[0][1] > table[0][0]  # the law responds to the scores
+    rr = odp.RandomizedResponseBool(epsilon=1.0)
+    bits = np.fromiter(odp.invoke_many(rr._measurement, True, 20_000), bool)
+    keep = math.e / (1 + math.e)
+    assert abs(bits.mean() - keep) < 6 * math.sqrt(keep * (1 - keep) / 20_000)
+
+
+def test_repeated_invocation_falls_back_to_the_public_call(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "opendp._convert", None)  # an import of it fails
+    calls = []
+
+    class Counting:
+        def __call__(self, arg):
+            calls.append(arg)
+            return 7
+
+    assert list(odp.invoke_many(Counting(), [1.0], 3)) == [7, 7, 7] and len(calls) == 3
