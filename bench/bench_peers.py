@@ -48,7 +48,7 @@ minutes on a shared 2-core machine; ``--all`` runs every mechanism a peer has.
 Neither peer can be seeded (both draw fresh entropy in their worker processes): their figures
 do not replay; dp-audit's do, from ``--seed``.
 
-Run: ``python bench/bench_peers.py --peer-python PATH [--only SUBSTRING] [--all]
+Run: ``python bench/bench_peers.py --peer-python PATH [--only SUBSTRING[,...]] [--all]
 [--peers sniper,statdp] [--seed S] [--budget N] [--grid]``.
 """
 
@@ -90,6 +90,10 @@ TRUE_EPSILON: dict[str, float] = {
     "svt6": math.inf,
     "numerical_svt": 0.1,
     "prefix_sum": 1.0,
+    "rappor": 0.4001,
+    "one_time_rappor": 0.8007,
+    "laplace_parallel": 0.1,
+    "svt34_parallel": math.inf,
 }
 
 #: mechanisms both peers have, run by default (about 30 minutes in all)
@@ -256,7 +260,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peer-python", required=True, help="interpreter with the peers installed")
     parser.add_argument("--peers", default="sniper,statdp", help="comma-separated: sniper, statdp")
-    parser.add_argument("--only", default="", help="only mechanisms whose key contains this")
+    parser.add_argument(
+        "--only", default="", help="only mechanisms whose key contains one of these (a,b,...)"
+    )
     parser.add_argument("--all", action="store_true", help="every mechanism a peer has")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--grid", action="store_true", help="round dp-audit's outputs to 2^-6")
@@ -281,7 +287,8 @@ def main() -> None:
         },
     }
     keys = list(TRUE_EPSILON) if args.all else list(DEFAULT)
-    keys = [k for k in keys if args.only in k]
+    wanted = args.only.split(",")
+    keys = [k for k in keys if any(w in k for w in wanted)]
     adapters = {a.name.split("(")[0].removeprefix("benchmark."): a for a in builtin_adapters()}
     print(
         f"dp-audit beside its peers at equal wall time, seed {args.seed}"
