@@ -42,8 +42,9 @@ Smaller settings: the peers' own defaults take hours per mechanism on two cores 
 function per probe, ten to twenty probes).  The defaults here scale them down
 (``--sniper-scale``: DP-Sniper's sample sizes times 0.02; StatDP: ``--statdp-event``,
 ``--statdp-detect``, ``--statdp-precision``, ``--statdp-verify``); the table's last column
-states each peer's setting.  The default run (``DEFAULT``, eight mechanisms) takes about 30
-minutes on a shared 2-core machine; ``--all`` runs every mechanism a peer has.
+states each peer's setting.  The default run (``DEFAULT``, eight mechanisms) took 36 minutes
+on 2 cores shared with other jobs (load 7-12; less on a quiet machine); ``--all`` runs every
+mechanism a peer has (20; those StatDP lacks get dp-audit at DP-Sniper's time).
 
 Neither peer can be seeded (both draw fresh entropy in their worker processes): their figures
 do not replay; dp-audit's do, from ``--seed``.
@@ -96,7 +97,7 @@ TRUE_EPSILON: dict[str, float] = {
     "svt34_parallel": math.inf,
 }
 
-#: mechanisms both peers have, run by default (about 30 minutes in all)
+#: mechanisms both peers have, run by default (36 minutes in all on a busy 2-core machine)
 DEFAULT = (
     "laplace",
     "noisy_hist2",
