@@ -252,12 +252,7 @@ def _cell(peer: PeerResult | None) -> str:
     return f"{_fmt(peer.bound)} | {peer.seconds:.0f}"
 
 
-def main() -> None:
-    from attacks import load_attacks
-    from auditor.adapters.benchmarks import builtin_adapters
-    from auditor.core.configs import AuditConfig, EngineConfig
-    from auditor.engine.runner import run_audit
-
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peer-python", required=True, help="interpreter with the peers installed")
     parser.add_argument("--peers", default="sniper,statdp", help="comma-separated: sniper, statdp")
@@ -275,9 +270,11 @@ def main() -> None:
     parser.add_argument("--statdp-detect", type=int, default=100_000)
     parser.add_argument("--statdp-precision", type=float, default=0.01)
     parser.add_argument("--statdp-verify", type=int, default=1_000_000)
-    args = parser.parse_args()
-    peers = {p.strip() for p in args.peers.split(",") if p.strip()}
-    options = {
+    return parser.parse_args()
+
+
+def _peer_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    return {
         "sniper": {"scale": args.sniper_scale, "processes": args.processes},
         "statdp": {
             "event_iterations": args.statdp_event,
@@ -287,6 +284,49 @@ def main() -> None:
             "processes": args.processes,
         },
     }
+
+
+def _row(key: str, adapter: Any, args: argparse.Namespace, options: dict[str, Any]) -> str:
+    """Both peers on one mechanism, then dp-audit in the faster one's time: one table row."""
+    from attacks import load_attacks
+    from auditor.core.configs import AuditConfig, EngineConfig
+    from auditor.engine.runner import run_audit
+
+    peers = {p.strip() for p in args.peers.split(",") if p.strip()}
+    results: dict[str, PeerResult | None] = {"sniper": None, "statdp": None}
+    for tool in ("sniper", "statdp"):
+        if tool in peers and (tool == "sniper" or key in STATDP_HAS):
+            results[tool] = run_peer(args.peer_python, tool, key, options[tool], args.timeout)
+    times = [r.seconds for r in results.values() if r and r.bound is not None and r.seconds]
+    if not times:
+        return f"| {key} | no peer result: nothing to match |"
+    subject = OnGrid(adapter) if args.grid else adapter
+
+    def audit(budget: int) -> tuple[Any, float]:
+        t0 = time.perf_counter()
+        config = AuditConfig(budget=budget, seed=args.seed, looks=((1.0, 1.0),))
+        report = run_audit([subject], load_attacks(None), config, engine=EngineConfig())
+        return report.results[0], time.perf_counter() - t0
+
+    ours, budget, seconds, spent = match_time(audit, min(times), args.budget)
+    bound = ours.epsilon_lower_bound if ours.error is None else float("nan")
+    settings = "; ".join(
+        f"{name}: {r.setting}" for name, r in results.items() if r is not None and r.setting
+    )
+    return (
+        f"| {key} | {adapter.epsilon:g} | {_fmt(TRUE_EPSILON[key])} | "
+        f"{_cell(results['sniper'])} | {_cell(results['statdp'])} | {_fmt(bound)} | "
+        f"{seconds:.0f} ({spent:.0f}) | {budget / 1e6:g}M | "
+        f"{_ratio(bound, results['sniper'])} | {_ratio(bound, results['statdp'])} | "
+        f"{settings} |"
+    )
+
+
+def main() -> None:
+    from auditor.adapters.benchmarks import builtin_adapters
+
+    args = _arguments()
+    options = _peer_options(args)
     keys = list(TRUE_EPSILON) if args.all else list(DEFAULT)
     wanted = args.only.split(",")
     keys = [k for k in keys if any(w in k for w in wanted)]
@@ -302,39 +342,9 @@ def main() -> None:
         "peers' settings |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    looks = {"looks": ((1.0, 1.0),)}
     total_start = time.perf_counter()
     for key in keys:
-        adapter = adapters[key]
-        subject = OnGrid(adapter) if args.grid else adapter
-        results: dict[str, PeerResult | None] = {"sniper": None, "statdp": None}
-        for tool in ("sniper", "statdp"):
-            if tool in peers and (tool == "sniper" or key in STATDP_HAS):
-                results[tool] = run_peer(args.peer_python, tool, key, options[tool], args.timeout)
-        times = [r.seconds for r in results.values() if r and r.bound is not None and r.seconds]
-        if not times:
-            print(f"| {key} | no peer result: nothing to match |")
-            continue
-
-        def audit(budget: int, subject: Any = subject) -> tuple[Any, float]:
-            t0 = time.perf_counter()
-            config = AuditConfig(budget=budget, seed=args.seed, **looks)
-            report = run_audit([subject], load_attacks(None), config, engine=EngineConfig())
-            return report.results[0], time.perf_counter() - t0
-
-        ours, budget, seconds, spent = match_time(audit, min(times), args.budget)
-        bound = ours.epsilon_lower_bound if ours.error is None else float("nan")
-        settings = "; ".join(
-            f"{name}: {r.setting}" for name, r in results.items() if r is not None and r.setting
-        )
-        print(
-            f"| {key} | {adapter.epsilon:g} | {_fmt(TRUE_EPSILON[key])} | "
-            f"{_cell(results['sniper'])} | {_cell(results['statdp'])} | {_fmt(bound)} | "
-            f"{seconds:.0f} ({spent:.0f}) | {budget / 1e6:g}M | "
-            f"{_ratio(bound, results['sniper'])} | {_ratio(bound, results['statdp'])} | "
-            f"{settings} |",
-            flush=True,
-        )
+        print(_row(key, adapters[key], args, options), flush=True)
     print(f"\ntotal wall time {time.perf_counter() - total_start:.0f} s for {len(keys)} mechanisms")
 
 

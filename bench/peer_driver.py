@@ -40,6 +40,17 @@ from typing import Any
 P_THRESHOLD = 0.1
 
 
+#: DP-Sniper's SVT i: threshold, classifier input size, flag values (``exp_default.py``)
+SNIPER_SVT: dict[int, tuple[float, int, Any]] = {
+    1: (0.5, 20, [-1]),
+    2: (1, 20, [-1]),
+    3: (1, 30, [-1000.0, -2000.0]),
+    4: (1, 20, [-1]),
+    5: (1, 10, None),
+    6: (1, 10, None),
+}
+
+
 def _sniper_spec(name: str) -> tuple[Any, Any, int, Any]:
     """(mechanism, input generator, classifier input size, feature transform) as
     ``exp_default.py`` sets them."""
@@ -102,15 +113,7 @@ def _sniper_spec(name: str) -> tuple[Any, Any, int, Any]:
             1,
             None,
         )
-    svt_args: dict[int, tuple[float, int, Any]] = {
-        1: (0.5, 20, [-1]),
-        2: (1, 20, [-1]),
-        3: (1, 30, [-1000.0, -2000.0]),
-        4: (1, 20, [-1]),
-        5: (1, 10, None),
-        6: (1, 10, None),
-    }
-    for i, (t, size, flag) in svt_args.items():
+    for i, (t, size, flag) in SNIPER_SVT.items():
         cls = getattr(svt, f"SparseVectorTechnique{i}")
         specs[f"svt{i}"] = lambda cls=cls, t=t, size=size, flag=flag: (
             cls(c=1, t=t),
