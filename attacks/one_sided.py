@@ -17,7 +17,8 @@ screened on the thousands of outputs the leak needs, then certified like any oth
 
 Assumptions:
     None about the implementation; the declared domain and neighbouring relation only.  Runs
-    for dataset and vector inputs under an (epsilon, delta) claim with delta > 0.
+    for dataset, vector and local inputs under an (epsilon, delta) claim with delta > 0 (local
+    values: the farthest apart first, where bounded noise leaves outputs to one side).
 
 References:
     Desfontaines, Voss, Gipson, Mandayam, "Differentially private partition selection"
@@ -32,7 +33,7 @@ import math
 
 import numpy as np
 
-from attacks.neighbours import Pair, dataset_pairs, vector_pairs
+from attacks.neighbours import Pair, dataset_pairs, local_pairs, vector_pairs
 from attacks.pair_search import distinguisher_for
 from auditor.core.claim_kinds import is_point
 from auditor.core.kinds import InputKind
@@ -96,11 +97,20 @@ def one_sided_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair]:
     return chosen
 
 
+def far_value_pairs(spec: AdapterSpec) -> list[Pair]:
+    """Values of a local domain, the farthest apart first: a randomizer whose noise is
+    bounded (truncated, or a window around the value) gives the outputs at the edge of one
+    value's range that a distant value never produces, and its delta is spent there."""
+    pairs = sorted(local_pairs(spec), key=lambda p: -abs(float(p[1]) - float(p[0])))
+    return pairs[:MAX_PAIRS]
+
+
 class OneSidedAttack:
     name = "one-sided"
     description = (
-        "datasets and vector queries under a claim with delta > 0: the pairs where one input "
-        "brings a value the other lacks (a record, an entry rising from 0), in a trial of "
+        "datasets, vector queries and local values under a claim with delta > 0: the pairs "
+        "where one input brings a value the other lacks (a record, an entry rising from 0, a "
+        "distant value), in a trial of "
         "their own so that an output one side never shows gets the outputs it needs (a leak "
         "in delta alone)"
     )
@@ -111,11 +121,15 @@ class OneSidedAttack:
             return False
         if spec.input.kind is InputKind.VECTOR:
             return spec.sensitivity is not None and spec.input.norm is not None
+        if spec.input.kind is InputKind.LOCAL:
+            return spec.exact_domain is not None
         return spec.input.kind is InputKind.DATASET and spec.domain is not None
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
         if spec.input.kind is InputKind.VECTOR:
             pairs = present_pairs(spec)
+        elif spec.input.kind is InputKind.LOCAL:
+            pairs = far_value_pairs(spec)
         else:
             pairs = one_sided_pairs(spec, rng)
         if not pairs:

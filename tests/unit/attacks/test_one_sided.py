@@ -222,3 +222,59 @@ def test_vector_entries_rising_from_zero_get_a_trial_of_their_own():
     broken = verdicts["sparse_histogram.off_by_one"]
     assert broken.verdict is Verdict.VIOLATION and broken.delta_bound is not None
     assert broken.delta_bound.delta_lower_bound > DELTA
+
+
+WIDTH, LOCAL_DELTA = 5, 1e-3
+
+
+def _edge_mass(t: int) -> float:
+    """Mass of the WIDTH outermost points on one side of a discrete Laplace of rate 1 / WIDTH
+    truncated to |z| <= t: what value 0 outputs and value WIDTH never does."""
+    z = np.arange(-t, t + 1)
+    w = np.exp(-np.abs(z) / WIDTH)
+    return float(w[:WIDTH].sum() / w.sum())
+
+
+def _truncation(leak: float) -> int:
+    return min(t for t in range(WIDTH, 400) if _edge_mass(t) <= leak)
+
+
+class TruncatedLocalNoise:
+    """Local values 0..WIDTH, released as value + Z, Z a discrete Laplace of rate eps / WIDTH
+    truncated to |Z| <= T: inside the overlap any two values' ratio is at most e^eps, and the
+    outputs one value gives and another never does cost delta, WIDTH of them at the far edge.
+    Correct: T holds that edge to delta; broken: T holds it to 6 delta only."""
+
+    epsilon, delta = 1.0, LOCAL_DELTA
+    input_kind, domain, output_kind = "local", (0, WIDTH), "integer"
+
+    def __init__(self, broken: bool) -> None:
+        self.name = f"truncated_local.{'broken' if broken else 'correct'}"
+        self.t = _truncation(6 * LOCAL_DELTA if broken else LOCAL_DELTA)
+        z = np.arange(-self.t, self.t + 1)
+        w = np.exp(-np.abs(z) / WIDTH)
+        self.support, self.p = z, w / w.sum()
+        self.rng = np.random.default_rng(0)
+
+    def seed(self, entropy: int) -> None:
+        self.rng = np.random.default_rng(entropy)
+
+    def sample(self, query: int, n: int) -> np.ndarray:
+        return int(query) + self.rng.choice(self.support, size=n, p=self.p)
+
+
+def test_local_values_farthest_apart_get_a_trial_of_their_own():
+    # the labels, exactly: the correct twin's edge is within delta, the broken one's above 2x
+    assert _edge_mass(TruncatedLocalNoise(False).t) <= LOCAL_DELTA
+    assert _edge_mass(TruncatedLocalNoise(True).t) > 4 * LOCAL_DELTA
+    spec = check_adapter(TruncatedLocalNoise(True))
+    assert OneSidedAttack().applies_to(spec)
+    (trial,) = OneSidedAttack().trials(spec, np.random.default_rng(0))
+    assert {trial.x, trial.x_prime} == {0, WIDTH}  # the farthest first
+    # false-failure probability: the correct twin is flagged with probability <= alpha = 0.05
+    adapters = [TruncatedLocalNoise(False), TruncatedLocalNoise(True)]
+    report = run_audit(adapters, load_attacks(["one-sided"]), AuditConfig(seed=0, budget=60_000))
+    correct, broken = report.results
+    assert correct.verdict is Verdict.NO_VIOLATION
+    assert broken.verdict is Verdict.VIOLATION and broken.delta_bound is not None
+    assert broken.delta_bound.delta_lower_bound > LOCAL_DELTA
