@@ -73,6 +73,11 @@ def _measured(futility: float) -> list[tuple[str, float, float]]:
     return rows
 
 
+def _kind(trial: str) -> int:
+    """2: a held-out set's broken twin, 1: its correct twin, 0: a benchmark mechanism."""
+    return 2 if ".broken" in trial else 1 if ".correct" in trial else 0
+
+
 def draw(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     """Reached against projected, each over its trial's claim, on log axes: a point left of
     the vertical claim line was (or would be) cut; one above the horizontal line certified a
@@ -87,21 +92,15 @@ def draw(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     y = np.array([r["reached"] / r["claim"] for r in rows], dtype=float)
     x, y = np.clip(np.nan_to_num(x, posinf=ceiling), floor, ceiling), np.clip(y, floor, ceiling)
     cut = x <= 1.0
-    broken = np.array([".broken" in r["trial"] for r in rows])
+    kinds = np.array([_kind(r["trial"]) for r in rows])
+    styles = ((1, "o", "held-out correct"), (2, "x", "held-out broken"), (0, "^", "benchmark"))
     fig, ax = plt.subplots(figsize=(7, 6))
     for mask, colour, label in ((cut, "tab:red", "cut"), (~cut, "tab:blue", "not cut")):
-        for bad, marker, kind in ((False, "o", "correct or benchmark"), (True, "x", "broken")):
-            m = mask & (broken == bad)
+        for kind, marker, name in styles:
+            m = mask & (kinds == kind)
             if m.any():
-                ax.scatter(
-                    x[m],
-                    y[m],
-                    s=14,
-                    c=colour,
-                    marker=marker,
-                    alpha=0.6,
-                    label=f"{label}, {kind} ({int(m.sum())})",
-                )
+                ax.scatter(x[m], y[m], s=14, c=colour, marker=marker, alpha=0.6,
+                           label=f"{label}, {name} ({int(m.sum())})")  # fmt: skip
     ax.axvline(1.0, color="k", lw=0.8)
     ax.axhline(1.0, color="k", lw=0.8, ls="--")
     ax.plot([floor, ceiling], [floor, ceiling], color="grey", lw=0.6, ls=":")
