@@ -12,7 +12,8 @@ records, ternary sequences) with the exact reference adapters, and the claim kin
 Why each claim is true (``--check`` recomputes the computed ones and fails if one is not):
 
 * the reference adapters' own claims are proved in their modules and checked by their tests
-  (``tests/unit/reference`` and ``tests/statistical``); epsilon is rounded down inside;
+  (``tests/unit/reference_mechanisms``, ``tests/statistical/test_*distribution*.py``: their
+  output laws are the ones proved private); epsilon is rounded down inside;
 * ``vector_laplace`` declared L2 (d = 5) or L-infinity (d = 3, noise for L1 sensitivity 3):
   integer vectors at L2 distance <= 1 are at L1 distance <= 1, at L-inf distance <= 1 at L1
   distance <= 3, so the L1 proof applies (both tight: one move reaches e^eps);
