@@ -32,7 +32,7 @@ Results go to a JSON-lines file, one line per audit, written as each ends: a run
 stopped and resumed, or extended with a larger ``--audits`` (audits already in the file are
 skipped).  Audits run in ``--jobs`` processes (``concurrent.futures``); numbers do not depend
 on it.  A default audit here takes from 0.3 s (randomized response) to 150 s (RAPPOR) on the
-shared 2-core machine under load, about 25 s on average: 1,000 audits take about 3.5 hours
+shared 2-core machine under load, about 30 s on average: 1,000 audits take about 4 hours
 in 2 processes there (``--estimate`` times one audit of each mechanism).
 
 Run (from the repository root, niced on a shared machine)::
