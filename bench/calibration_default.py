@@ -349,21 +349,23 @@ def _ratio(record: dict[str, Any]) -> float | None:
 SECTION = "## The default audit at scale (issue #48)"
 
 
-def section(records: list[dict[str, Any]], path: Path) -> list[str]:
+def section(records: list[dict[str, Any]], path: Path, target: int) -> list[str]:
     """The section of docs/calibration.md: what ran, the table, the false violations."""
     from auditor.statistics.clopper_pearson import cp_upper
 
     n = len(records)
     false = [r for r in records if r["verdict"] == "violation"]
-    seeds = sorted(r["seed"] for r in records)
+    seeds = {r["seed"] for r in records}
+    gaps = sorted(set(range(max(seeds) + 1)) - seeds) if seeds else []
     cpu = sum(r["seconds"] for r in records)
     lines = [
         SECTION,
         "",
-        f"`nice -n 19 python bench/calibration_default.py --audits {n} --out {path}`, "
-        f"{time.strftime('%Y-%m-%d', time.gmtime())}: {n} audits (seeds {seeds[0]}–{seeds[-1]}"
-        f"{'' if seeds == list(range(n)) else ', not contiguous'}), {cpu / 3600:.1f} h of audit "
-        "wall time summed over 2 processes on a 2-core machine shared with other work.",
+        f"`nice -n 19 python bench/calibration_default.py --audits {target} --out {path}`, "
+        f"{time.strftime('%Y-%m-%d', time.gmtime())}: {n} of the {target} audits (seeds 0–"
+        f"{max(seeds, default=0)}{', but ' + ', '.join(map(str, gaps)) if gaps else ''}), "
+        f"{cpu / 3600:.1f} h of audit wall time summed over 2 processes on a 2-core machine "
+        "shared with other work.",
         "",
         f"**{len(false)} false violations in {n} default audits of exactly correct mechanisms**"
         f" (95 % Clopper–Pearson upper limit on the rate {cp_upper(len(false), n, ALPHA):.4f}, "
@@ -460,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write is not None:
         from bench.calibration_claims import _write
 
-        _write(args.write, section(records, args.out))
+        _write(args.write, section(records, args.out, args.audits))
     false = [r for r in records if r["verdict"] == "violation"]
     for r in false:
         print(
