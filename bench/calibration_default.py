@@ -391,6 +391,17 @@ def section(records: list[dict[str, Any]], path: Path, target: int) -> list[str]
     return lines
 
 
+def _write(out: Path, lines: list[str]) -> None:
+    """Replace this script's section of ``out`` (up to the next ``## ``), or append it."""
+    text = out.read_text() if out.exists() else ""
+    start = text.find(SECTION)
+    if start >= 0:
+        end = text.find("\n## ", start + len(SECTION))
+        text = text[:start] + (text[end + 1 :] if end >= 0 else "")
+    text = text.rstrip("\n") + "\n\n" if text.strip() else ""
+    out.write_text(text + "\n".join(lines) + "\n")
+
+
 def check() -> list[str]:
     """Recompute the computed claims; raise AssertionError if one is not true as stated."""
     lines = []
@@ -460,8 +471,6 @@ def main(argv: list[str] | None = None) -> int:
     records = read(args.out)
     print("\n".join(summary(records)))
     if args.write is not None:
-        from bench.calibration_claims import _write
-
         _write(args.write, section(records, args.out, args.audits))
     false = [r for r in records if r["verdict"] == "violation"]
     for r in false:
