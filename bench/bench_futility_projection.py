@@ -1,7 +1,11 @@
 """The futility projection against what the trial then reaches: is a cut ever wrong?
 
 Usage: ``python bench/bench_futility_projection.py [--sets 24 25] [--benchmarks] [--seeds 2]
-[--budget 200000] [--futility 0.2]``
+[--budget 200000] [--futility 0.2] [--rows rows.json] [--figure fig.png]``
+
+``--rows`` saves every trial's (trial, claim, hope, reached) as JSON; ``--figure`` draws
+reached against projected (both over the claim), cut and uncut trials marked, as a PNG;
+``--from-rows rows.json --figure fig.png`` redraws a saved run without auditing.
 
 The futility check (``Certifier._optimistic_bound``) cuts a trial when no proposed event, at
 the favourable edge of its ``1 - futility`` training intervals, would certify a violation at
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import sys
 import time
 from pathlib import Path
@@ -70,6 +75,52 @@ def _measured(futility: float) -> list[tuple[str, float, float]]:
     return rows
 
 
+def _kind(trial: str) -> int:
+    """2: a held-out set's broken twin, 1: its correct twin, 0: a benchmark mechanism."""
+    return 2 if ".broken" in trial else 1 if ".correct" in trial else 0
+
+
+def draw(rows: list[dict[str, Any]], path: Path, title: str) -> None:
+    """Reached against projected, each over its trial's claim, on log axes: a point left of
+    the vertical claim line was (or would be) cut; one above the horizontal line certified a
+    violation; a cut point above it is a wrong cut.  Zeros and infinities sit on the edges."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    floor, ceiling = 1e-3, 1e3
+    x = np.array([r["hope"] / r["claim"] for r in rows], dtype=float)
+    y = np.array([r["reached"] / r["claim"] for r in rows], dtype=float)
+    x, y = np.clip(np.nan_to_num(x, posinf=ceiling), floor, ceiling), np.clip(y, floor, ceiling)
+    cut = x <= 1.0
+    kinds = np.array([_kind(r["trial"]) for r in rows])
+    styles = ((1, "o", "held-out correct"), (2, "x", "held-out broken"), (0, "^", "benchmark"))
+    fig, ax = plt.subplots(figsize=(7, 6))
+    for mask, colour, label in ((cut, "tab:red", "cut"), (~cut, "tab:blue", "not cut")):
+        for kind, marker, name in styles:
+            m = mask & (kinds == kind)
+            if m.any():
+                ax.scatter(x[m], y[m], s=14, c=colour, marker=marker, alpha=0.6,
+                           label=f"{label}, {name} ({int(m.sum())})")  # fmt: skip
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.axhline(1.0, color="k", lw=0.8, ls="--")
+    ax.plot([floor, ceiling], [floor, ceiling], color="grey", lw=0.6, ls=":")
+    top = max(float(x.max(initial=1.0)), float(y.max(initial=1.0)), 2.0) * 1.5
+    ax.set(xscale="log", yscale="log", xlim=(floor / 1.5, top), ylim=(floor / 1.5, top))
+    ax.set_xlabel("projected (futility hope) / claim   [left of the line: cut; 0 drawn at 1e-3]")
+    ax.set_ylabel("reached with the cut disabled / claim   [above the dashed line: violation]")
+    wrong = int((cut & (y > 1.0)).sum())
+    ax.set_title(
+        f"{title}\n{len(rows)} trials, {int(cut.sum())} cut, {wrong} wrong cut(s)", fontsize=9
+    )
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", type=int, nargs="*", default=[24])
@@ -77,7 +128,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--budget", type=int, default=200_000)
     parser.add_argument("--futility", type=float, default=0.2)
+    parser.add_argument("--rows", type=Path, help="save every trial's numbers here (JSON)")
+    parser.add_argument("--figure", type=Path, help="draw reached against projected (PNG)")
+    parser.add_argument("--from-rows", type=Path, help="redraw saved --rows; audit nothing")
     args = parser.parse_args(argv)
+    if args.from_rows is not None:
+        saved = json.loads(args.from_rows.read_text())
+        if args.figure is not None:
+            draw(saved["rows"], args.figure, saved["title"])
+        return 0
 
     from attacks import load_attacks
     from auditor.core.configs import AuditConfig, EngineConfig
@@ -114,6 +173,19 @@ def main(argv: list[str] | None = None) -> int:
         )
     for t, h, r in wrong:
         print(f"  WRONG CUT  {t}: projected {h:.4g}, reached {r:.4g}")
+    named = [f"set {n}" for n in args.sets] + (["benchmarks"] * args.benchmarks)
+    title = (
+        f"futility projection, {' + '.join(named)}: {args.seeds} seed(s), budget "
+        f"{args.budget:,}, futility {args.futility:g}"
+    )
+    table = [
+        {"trial": t, "claim": claims[t.split(" / ")[0]], "hope": h, "reached": r}
+        for t, h, r in rows
+    ]
+    if args.rows is not None:
+        args.rows.write_text(json.dumps({"title": title, "rows": table}, indent=0))
+    if args.figure is not None:
+        draw(table, args.figure, title)
     return 0
 
 
