@@ -1,7 +1,8 @@
 """Neighbouring pairs to search: scalar queries.
 
 **scalar** queries: 0 vs Δ, a moderate offset at ``PHASES`` phases of Δ and a large
-magnitude (``scalar_pair_groups``, shared with the black box's additive trials).
+magnitude (``scalar_pair_groups``, shared with the black box's additive trials); inside
+declared query bounds, also a sweep of the whole range a step at a time (``SWEEP``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from auditor.core.spec import AdapterSpec
 PHASES = 8
 #: moves shorter than the sensitivity, as fractions of it, screened beside the full ones
 SHORT_FRACTIONS = (0.5, 0.25, 0.75)
+#: pairs one sensitivity apart that sweep declared query bounds, at most: a range of up to
+#: this many steps is swept a step at a time, so every answer in it is the lower end of a
+#: pair's step (a clamp, cap or branch anywhere in the range sits inside one pair); a wider
+#: range is swept at this many evenly spread bases
+SWEEP = 64
 
 
 def _shifted(a: float, step: float) -> float:
@@ -74,6 +80,12 @@ def scalar_pair_groups(
             offsets = [[(lo + rng.random() * (hi - lo - step), "a random offset")]]
     if bounds is not None:
         shorter = [(a, m) for a, m in shorter if bounds[0] <= a and a + m <= bounds[1]]
+        sweep = _sweep(bounds, step, phase, spec.integer_queries)
+        sweep = [(a, t) for a, t in sweep if not (groups and a == 0)]  # the standard pair
+        if sweep and offsets:
+            offsets[0] = offsets[0] + sweep
+        elif sweep:
+            offsets = [sweep]
     for group in offsets:
         pairs: list[Pair] = []
         if group is offsets[0]:
@@ -93,6 +105,26 @@ def scalar_pair_groups(
         if pairs:
             groups.append((False, pairs))
     return groups
+
+
+def _sweep(
+    bounds: tuple[float, float], step: float, phase: float, integer: bool
+) -> list[tuple[float, str]]:
+    """Bases ``a`` with ``a`` and ``a + step`` inside ``bounds``, a step apart from the lower
+    bound (offset by ``phase`` of a step for real answers), at most ``SWEEP`` of them, evenly
+    spread over a wider range.  The relation holds at every answer in the range, and a
+    mechanism whose behaviour changes somewhere in it (a clamp at a bound off the grid, a
+    branch at a threshold) loses only on the pairs that straddle that point."""
+    lo, hi = bounds
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo < step:
+        return []
+    last = math.floor((hi - lo - step) / step - (0 if integer else phase))
+    shift = 0.0 if integer else phase
+    js = range(last + 1) if last < SWEEP else np.unique(np.linspace(0, last, SWEEP).round())
+    bases = [lo + (int(j) + shift) * step for j in js]
+    if not bases or bases[-1] < hi - step:
+        bases.append(hi - step)  # the pair at the top of the range
+    return [(a, "a sweep of the declared range") for a in bases]
 
 
 def _shorter_moves(

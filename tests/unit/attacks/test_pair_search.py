@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from attack_fixtures import DataCategories
 
+from attacks import load_attacks
 from attacks.pair_search import PairSearchAttack
 from auditor.adapters.base import SeededAdapter
 from auditor.core.configs import AuditConfig
@@ -554,3 +555,49 @@ def test_rounding_half_to_even_before_the_noise_is_found_at_a_tie(rounding, brok
         assert "tie of rounding" in result.best.trial
     else:
         assert result.verdict is Verdict.NO_VIOLATION, result.to_dict()
+
+
+class ShiftedAboveCap(SeededAdapter):
+    """A scalar answer in [0, 60], rounded to a whole number k and released as k + discrete
+    Laplace noise (eps-DP), except that an answer at or above ``cap`` is released as
+    k + 1/2 + noise (a "large value" marker folded into the release).  Below and above the cap
+    alike this is eps-DP; a pair straddling the cap has disjoint supports (infinite loss).
+    Correct with ``cap`` above the range.  Only pairs near the cap show it: the standard pair,
+    the moderate offsets and the large magnitudes meet it by luck, the sweep of the declared
+    range by design."""
+
+    input_kind, output_kind, query_bounds = "scalar", "real", (0.0, 60.0)
+    epsilon, delta, sensitivity = 1.0, 0.0, 1.0
+
+    def __init__(self, cap: float) -> None:
+        super().__init__()
+        self.cap, self.name = cap, f"test.shifted_above_cap(cap={cap})"
+
+    def sample(self, query, n):
+        x = float(query)
+        p = -np.expm1(-self.epsilon)
+        noise = (self._rng.geometric(p, n) - self._rng.geometric(p, n)).astype(float)
+        return float(np.floor(x + 0.5)) + (0.5 if x >= self.cap else 0.0) + noise
+
+
+def test_the_declared_range_is_swept_so_a_branch_inside_it_is_found():
+    adapters = [ShiftedAboveCap(41.3), ShiftedAboveCap(1e9)]
+    report = run_audit(adapters, load_attacks(None), AuditConfig(budget=100_000, seed=0))
+    broken, correct = report.results
+    assert broken.verdict is Verdict.VIOLATION, broken.to_dict()
+    assert "sweep of the declared range" in broken.best.trial
+    low, high = sorted((float(broken.best.x), float(broken.best.x_prime)))
+    assert low < 41.3 <= high and high - low <= 1.0
+    assert correct.verdict is Verdict.NO_VIOLATION, correct.to_dict()
+
+
+def test_the_sweep_straddles_every_point_of_the_range_and_stays_inside_it():
+    from attacks.neighbours.scalars import SWEEP, _sweep
+
+    for bounds, step, phase in [((0.0, 40.0), 1.0, 0.3), ((-5.0, 7.5), 0.5, 0.9)]:
+        bases = [a for a, _ in _sweep(bounds, step, phase, integer=False)]
+        assert all(bounds[0] <= a and a + step <= bounds[1] for a in bases)
+        for point in np.linspace(bounds[0] + step, bounds[1], 997):
+            assert any(a < point <= a + step for a in bases), point
+    wide = _sweep((0.0, 1e6), 1.0, 0.0, integer=True)
+    assert SWEEP <= len(wide) <= SWEEP + 1 and wide[-1][0] == 1e6 - 1
