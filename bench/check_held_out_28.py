@@ -22,7 +22,6 @@ Run: nice -n 19 python bench/check_held_out_28.py   (about a minute)
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import math
 import sys
 from pathlib import Path
@@ -162,7 +161,9 @@ def check_gp():
         eps, delta = a.epsilon, a.delta
         # sigma: the analytic Gaussian's sigma for (eps, delta); check its exact delta here
         s = mpf(a.sigma)
-        gdelta = mpmath.ncdf(1 / (2 * s) - eps * s) - mpmath.exp(eps) * mpmath.ncdf(-1 / (2 * s) - eps * s)
+        gdelta = mpmath.ncdf(1 / (2 * s) - eps * s) - mpmath.exp(eps) * mpmath.ncdf(
+            -1 / (2 * s) - eps * s
+        )
         assert gdelta <= delta, gdelta
         cmax = int(a.threshold + 40 * a.sigma) + 2
         d, c, p1 = gp_delta(a.sigma, a.threshold, eps, cmax)
@@ -177,9 +178,16 @@ def check_gp():
                 else:
                     hi = mid
             true = hi
-        txt = (f"delta@eps {f(d)} ({f(d / delta, 4)}x claim), worst c = {c}; new key released w.p. "
-               f"{f(p1)}; Gaussian's own delta {f(gdelta)}; sigma {a.sigma:.6f}, T {a.threshold:.6f}; eps@delta {f(true)}")
-        record(name, txt, "D vs D + a record of an absent key; event: that key's bit = 1", true if true != INF else INF)
+        txt = (
+            f"delta@eps {f(d)} ({f(d / delta, 4)}x claim), worst c = {c}; new key released w.p. "
+            f"{f(p1)}; Gaussian's own delta {f(gdelta)}; sigma {a.sigma:.6f}, T {a.threshold:.6f}; eps@delta {f(true)}"
+        )
+        record(
+            name,
+            txt,
+            "D vs D + a record of an absent key; event: that key's bit = 1",
+            true if true != INF else INF,
+        )
         a._exact = dict(sigma=a.sigma, T=a.threshold)
 
 
@@ -219,8 +227,11 @@ def check_ts():
                 else:
                     hi = mid
             true = hi
-        txt = (f"B = {B}; delta@eps by shift 1..4: " + ", ".join(f(ds[s], 4) for s in (1, 2, 3, 4))
-               + f" ({f(d / delta, 4)}x claim); one-sided mass at shift 4: {f(one_sided)}; eps@delta {f(true)}")
+        txt = (
+            f"B = {B}; delta@eps by shift 1..4: "
+            + ", ".join(f(ds[s], 4) for s in (1, 2, 3, 4))
+            + f" ({f(d / delta, 4)}x claim); one-sided mass at shift 4: {f(one_sided)}; eps@delta {f(true)}"
+        )
         record(name, txt, f"0 -> 4; event: output >= {B + 1}", true)
 
 
@@ -241,7 +252,6 @@ def check_fg():
     # pair is |k - k'| * rate exactly (ratio a^-|k-k'| attained at every z beyond both
     # centres), largest at |k - k'| = 3, which occurs (0.19 -> 1.19: 0 -> 3).  A scan of x
     # over [-3, 3] in steps of 0.001 (and 1e-9 below every boundary) confirms max |k - k'| = 3.
-    g = 0.4
     xs = [i / 1000 for i in range(-3000, 3001)] + [0.2 + 0.4 * j - 1e-9 for j in range(-8, 8)]
     maxd = max(fg_index(x + 1) - fg_index(x) for x in xs)
     assert maxd == 3, maxd
@@ -254,8 +264,10 @@ def check_fg():
         p_hi = dlap_ge(rate, 0)
         p_lo = dlap_ge(rate, 3)
         p2 = dlap_ge(rate, 1)  # from 0.3 (k = 1) vs 1.3 (k = 3): two steps
-        txt = (f"steps {a.steps}, rate {f(rate, 4)}; max index move 3 => eps {f(true)}; event output >= 1.2: "
-               f"{f(p_hi, 4)} vs {f(p_lo, 4)} (ln {f(mpmath.log(p_hi / p_lo), 4)}); two-step pair 0.3 -> 1.3: ln {f(mpmath.log(p_hi / p2), 4)}")
+        txt = (
+            f"steps {a.steps}, rate {f(rate, 4)}; max index move 3 => eps {f(true)}; event output >= 1.2: "
+            f"{f(p_hi, 4)} vs {f(p_lo, 4)} (ln {f(mpmath.log(p_hi / p_lo), 4)}); two-step pair 0.3 -> 1.3: ln {f(mpmath.log(p_hi / p2), 4)}"
+        )
         record(name, txt, "0.19 -> 1.19 (index 0 -> 3); event: output >= 1.2", true)
 
 
@@ -267,7 +279,7 @@ def check_fg():
 def dg_pmf(sigma2, span=None):
     sigma2 = mpf(sigma2)
     span = span or int(40 * mpmath.sqrt(sigma2)) + 10
-    w = {z: mpmath.exp(-mpf(z) ** 2 / (2 * sigma2)) for z in range(-span, span + 1)}
+    w = {z: mpmath.exp(-(mpf(z) ** 2) / (2 * sigma2)) for z in range(-span, span + 1)}
     tot = sum(w.values())
     return {k: v / tot for k, v in w.items()}
 
@@ -283,7 +295,9 @@ def renyi_shift1(P, alpha):
 def theta(c, sigma2, span):
     c = mpf(c)
     lo = int(mpmath.floor(c)) - span
-    return sum(mpmath.exp(-(mpf(z) - c) ** 2 / (2 * mpf(sigma2))) for z in range(lo, lo + 2 * span + 2))
+    return sum(
+        mpmath.exp(-((mpf(z) - c) ** 2) / (2 * mpf(sigma2))) for z in range(lo, lo + 2 * span + 2)
+    )
 
 
 def renyi_shift1_closed(sigma2, alpha):
@@ -292,7 +306,9 @@ def renyi_shift1_closed(sigma2, alpha):
     the theta sums centred where their mass is (any order)."""
     alpha = mpf(alpha)
     span = int(40 * mpmath.sqrt(sigma2)) + 10
-    return alpha / (2 * mpf(sigma2)) + mpmath.log(theta(1 - alpha, sigma2, span) / theta(0, sigma2, span)) / (alpha - 1)
+    return alpha / (2 * mpf(sigma2)) + mpmath.log(
+        theta(1 - alpha, sigma2, span) / theta(0, sigma2, span)
+    ) / (alpha - 1)
 
 
 def check_dg():
@@ -315,9 +331,54 @@ def check_dg():
         d2 = 2 * renyi_shift1(P, 2)
         assert abs(d2 / 2 - exact) < mpf(10) ** -30
         true = exact
-        txt = (f"sigma^2 {a.sigma2:g}; sup_a 2 D_a(shift 1) / a = {f(sup, 8)} (a = 2: {f(d2 / 2, 8)}; "
-               f"a = 1.001: {f(vals[0][1], 6)}, a = 300: {f(vals[-1][1], 6)})")
-        record(name, txt, "a record replaced, category 0 -> 1 (counts 0 and 1 move -1, +1)", true)
+        # One output set: E_t = {o_0 - o_1 >= t} (the privacy loss is (o_0 - o_1) / sigma^2, so
+        # these are its level sets).  Counts (1, 0) vs (0, 1): P(E_t) = P(S >= t - 1) vs
+        # P(S >= t + 1), S = Z_0 - Z_1 (exact convolution).  The zCDP bound one event certifies
+        # is sup_a D_a(Bern(p) || Bern(q)) / a (either order): the best t (with mass >= 1e-3) is
+        # printed.
+        S = {}
+        for z0, p0 in P.items():
+            if p0 < mpf(10) ** -40:
+                continue
+            for z1, p1 in P.items():
+                if p1 < mpf(10) ** -40:
+                    continue
+                S[z0 - z1] = S.get(z0 - z1, mpf(0)) + p0 * p1
+        tail = {}
+        acc = mpf(0)
+        for k in sorted(S, reverse=True):
+            acc += S[k]
+            tail[k] = acc  # P(S >= k)
+        best = (mpf(0), None, None, None)
+        for t in range(-12, 13):
+            pe, qe = tail.get(t - 1, mpf(1)), tail.get(t + 1, mpf(1))
+            if min(max(pe, qe), max(1 - pe, 1 - qe)) < mpf("1e-3"):
+                continue  # events whose rarer side is below 1e-3 on both: out of a budget's reach
+            r = max(bern_rho(pe, qe), bern_rho(qe, pe))
+            if r > best[0]:
+                best = (r, t, pe, qe)
+        a._event = best
+        txt = (
+            f"sigma^2 {a.sigma2:g}; sup_a 2 D_a(shift 1) / a = {f(sup, 8)} (a = 2: {f(d2 / 2, 8)}; "
+            f"a = 1.001: {f(vals[0][1], 6)}, a = 300: {f(vals[-1][1], 6)}); best event o_0 - o_1 >= {best[1]}: "
+            f"{f(best[2], 4)} vs {f(best[3], 4)}, its rho bound {f(best[0], 4)}"
+        )
+        record(
+            name,
+            txt,
+            f"a record replaced 0 -> 1, counts (1, 0) -> (0, 1); event o_0 - o_1 >= {best[1]}",
+            true,
+        )
+
+
+def bern_rho(p, q):
+    """sup over orders a of D_a(Bern(p) || Bern(q)) / a, on a grid of orders."""
+    best = mpf(0)
+    for a in [1.0001, 1.01, 1.1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 100, 200]:
+        a = mpf(a)
+        s = p**a * q ** (1 - a) + (1 - p) ** a * (1 - q) ** (1 - a)
+        best = max(best, mpmath.log(s) / (a - 1) / a)
+    return best
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,7 +389,9 @@ def check_dg():
 def gt_pmf(u, rate):
     w = [mpmath.exp(mpf(rate) * mpf(x)) for x in u]
     W = sum(w)
-    return {(i, j): w[i] / W * w[j] / (W - w[i]) for i in range(len(u)) for j in range(len(u)) if i != j}
+    return {
+        (i, j): w[i] / W * w[j] / (W - w[i]) for i in range(len(u)) for j in range(len(u)) if i != j
+    }
 
 
 def check_gt():
@@ -359,10 +422,12 @@ def check_gt():
         assert worst <= sup
         P0 = gt_pmf([0] * 6, rate)
         P1 = gt_pmf([1, 1, -1, -1, -1, -1], rate)
-        txt = (f"rate {f(rate, 4)}; sup 4 rate = {f(sup)}; zeros -> (1, 1, -1, ...), output (0, 1): {f(P1[(0, 1)], 4)} vs "
-               f"{f(P0[(0, 1)], 4)} (ln {f(mpmath.log(P1[(0, 1)] / P0[(0, 1)]), 4)}); far family L = 0, 3, 10, 30: "
-               + ", ".join(f"{f(l, 4)} (mass {f(m, 2)})" for _, l, m in losses)
-               + f"; 300 random pairs: max {f(worst, 4)}")
+        txt = (
+            f"rate {f(rate, 4)}; sup 4 rate = {f(sup)}; zeros -> (1, 1, -1, ...), output (0, 1): {f(P1[(0, 1)], 4)} vs "
+            f"{f(P0[(0, 1)], 4)} (ln {f(mpmath.log(P1[(0, 1)] / P0[(0, 1)]), 4)}); far family L = 0, 3, 10, 30: "
+            + ", ".join(f"{f(l, 4)} (mass {f(m, 2)})" for _, l, m in losses)
+            + f"; 300 random pairs: max {f(worst, 4)}"
+        )
         record(name, txt, "(0,)*6 -> (1, 1, -1, -1, -1, -1); event: output (0, 1)", sup)
 
 
@@ -389,7 +454,9 @@ def svt_pmf_shared(q, eps=1.0, T=10):
 
 def svt_p_fresh(qi, eps=1.0, T=10):
     rT, rn = mpf(eps) / 2, mpf(eps) / 4
-    return sum(dlap_pmf(rT, r) * (1 - dlap_le(rn, T + r - qi - 1)) for r in range(-SVT_R, SVT_R + 1))
+    return sum(
+        dlap_pmf(rT, r) * (1 - dlap_le(rn, T + r - qi - 1)) for r in range(-SVT_R, SVT_R + 1)
+    )
 
 
 def svt_pmf_fresh(q, pcache):
@@ -409,7 +476,7 @@ def check_svt():
     # (q'_j + nu_j <= q_j + 1 + nu_j <= T + rho < T + rho + 1) and i stays above; for -1 only
     # rho moves.  So every output's ratio is at most e^eps.  Checked numerically on pairs.
     a = BY["ho28.svt_first.correct"]
-    worst, wpair = mpf(0), None
+    worst = mpf(0)
     pairs = [([q] * m, [q + 1] * m) for q in range(0, 20)]
     rng = np.random.default_rng(2828)
     for _ in range(12):
@@ -419,11 +486,13 @@ def check_svt():
         P, Qd = svt_pmf_shared(x), svt_pmf_shared(y)
         l = max_loss(P, Qd)
         if l > worst:
-            worst, wpair = l, (x[:2], y[:2])
+            worst = l
     assert worst <= 1
     Pm, Qm = svt_pmf_shared([9] * m), svt_pmf_shared([10] * m)
-    txt = (f"shift proof: eps/2 + 2 eps/4 = 1; {len(pairs)} pairs checked exactly, largest loss {f(worst, 5)}; "
-           f"every query 9 -> 10, output -1: {f(Pm[-1], 4)} vs {f(Qm[-1], 4)} (ln {f(mpmath.log(Pm[-1] / Qm[-1]), 4)})")
+    txt = (
+        f"shift proof: eps/2 + 2 eps/4 = 1; {len(pairs)} pairs checked exactly, largest loss {f(worst, 5)}; "
+        f"every query 9 -> 10, output -1: {f(Pm[-1], 4)} vs {f(Qm[-1], 4)} (ln {f(mpmath.log(Pm[-1] / Qm[-1]), 4)})"
+    )
     record(a.name, txt, "every query q -> q + 1 (and 12 random +-1 moves)", mpf(1))
     a._pmf = svt_pmf_shared
     # Broken (fresh rho per query): the comparisons are independent, p(q) = P(q + nu >= T + rho),
@@ -440,8 +509,10 @@ def check_svt():
     true = max(m * A, max(i * A + Bv for i in range(m)))
     P9 = svt_pmf_fresh([9] * m, pc)
     P10 = svt_pmf_fresh([10] * m, pc)
-    txt = (f"A {f(A, 5)}, B {f(Bv, 5)}; eps = max(8A, 7A + B) = {f(true)} (every query 19 -> 20, output -1); "
-           f"every query 9 -> 10, output -1: {f(P9[-1], 4)} vs {f(P10[-1], 4)} (ln {f(mpmath.log(P9[-1] / P10[-1]), 4)})")
+    txt = (
+        f"A {f(A, 5)}, B {f(Bv, 5)}; eps = max(8A, 7A + B) = {f(true)} (every query 19 -> 20, output -1); "
+        f"every query 9 -> 10, output -1: {f(P9[-1], 4)} vs {f(P10[-1], 4)} (ln {f(mpmath.log(P9[-1] / P10[-1]), 4)})"
+    )
     record(b.name, txt, "every query 19 -> 20 (sup) / 9 -> 10 (mass); event: output -1", true)
     b._pc = pc
 
@@ -468,8 +539,10 @@ def check_lb():
         top = max(bs)
         ev_hi = dlap_ge(rate, 0)  # v = 8: output >= top
         ev_lo = dlap_ge(rate, top)  # v = 0: output >= top
-        txt = (f"buckets {bs}; rate {f(rate, 3)}; eps = {f(rate, 3)} x {max(bs) - min(bs)} = {f(true)}; "
-               f"event output >= {top}: {f(ev_hi, 4)} (v = 8) vs {f(ev_lo, 4)} (v = 0), ln {f(mpmath.log(ev_hi / ev_lo), 4)}")
+        txt = (
+            f"buckets {bs}; rate {f(rate, 3)}; eps = {f(rate, 3)} x {max(bs) - min(bs)} = {f(true)}; "
+            f"event output >= {top}: {f(ev_hi, 4)} (v = 8) vs {f(ev_lo, 4)} (v = 0), ln {f(mpmath.log(ev_hi / ev_lo), 4)}"
+        )
         record(name, txt, f"v = 0 vs v = 8; event: output >= {top}", true)
 
 
@@ -521,9 +594,8 @@ def replay(a, q):
 
 
 def sampling_checks(n=100_000):
-    seed = 1000
+    counter = iter(range(1000, 10**6))
     for a in MOD.ADAPTERS:
-        seed += 1
         kind = a.mechanism
         if kind == "gauss_partition":
             # keys 0..9 with counts 0, 1, 5, 9, 10, 11, 12, 14, 16, 30 (T is 11.65 / 10.65)
@@ -531,7 +603,7 @@ def sampling_checks(n=100_000):
             for counts in counts_list:
                 recs = np.repeat(np.arange(10), counts)
                 replay(a, recs)
-                a.seed(seed)
+                a.seed(next(counter))
                 s = np.asarray(a.sample(recs, n))
                 for j, c in enumerate(counts):
                     p = mpf(0) if c == 0 else Q((mpf(a.threshold) - c) / mpf(a.sigma))
@@ -542,33 +614,43 @@ def sampling_checks(n=100_000):
                         continue
                     binom_test(k, n, p, a.name, f"key {j} count {c}")
                 # independence: number of keys released, exactly via convolution of Bernoullis
-                ps = [0.0 if c == 0 else float(Q((mpf(a.threshold) - c) / mpf(a.sigma))) for c in counts]
+                ps = [
+                    0.0 if c == 0 else float(Q((mpf(a.threshold) - c) / mpf(a.sigma)))
+                    for c in counts
+                ]
                 dist = np.array([1.0])
                 for p in ps:
                     dist = np.convolve(dist, [1 - p, p])
-                chi2_test(s.sum(axis=1), {i: dist[i] for i in range(11)}, a.name, f"counts {counts}: number released")
+                chi2_test(
+                    s.sum(axis=1),
+                    {i: dist[i] for i in range(11)},
+                    a.name,
+                    f"counts {counts}: number released",
+                )
         elif kind == "truncated_sum":
             for x in (0, 37):
                 replay(a, x)
-                a.seed(seed)
+                a.seed(next(counter))
                 s = np.asarray(a.sample(x, n))
                 chi2_test(s, ts_pmf(a.rate, a.bound, x), a.name, f"x = {x}")
         elif kind == "fine_grid":
             for x in (0.19, 7.93):
                 replay(a, x)
-                a.seed(seed)
+                a.seed(next(counter))
                 s = np.asarray(a.sample(x, n))
                 k = np.rint(s / 0.4).astype(np.int64)
                 if not np.array_equal(k * 0.4, s):
                     PROBLEMS.append(f"{a.name}: outputs off the grid")
                 kc = fg_index(x)
                 rate = mpf(a.epsilon) / a.steps
-                chi2_test(k, {kc + z: dlap_pmf(rate, z) for z in range(-150, 151)}, a.name, f"x = {x}")
+                chi2_test(
+                    k, {kc + z: dlap_pmf(rate, z) for z in range(-150, 151)}, a.name, f"x = {x}"
+                )
         elif kind == "dgauss_histogram":
             P = dg_pmf(a.sigma2)
             for recs in (np.array([0, 1, 1, 2, 2, 2, 5]), np.array([3] * 12 + [4])):
                 replay(a, recs)
-                a.seed(seed)
+                a.seed(next(counter))
                 s = np.asarray(a.sample(recs, n))
                 cnt = np.bincount(recs, minlength=6)
                 for j in range(6):
@@ -576,7 +658,7 @@ def sampling_checks(n=100_000):
         elif kind == "gumbel_top2":
             for u in ([0, 0, 0, 0, 0, 0], [1, 1, -1, -1, -1, -1], [0.5, 3, -2, 1, 0, 2.5]):
                 replay(a, np.array(u, dtype=float))
-                a.seed(seed)
+                a.seed(next(counter))
                 s = np.asarray(a.sample(np.array(u, dtype=float), n))
                 code = s[:, 0] * 6 + s[:, 1]
                 pm = {i * 6 + j: v for (i, j), v in gt_pmf(u, a.rate).items()}
@@ -585,17 +667,23 @@ def sampling_checks(n=100_000):
             for q in ([9] * 8, [3, 12, 8, 10, 0, 20, 11, 9]):
                 qa = np.array(q, dtype=float)
                 replay(a, qa)
-                a.seed(seed)
+                a.seed(next(counter))
                 s = np.asarray(a.sample(qa, n))
-                pm = svt_pmf_shared(q) if not a.broken else svt_pmf_fresh(q, BY["ho28.svt_first.broken"]._pc)
+                pm = (
+                    svt_pmf_shared(q)
+                    if not a.broken
+                    else svt_pmf_fresh(q, BY["ho28.svt_first.broken"]._pc)
+                )
                 chi2_test(s, pm, a.name, f"q = {q}")
         elif kind == "local_buckets":
             for v in (0, 8, 4):
                 replay(a, v)
-                a.seed(seed)
+                a.seed(next(counter))
                 s = np.asarray(a.sample(v, n))
                 b = lb_bucket(v, a.broken)
-                chi2_test(s, {b + z: dlap_pmf(a.rate, z) for z in range(-150, 151)}, a.name, f"v = {v}")
+                chi2_test(
+                    s, {b + z: dlap_pmf(a.rate, z) for z in range(-150, 151)}, a.name, f"v = {v}"
+                )
 
 
 def main():
@@ -606,7 +694,9 @@ def main():
     check_gt()
     check_svt()
     check_lb()
-    print("| adapter | claim | truth (computed) | neighbouring pair; event | label (computed) | stated true value |")
+    print(
+        "| adapter | claim | truth (computed) | neighbouring pair; event | label (computed) | stated true value |"
+    )
     print("|---|---|---|---|---|---|")
     for row in RESULTS:
         name, claim, truth, pair, label, stated = row
@@ -614,7 +704,9 @@ def main():
     if "--no-sampling" not in sys.argv:
         sampling_checks()
         PVALUES.sort()
-        print(f"\nsampling (100,000 per query, seed replay checked; {len(PVALUES)} tests; smallest five p-values)")
+        print(
+            f"\nsampling (100,000 per query, seed replay checked; {len(PVALUES)} tests; smallest five p-values)"
+        )
         for p, name, what in PVALUES[:5]:
             print(f"    {p:.4f}  {name}  ({what})")
         # Bonferroni over all tests at 0.001
