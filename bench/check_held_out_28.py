@@ -294,9 +294,10 @@ def fg_index(x, g=0.4):
 
 
 def check_fg():
-    # Relation: |x - x'| <= 1 on doubles.  The index is floor(fl(fl(x / g) + 0.5)); the exact
-    # quotients differ by at most 1 / g_double < 2.5, the computed ones by less than 2.5 + 1e-14,
-    # so the indices differ by at most 3 (floor(a) - floor(b) <= ceil(a - b) = 3).  The output
+    # Relation: |x - x'| <= 1 on doubles.  The index is floor(fl(fl(x / g) + 0.5)) of the
+    # clamped x; the exact quotients differ by at most 1 / g_double < 2.5, the computed ones by
+    # less than 2.5 + 1e-12, so the indices differ by at most 3 (floor(a) - floor(b) <=
+    # ceil(a - b) = 3).  The output
     # k * g is injective in k, so the output law is DLap(rate) shifted by k: the pure loss of a
     # pair is |k - k'| * rate exactly (ratio a^-|k-k'| attained at every z beyond both
     # centres), largest at |k - k'| = 3, which occurs (0.19 -> 1.19: 0 -> 3).  A scan of x
@@ -304,6 +305,22 @@ def check_fg():
     xs = [i / 1000 for i in range(-3000, 3001)] + [0.2 + 0.4 * j - 1e-9 for j in range(-8, 8)]
     maxd = max(fg_index(x + 1) - fg_index(x) for x in xs)
     assert maxd == 3, maxd
+    # The adapter clamps x to [-1000, 1000] (1-Lipschitz).  There fl(x / g) and fl(. + 0.5)
+    # each err by less than 3e-13, and (x' - x) / g_double <= 1 / g_double < 2.5 (g_double =
+    # 0.4000000000000000222), so the computed a' - a < 2.5 + 1e-12 < 3: floor moves by <= 3.
+    # Checked on doubles at every boundary 0.2 + 0.4 j in [-1000, 1000] and 4 ulps either side,
+    # each moved by 1 and by the largest double <= 1 away (same float ops as the adapter).
+    b = 0.2 + 0.4 * np.arange(-2501, 2500)
+    xs2 = np.concatenate([b] + [np.nextafter(b, s * np.inf) for s in (1, -1)])
+    for _ in range(3):
+        xs2 = np.concatenate([xs2, np.nextafter(xs2, np.inf), np.nextafter(xs2, -np.inf)])
+    xs2 = np.unique(np.clip(xs2, -1000.0, 999.0))
+    xs2 = np.concatenate([xs2, np.clip(xs2 - 1.0, -1000.0, 999.0)])
+    k0 = np.floor(xs2 / 0.4 + 0.5)
+    for y in (xs2 + 1.0, np.nextafter(xs2 + 1.0, -np.inf)):
+        y = np.where(y - xs2 <= 1.0, y, np.nextafter(y, -np.inf))
+        assert np.all(y - xs2 <= 1.0)
+        assert np.max(np.floor(y / 0.4 + 0.5) - k0) <= 3
     assert fg_index(0.19) == 0 and fg_index(1.19) == 3 and fg_index(0.3) == 1 and fg_index(1.3) == 3
     for name in ("ho28.fine_grid.correct", "ho28.fine_grid.broken"):
         a = BY[name]

@@ -32,10 +32,10 @@ Mechanisms
 | # | name | input; relation | output | claim | bug | broken: truth |
 |---|---|---|---|---|---|---|
 | 1 | gauss_partition | dataset ints 0..9; add/remove | 10 bits (key released) | (1, 2e-4) | threshold sigma z (for a count of 0), not 1 + sigma z | eps inf; delta 6.69e-4 (3.34x) |
-| 2 | truncated_sum | scalar int; Delta 4 | int | (2, 1e-4) | support bound B chosen so P(Z = B) <= delta (as for Delta 1), not P(Z > B - 4) <= delta | eps inf; delta 8.09e-4 (8.09x) |
-| 3 | fine_grid | scalar real; Delta 1 | real (multiples of 0.4) | eps 0.9 | steps per Delta int(1/0.4) = 2, not ceil = 3 | eps 1.35 |
+| 2 | truncated_sum | scalar int in +-1e6; Delta 4 | int | (2, 1e-4) | support bound B chosen so P(Z = B) <= delta (as for Delta 1), not P(Z > B - 4) <= delta | eps inf; delta 8.09e-4 (8.09x) |
+| 3 | fine_grid | scalar real in +-1000; Delta 1 | real (multiples of 0.4) | eps 0.9 | steps per Delta int(1/0.4) = 2, not ceil = 3 | eps 1.35 |
 | 4 | dgauss_histogram | dataset ints 0..5; replace | 6 ints | zCDP rho 0.25 | sigma^2 for L2 sensitivity 1 (one count per record), not sqrt 2 | rho 0.5 |
-| 5 | gumbel_top2 | 6 reals; linf 1 (not monotone) | ordered index pair | eps 1.2 | rate eps/(k Delta) (the monotone one), not eps/(2 k Delta) | eps 2.4 (a sup) |
+| 5 | gumbel_top2 | 6 reals in +-1000; linf 1 (not monotone) | ordered index pair | eps 1.2 | rate eps/(k Delta) (the monotone one), not eps/(2 k Delta) | eps 2.4 (a sup) |
 | 6 | svt_first | 8 reals in [0, 20]; linf 1 | first index above 10, or -1 | eps 1 | threshold noise drawn afresh for every query | eps 1.95961 |
 | 7 | local_buckets | local 0..8 | int | eps 1.6 | bucket floor(v/3 + 1/2) (0..3), not v // 3 (0..2), range still taken as 2 | eps 2.4 |
 
@@ -119,6 +119,11 @@ Expected difficulty (a guess, not measured): 1 and 2 for the budget (a one-sided
 about 7e-4 and 8e-4); 3 for the pairs (half of the starts, and a full move needed); 6 (the
 event -1 near the threshold with all eight queries moved up); 4 (a zCDP claim, 2x); 5 and 7
 the easiest.
+
+Query bounds: 2, 3 and 5 clamp their queries to the declared `query_bounds` (clamping is
+1-Lipschitz, so the claims hold for every query): 2 to keep x + noise inside int64, 3 so that
+x / 0.4 is computed to 1e-12 (at 2^50 the rounding of the quotient alone could move the index
+by 4), 5 so that u * rate keeps the Gumbel noise's low bits.
 
 Floating point: no output carries a float noise sample.  The Gaussian in 1 and the Gumbel
 noise in 5 are numpy's float samplers compared with thresholds or each other; their laws
@@ -262,6 +267,7 @@ class TruncatedSum(_Base):
     family = "additive"
     sensitivity = 4
     integer_queries = True
+    query_bounds = (-(10**6), 10**6)  # clamped (1-Lipschitz): keeps x + noise inside int64
 
     def __init__(self, broken=False):
         super().__init__(broken)
@@ -276,7 +282,7 @@ class TruncatedSum(_Base):
         self.bound = b  # correct 21, broken 16
 
     def sample(self, query, n):
-        x = int(round(float(query)))
+        x = int(round(min(max(float(query), -1e6), 1e6)))
         out = np.empty(n, dtype=np.int64)
         todo = np.arange(n)
         while todo.size:
@@ -307,6 +313,7 @@ class FineGrid(_Base):
     family = "additive"
     sensitivity = 1.0
     grid = 0.4
+    query_bounds = (-1000.0, 1000.0)  # clamped (1-Lipschitz): x / 0.4 stays exact to 1e-12
 
     def __init__(self, broken=False):
         super().__init__(broken)
@@ -317,7 +324,8 @@ class FineGrid(_Base):
         self.rate = self.epsilon / self.steps
 
     def sample(self, query, n):
-        k = math.floor(float(query) / self.grid + 0.5)
+        x = min(max(float(query), -1000.0), 1000.0)
+        k = math.floor(x / self.grid + 0.5)
         return (k + _dlap(self._rng, self.rate, n)) * self.grid
 
 
@@ -380,6 +388,7 @@ class GumbelTop2(_Base):
     norm = "linf"
     sensitivity = 1.0
     query_length = 6
+    query_bounds = (-1000.0, 1000.0)  # clamped (1-Lipschitz): u * rate keeps the Gumbel's bits
     output_kind = "index_set"
     output_length = 2
     ordered = True
@@ -393,7 +402,7 @@ class GumbelTop2(_Base):
             self.rate = self.epsilon / (2 * self.k * self.sensitivity)
 
     def sample(self, query, n):
-        u = np.asarray(query, dtype=float).ravel()
+        u = np.clip(np.asarray(query, dtype=float).ravel(), -1000.0, 1000.0)
         scores = u[None, :] * self.rate + self._rng.gumbel(size=(n, u.size))
         order = np.argsort(-scores, axis=1, kind="stable")
         return order[:, : self.k]
