@@ -128,7 +128,9 @@ by 4), 5 so that u * rate keeps the Gumbel noise's low bits.
 Floating point: no output carries a float noise sample.  The Gaussian in 1 and the Gumbel
 noise in 5 are numpy's float samplers compared with thresholds or each other; their laws
 differ from the ideal ones by rounding of order 1e-16, which the exact check ignores and no
-sampling budget resolves.
+sampling budget resolves.  Likewise the discrete samplers: numpy's geometric, and the discrete
+Gaussian's acceptance probability computed in doubles (it underflows to 0 beyond |z| = 77 at
+sigma^2 = 4, where the ideal mass is below e^-745).
 
 Check: python bench/check_held_out_28.py (the table as run is in its docstring).
 Run: dp-audit run --adapter bench/held_out_mechanisms_28.py:ADAPTERS --out held-out-28
