@@ -18,8 +18,14 @@ Part 2 also tests each adapter's samples against its TWIN's exact law, which mus
 rejected (p < 1e-3) on at least one query: the tests can tell the twins apart.  (The truncated
 sums differ only in about 1e-3 of their mass, beyond the broken twin's bound.)
 
-Prints a table; exits 1 if any label, true value or sampling test disagrees.  `--no-sampling`
-runs Part 1 alone.
+Part 3 (power) draws 200,000 outputs per side at each broken twin's stated pair and counts
+its stated event, on both twins, and prints the bound one Clopper-Pearson test at alpha 0.05
+would certify (eps, delta at the claimed eps, or rho), at the exact expected counts and on the
+draw: each broken twin's stated event exceeds its claim at the expected counts; no correct
+twin's does.  Not an audit: one event chosen knowing the answer, no multiplicity.
+
+Prints the tables; exits 1 if any label, true value, sampling or power check disagrees.
+`--no-sampling` runs Part 1 alone.
 
 Run: nice -n 19 python bench/check_held_out_28.py   (about a minute on a loaded 2-core machine)
 
@@ -64,6 +70,26 @@ Output as run (2026-12-07)
         0  ho28.svt_first.broken
         0  ho28.local_buckets.correct
         0  ho28.local_buckets.broken
+
+    power: the stated events at 200,000 outputs per side, one test at alpha 0.05 (no multiplicity)
+    | adapter | pair; event | exact P (x) vs P (x') | bound at the expected counts | drawn counts | bound on the draw | claim |
+    |---|---|---|---|---|---|---|
+    | ho28.gauss_partition.broken | D = 20 records of key 4, D' = D + key 9; bit 9 = 1 | 0.0006688 vs 0.0 | delta at eps 1 >= 0.0005113 | 142 vs 0 | 0.0005479 | 0.0002 |
+    | ho28.gauss_partition.correct | D = 20 records of key 4, D' = D + key 9; bit 9 = 1 | 0.0002 vs 0.0 | delta at eps 1 >= 9.275e-05 | 42 vs 0 | 0.0001012 | 0.0002 |
+    | ho28.truncated_sum.broken | 4 vs 0; output >= 17 | 0.0008094 vs 0.0 | delta at eps 2 >= 0.0005538 | 152 vs 0 | 0.0005077 | 0.0001 |
+    | ho28.truncated_sum.correct | 4 vs 0; output >= 17 | 0.0009255 vs 0.0001163 | delta at eps 2 >= -0.0004784 | 196 vs 26 | -0.0005598 | 0.0001 |
+    | ho28.fine_grid.broken | 1.19 vs 0.19; output >= 1.2 | 0.6106 vs 0.1583 | eps >= 1.336 | 122285 vs 31355 | 1.347 | 0.9 |
+    | ho28.fine_grid.correct | 1.19 vs 0.19; output >= 1.2 | 0.5744 vs 0.2336 | eps >= 0.8883 | 114613 vs 46549 | 0.8893 | 0.9 |
+    | ho28.dgauss_histogram.broken | records (0, 2, 3) vs (1, 2, 3); o_0 - o_1 >= 7 | 0.002728 vs 7.571e-5 | rho >= 0.3024 | 580 vs 16 | 0.3083 | 0.25 |
+    | ho28.dgauss_histogram.correct | records (0, 2, 3) vs (1, 2, 3); o_0 - o_1 >= 7 | 0.02531 vs 0.003844 | rho >= 0.1735 | 5043 vs 792 | 0.1671 | 0.25 |
+    | ho28.gumbel_top2.broken | (1, 1, -1, -1, -1, -1) vs 0; output (0, 1) | 0.1415 vs 0.03333 | eps >= 1.411 | 28123 vs 6661 | 1.406 | 1.2 |
+    | ho28.gumbel_top2.correct | (1, 1, -1, -1, -1, -1) vs 0; output (0, 1) | 0.0746 vs 0.03333 | eps >= 0.7664 | 14803 vs 6614 | 0.7664 | 1.2 |
+    | ho28.gumbel_top2.broken | (1, 1, 2, 2, 2, 2) vs (0, 0, 3, 3, 3, 3); output (0, 1) | 0.01299 vs 0.001515 | eps >= 1.998 | 2624 vs 290 | 2.049 | 1.2 |
+    | ho28.gumbel_top2.correct | (1, 1, 2, 2, 2, 2) vs (0, 0, 3, 3, 3, 3); output (0, 1) | 0.02112 vs 0.007794 | eps >= 0.9172 | 4163 vs 1565 | 0.8987 | 1.2 |
+    | ho28.svt_first.broken | every query 9 vs 10; output -1 | 0.007502 vs 0.001919 | eps >= 1.212 | 1436 vs 383 | 1.169 | 1 |
+    | ho28.svt_first.correct | every query 9 vs 10; output -1 | 0.05644 vs 0.03446 | eps >= 0.4521 | 11377 vs 6758 | 0.4795 | 1 |
+    | ho28.local_buckets.broken | v = 8 vs 0; output >= 3 | 0.69 vs 0.06259 | eps >= 2.38 | 138341 vs 12402 | 2.392 | 1.6 |
+    | ho28.local_buckets.correct | v = 8 vs 0; output >= 3 | 0.31 vs 0.06259 | eps >= 1.576 | 62187 vs 12626 | 1.571 | 1.6 |
 
     all labels agree with the exact values; every adapter samples its exact law
 """
@@ -765,6 +791,167 @@ def sampling_checks(n=100_000):
         TWIN_REJECTED[a.name] = min(rejected)
 
 
+POWER = []
+
+
+def cp(k, n, alpha):
+    """Clopper-Pearson (lower, upper) at two-sided level alpha."""
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
+    return lo, hi
+
+
+def bound(kind, claim, k0, k1, n, alpha=0.05):
+    """The bound one event certifies from counts k0 (the side where it is likelier) and k1, at
+    level alpha (no multiplicity): eps >= ln(p0_lo / p1_hi); delta >= p0_lo - e^eps p1_hi at
+    the claimed eps; rho >= sup_a D_a(Bern(p0_lo) || Bern(p1_hi)) / a."""
+    p0, _ = cp(k0, n, alpha)
+    _, p1 = cp(k1, n, alpha)
+    if kind == "eps":
+        return math.log(p0 / p1) if p0 > 0 else 0.0
+    if kind == "delta":
+        return p0 - math.exp(claim) * p1
+    return float(bern_rho(mpf(p0), mpf(p1))) if p0 > p1 else 0.0
+
+
+def event_rows(n=200_000):
+    """For each broken twin's stated pair and event: the bound its counts would certify at n
+    outputs per side (at the expected counts, and on one draw of each side), and the same
+    event on the correct twin.  A power statement, not an audit."""
+    gp = [np.array([4] * 20), np.array([4] * 20 + [9])]
+    rows = [
+        (
+            "gauss_partition",
+            "delta",
+            gp[1],
+            gp[0],
+            lambda s: s[:, 9] == 1,
+            "D = 20 records of key 4, D' = D + key 9; bit 9 = 1",
+        ),
+        ("truncated_sum", "delta", 4, 0, lambda s: s >= 17, "4 vs 0; output >= 17"),
+        ("fine_grid", "eps", 1.19, 0.19, lambda s: s >= 1.2 - 1e-9, "1.19 vs 0.19; output >= 1.2"),
+        (
+            "dgauss_histogram",
+            "rho",
+            np.array([0, 2, 3]),
+            np.array([1, 2, 3]),
+            lambda s: s[:, 0] - s[:, 1] >= 7,
+            "records (0, 2, 3) vs (1, 2, 3); o_0 - o_1 >= 7",
+        ),
+        (
+            "gumbel_top2",
+            "eps",
+            np.array([1.0, 1, -1, -1, -1, -1]),
+            np.zeros(6),
+            lambda s: (s[:, 0] == 0) & (s[:, 1] == 1),
+            "(1, 1, -1, -1, -1, -1) vs 0; output (0, 1)",
+        ),
+        (
+            "gumbel_top2",
+            "eps",
+            np.array([1.0, 1, 2, 2, 2, 2]),
+            np.array([0.0, 0, 3, 3, 3, 3]),
+            lambda s: (s[:, 0] == 0) & (s[:, 1] == 1),
+            "(1, 1, 2, 2, 2, 2) vs (0, 0, 3, 3, 3, 3); output (0, 1)",
+        ),
+        (
+            "svt_first",
+            "eps",
+            np.full(8, 9.0),
+            np.full(8, 10.0),
+            lambda s: s == -1,
+            "every query 9 vs 10; output -1",
+        ),
+        ("local_buckets", "eps", 8, 0, lambda s: s >= 3, "v = 8 vs 0; output >= 3"),
+    ]
+    counter = iter(range(5000, 10**6))
+    for mech, kind, x0, x1, ev, text in rows:
+        for tw in ("broken", "correct"):
+            a = BY[f"ho28.{mech}.{tw}"]
+            claim = a.rho if kind == "rho" else a.epsilon
+            a.seed(next(counter))
+            k0 = int(np.sum(ev(np.asarray(a.sample(x0, n)))))
+            a.seed(next(counter))
+            k1 = int(np.sum(ev(np.asarray(a.sample(x1, n)))))
+            POWER.append((a.name, kind, claim, text, k0, k1, bound(kind, claim, k0, k1, n)))
+
+
+def exact_event_probs():
+    """The exact probabilities of the events of event_rows, for the expected-count bounds."""
+    out = {}
+    for tw in ("broken", "correct"):
+        a = BY[f"ho28.gauss_partition.{tw}"]
+        out[(a.name, 0)] = (Q((mpf(a.threshold) - 1) / mpf(a.sigma)), mpf(0))
+        a = BY[f"ho28.truncated_sum.{tw}"]
+        P4 = ts_pmf(a.rate, a.bound, 4)
+        P0 = ts_pmf(a.rate, a.bound, 0)
+        out[(a.name, 0)] = (
+            sum(v for k, v in P4.items() if k >= 17),
+            sum(v for k, v in P0.items() if k >= 17),
+        )
+        a = BY[f"ho28.fine_grid.{tw}"]
+        r = mpf(a.epsilon) / a.steps
+        out[(a.name, 0)] = (dlap_ge(r, 0), dlap_ge(r, 3))
+        a = BY[f"ho28.dgauss_histogram.{tw}"]
+        P = dg_pmf(a.sigma2)
+        tail = {}
+        for z0, p0 in P.items():
+            for z1, p1 in P.items():
+                if p0 * p1 > mpf(10) ** -40:
+                    tail[z0 - z1] = tail.get(z0 - z1, mpf(0)) + p0 * p1
+        ge = lambda t: sum(v for k, v in tail.items() if k >= t)
+        out[(a.name, 0)] = (ge(7 - 1), ge(7 + 1))
+        a = BY[f"ho28.gumbel_top2.{tw}"]
+        out[(a.name, 0)] = (
+            gt_pmf([1, 1, -1, -1, -1, -1], a.rate)[(0, 1)],
+            gt_pmf([0] * 6, a.rate)[(0, 1)],
+        )
+        out[(a.name, 1)] = (
+            gt_pmf([1, 1, 2, 2, 2, 2], a.rate)[(0, 1)],
+            gt_pmf([0, 0, 3, 3, 3, 3], a.rate)[(0, 1)],
+        )
+        a = BY[f"ho28.svt_first.{tw}"]
+        if a.broken:
+            pc = a._pc
+            out[(a.name, 0)] = (svt_pmf_fresh([9] * 8, pc)[-1], svt_pmf_fresh([10] * 8, pc)[-1])
+        else:
+            out[(a.name, 0)] = (svt_pmf_shared([9] * 8)[-1], svt_pmf_shared([10] * 8)[-1])
+        a = BY[f"ho28.local_buckets.{tw}"]
+        b8 = lb_bucket(8, a.broken)
+        out[(a.name, 0)] = (dlap_ge(a.rate, 3 - b8), dlap_ge(a.rate, 3))
+    return out
+
+
+def power_table(n=200_000):
+    event_rows(n)
+    exact = exact_event_probs()
+    seen = {}
+    print(
+        f"\npower: the stated events at {n:,} outputs per side, one test at alpha 0.05 (no multiplicity)"
+    )
+    print(
+        "| adapter | pair; event | exact P (x) vs P (x') | bound at the expected counts | drawn counts | bound on the draw | claim |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name, kind, claim, text, k0, k1, b in POWER:
+        i = seen.get(name, 0)
+        seen[name] = i + 1
+        p, q = exact[(name, i)]
+        bexp = bound(kind, claim, round(float(p) * n), round(float(q) * n), n)
+        a = BY[name]
+        unit = {"eps": "eps", "delta": f"delta at eps {claim:g}", "rho": "rho"}[kind]
+        cl = a.delta if kind == "delta" else claim
+        print(
+            f"| {name} | {text} | {f(p, 4)} vs {f(q, 4)} | {unit} >= {bexp:.4g} | {k0} vs {k1} | {b:.4g} | {cl:g} |"
+        )
+        if a.broken and i == 0 and not bexp > cl:
+            PROBLEMS.append(f"{name}: its stated event would not show the violation at {n} outputs")
+        if not a.broken and bexp > cl:
+            PROBLEMS.append(
+                f"{name}: correct twin's event exceeds the claim at the expected counts"
+            )
+
+
 def main():
     check_gp()
     check_ts()
@@ -797,6 +984,7 @@ def main():
             print(f"    {p:.3g}  {name}")
             if p > 1e-3:  # the truncated sums' laws differ by about 1e-3 of mass: p ~ 1e-4
                 PROBLEMS.append(f"{name}: its samples do not reject the twin's law (p = {p:.3g})")
+        power_table()
     if PROBLEMS:
         print("\nPROBLEMS:")
         for p in PROBLEMS:

@@ -115,6 +115,12 @@ of the positions inside a grid step; 4 rho 0.5 vs 0.25 (an event of 2.7e-3 vs 7.
 the same way; 7 eps 2.4 vs 1.6 on outputs of mass 0.69 / 0.063, only between v = 8 and the
 low values.
 
+One Clopper-Pearson test on the stated event at 200,000 outputs per side, alpha 0.05, at the
+exact expected counts (bench/check_held_out_28.py, Part 3; no multiplicity, the event chosen
+knowing the answer): 1 delta >= 5.1e-4 (claim 2e-4), 2 delta >= 5.5e-4 (1e-4), 3 eps >= 1.34
+(0.9), 4 rho >= 0.30 (0.25), 5 eps >= 1.41 and, at (0, 0, 3, 3, 3, 3), 2.00 (1.2), 6 eps >= 1.21
+(1), 7 eps >= 2.38 (1.6); the correct twins on the same events stay below their claims.
+
 Expected difficulty (a guess, not measured): 1 and 2 for the budget (a one-sided output of
 about 7e-4 and 8e-4); 3 for the pairs (half of the starts, and a full move needed); 6 (the
 event -1 near the threshold with all eight queries moved up); 4 (a zCDP claim, 2x); 5 and 7
