@@ -18,7 +18,11 @@ screened on the thousands of outputs the leak needs, then certified like any oth
 Assumptions:
     None about the implementation; the declared domain and neighbouring relation only.  Runs
     for dataset, vector and local inputs under an (epsilon, delta) claim with delta > 0 (local
-    values: the farthest apart first, where bounded noise leaves outputs to one side).
+    values: the farthest apart first, where bounded noise leaves outputs to one side), and for
+    scalar queries of a vectorised adapter whose outputs are discrete or may be "none": moves
+    of the whole sensitivity, where truncated noise or a threshold on the answer leaves the
+    edge of one input's outputs to it alone (real outputs spread everywhere, and a per-call
+    library cannot draw the outputs such a leak needs).
 
 References:
     Desfontaines, Voss, Gipson, Mandayam, "Differentially private partition selection"
@@ -30,13 +34,15 @@ References:
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from attacks.neighbours import Pair, dataset_pairs, local_pairs, vector_pairs
 from attacks.pair_search import distinguisher_for
+from attacks.selection_common import largest_move
 from auditor.core.claim_kinds import is_point
-from auditor.core.kinds import InputKind
+from auditor.core.kinds import InputKind, OutputKind
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Trial, as_rows, row_keys
 from auditor.statistics.power import outputs_for_one_sided
@@ -105,12 +111,54 @@ def far_value_pairs(spec: AdapterSpec) -> list[Pair]:
     return pairs[:MAX_PAIRS]
 
 
+def full_move_pairs(spec: AdapterSpec) -> list[Pair]:
+    """Scalar queries a whole sensitivity apart: 0 and Δ, and inside declared bounds the pairs
+    at both ends and in the middle.  Noise truncated to a window around the answer, or a
+    release gated on the answer, gives outputs at the window's edge that the other answer
+    never reaches, and the full move shifts the window most."""
+    step = largest_move(spec)
+    if step <= 0:
+        return []
+    bases = [0.0]
+    bounds = spec.query_bounds
+    if bounds is not None:
+        lo, hi = bounds
+        if not (lo <= 0.0 and step <= hi):
+            bases = []
+        if hi - lo >= step:
+            bases += [lo, hi - step, lo + (hi - lo - step) / 2]
+    pairs: list[Pair] = []
+    for a in dict.fromkeys(bases):
+        if spec.integer_queries:
+            x: int | float = math.floor(a)
+            x_prime: int | float = int(x) + int(step)
+            if bounds is not None and not (bounds[0] <= x and x_prime <= bounds[1]):
+                continue
+        else:
+            x, x_prime = a, a + step
+            if Fraction(x_prime) - Fraction(x) > Fraction(step):  # rounding went past it
+                continue
+        pairs.append((x, x_prime, f"inputs {x!r} and {x_prime!r} (one sensitivity apart)"))
+    return pairs[:MAX_PAIRS]
+
+
+def _discrete_scalar(spec: AdapterSpec) -> bool:
+    """A scalar query of a vectorised adapter with outputs that are not spread over the reals:
+    discrete values, or "none"."""
+    output = spec.output
+    return bool(
+        spec.vectorised
+        and spec.sensitivity is not None
+        and (output.kind is not OutputKind.REAL or output.nullable)
+    )
+
+
 class OneSidedAttack:
     name = "one-sided"
     description = (
-        "datasets, vector queries and local values under a claim with delta > 0: the pairs "
-        "where one input brings a value the other lacks (a record, an entry rising from 0, a "
-        "distant value), in a trial of "
+        "datasets, vector queries, local values and discrete scalar releases under a claim "
+        "with delta > 0: the pairs where one input brings a value the other lacks (a record, "
+        "an entry rising from 0, a distant value, a whole-sensitivity move), in a trial of "
         "their own so that an output one side never shows gets the outputs it needs (a leak "
         "in delta alone)"
     )
@@ -123,6 +171,8 @@ class OneSidedAttack:
             return spec.sensitivity is not None and spec.input.norm is not None
         if spec.input.kind is InputKind.LOCAL:
             return spec.exact_domain is not None
+        if spec.input.kind is InputKind.SCALAR:
+            return _discrete_scalar(spec)
         return spec.input.kind is InputKind.DATASET and spec.domain is not None
 
     def trials(self, spec: AdapterSpec, rng: np.random.Generator) -> list[Trial]:
@@ -130,6 +180,8 @@ class OneSidedAttack:
             pairs = present_pairs(spec)
         elif spec.input.kind is InputKind.LOCAL:
             pairs = far_value_pairs(spec)
+        elif spec.input.kind is InputKind.SCALAR:
+            pairs = full_move_pairs(spec)
         else:
             pairs = one_sided_pairs(spec, rng)
         if not pairs:

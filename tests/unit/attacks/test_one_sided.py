@@ -278,3 +278,49 @@ def test_local_values_farthest_apart_get_a_trial_of_their_own():
     assert correct.verdict is Verdict.NO_VIOLATION
     assert broken.verdict is Verdict.VIOLATION and broken.delta_bound is not None
     assert broken.delta_bound.delta_lower_bound > LOCAL_DELTA
+
+
+class UniformJitter:
+    """A count in 0..1000 (sensitivity 1) released as count + U, U uniform on -w..w: outputs
+    of both counts agree inside their overlap (ratio 1), and each count alone reaches one
+    edge of its window, with probability 1 / (2w + 1) -- a mechanism whose whole privacy
+    loss is delta = 1 / (2w + 1).  Correct: w = 500 for delta 1e-3.  Broken: w = 100 (the
+    window sized for a different delta), delta 1 / 201, five times the claim."""
+
+    input_kind, output_kind, integer_queries = "scalar", "integer", True
+    sensitivity, query_bounds, vectorised = 1, (0, 1000), True
+    epsilon, delta = 0.5, 1e-3
+
+    def __init__(self, w: int) -> None:
+        self.w, self.name = w, f"test.uniform_jitter(w={w})"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def sample(self, query, n):
+        return int(query) + self._rng.integers(-self.w, self.w + 1, n)
+
+
+def test_a_scalar_release_with_a_bounded_window_too_narrow_for_its_delta_is_found():
+    assert 1 / 1001 <= UniformJitter.delta < 1 / 201
+    config = AuditConfig(budget=20_000, seed=0)
+    (found,) = run_audit([UniformJitter(100)], load_attacks(None), config).results
+    (clean,) = run_audit([UniformJitter(500)], load_attacks(None), config).results
+    assert found.verdict is Verdict.VIOLATION, found.to_dict()
+    assert found.best.attack == "one-sided"
+    assert found.best.delta_bound is not None
+    assert found.best.delta_bound.delta_lower_bound > UniformJitter.delta
+    assert clean.verdict is Verdict.NO_VIOLATION, clean.to_dict()
+
+
+def test_scalar_one_sided_trials_only_where_outputs_can_sit_on_one_side():
+    spec = check_adapter(UniformJitter(100))
+    pairs = OneSidedAttack().trials(spec, np.random.default_rng(0))[0].pairs
+    assert [(x, y) for x, y, _ in pairs] == [(0, 1), (999, 1000), (499, 500)]
+    real = UniformJitter(100)
+    real.output_kind, real.integer_queries = "real", False
+    assert not OneSidedAttack().applies_to(check_adapter(real))  # spread over the reals
+    per_call = UniformJitter(100)
+    per_call.vectorised = False
+    assert not OneSidedAttack().applies_to(check_adapter(per_call))  # cannot draw enough
