@@ -239,9 +239,14 @@ def epsilon_ceiling(n: int, alpha: float, delta: float = 0.0, split: float = 0.5
     """The largest epsilon any single-event test certifies on ``n`` outputs per side: every
     output of one neighbour in the event, none of the other's.  It grows only as ln n (about
     ln(n / ln(1/alpha))), so a large claimed epsilon is beyond a black-box test's reach."""
+    return _ceiling_and_zero_side(n, alpha, delta, split)[0]
+
+
+def _ceiling_and_zero_side(n: int, alpha: float, delta: float, split: float) -> tuple[float, float]:
+    """:func:`epsilon_ceiling`, and the upper limit of an event never seen on ``n`` outputs."""
     low = float(cp_lower_array(np.array([n]), n, alpha * split)[0])
     high = float(cp_upper_array(np.array([0]), n, alpha * (1.0 - split))[0])
-    return math.log((low - delta) / high) if low > delta else 0.0
+    return (math.log((low - delta) / high) if low > delta else 0.0), high
 
 
 def reach_sentence(
@@ -251,14 +256,13 @@ def reach_sentence(
     likelier-side probability of an event that could refute it (never seen on the other side),
     and the ceiling; "" when refuting the claim needs no event more likely than
     ``REACH_PROBABILITY``."""
-    ceiling = epsilon_ceiling(n, alpha, delta, split)
+    ceiling, high = _ceiling_and_zero_side(n, alpha, delta, split)
     if epsilon_claim >= ceiling:
         return (
             f"; no single-event test on {n:,} outputs per side certifies epsilon above "
             f"{ceiling:.3g} at this significance, so this claim is beyond a black-box test's "
             "reach at this budget (the ceiling grows only as ln n)"
         )
-    high = float(cp_upper_array(np.array([0]), n, alpha * (1.0 - split))[0])
     needed = min(1.0, math.exp(epsilon_claim) * high + delta)
     if needed < REACH_PROBABILITY:
         return ""
