@@ -134,12 +134,11 @@ class OpenDPContextCount:
         key = self._configuration()
         if key not in _MEASUREMENTS:
             import opendp.prelude as dp
+            from opendp.extras.polars import Margin, dp_len
 
             dp.enable_features("contrib")
             example = [[0, 0]] if self.user_column is not None else [0]
-            margins = (
-                [dp.polars.Margin(by=["region"], invariant="keys")] if self.public_keys else []
-            )
+            margins = [Margin(by=["region"], invariant="keys")] if self.public_keys else []
             context = dp.Context.compositor(
                 data=self._frame(example),
                 privacy_unit=dp.unit_of(contributions=self.contributions),
@@ -149,7 +148,7 @@ class OpenDPContextCount:
             )
             with warnings.catch_warnings():  # dp.len()'s notice that its default will change
                 warnings.simplefilter("ignore", FutureWarning)
-                query = context.query().group_by("region").agg(dp.len())
+                query = context.query().group_by("region").agg(dp_len())
             summary = query.summarize()
             _MEASUREMENTS[key] = (query.resolve(), summary)
         return _MEASUREMENTS[key][0]
