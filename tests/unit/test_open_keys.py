@@ -177,3 +177,20 @@ def test_exact_threshold_passes_and_a_low_one_is_caught_even_outside_the_declare
     for broken in (low, low_undeclared):
         assert broken.verdict is Verdict.VIOLATION, broken.to_dict()
         assert broken.epsilon_lower_bound > 2, broken.to_dict()
+
+
+class Standalone(Fixed):
+    """An open-key adapter with its own standalone source, as a reproducer copies it."""
+
+    def reproducer_source(self) -> str:
+        return "def sample(query, n):\n    return [{'a': 2, 'q': 1}] * n\n"
+
+
+def test_a_reproducer_encodes_open_key_outputs_as_the_audit_did():
+    from auditor.shell.reproduce import mechanism_source
+
+    source = mechanism_source(Standalone([]), None)
+    scope: dict = {"np": np}
+    exec(compile(source, "reproducer", "exec"), scope)  # noqa: S102 - the script's own code
+    np.testing.assert_array_equal(scope["sample"](None, 2), [[2.0, np.nan, 1.0]] * 2)
+    assert "encode_keyed(_sample_keyed(query, n)" in mechanism_source(Fixed([]), "m:a")
