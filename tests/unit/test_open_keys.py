@@ -212,3 +212,64 @@ def test_the_example_in_systems_analytics_runs_and_says_what_the_page_says():
     exact, low = (line.split() for line in printed.getvalue().splitlines())
     assert exact[1:] == ["no_violation", "0.663"], exact
     assert low[1:] == ["violation", "4.35"], low
+
+
+#: the low threshold as a user's module that imports nothing of dp-audit
+USER_MODULE = """
+import math
+import numpy as np
+
+
+class LowThreshold:
+    name = "user.low_threshold"
+    input_kind, domain, neighbours = "dataset", (0, 3), "add_remove"
+    output_kind, value_kind, keys = "keyed", "integer", ["a", "b", "c", "d"]
+    epsilon, delta = 1.0, 1e-5
+
+    def __init__(self):
+        self._rng = np.random.default_rng()
+
+    def seed(self, entropy):
+        self._rng = np.random.default_rng(entropy)
+
+    def sample(self, query, n):
+        counts = np.bincount(np.asarray(query, dtype=np.int64), minlength=4)
+        present = np.flatnonzero(counts)
+        p, shape = -math.expm1(-self.epsilon), (n, len(present))
+        noisy = counts[present] + self._rng.geometric(p, shape) - self._rng.geometric(p, shape)
+        return [{self.keys[k]: int(v) for k, v in zip(present, row) if v >= 4} for row in noisy]
+"""
+
+
+def test_an_open_key_finding_reproduces_without_dp_audit(tmp_path):
+    """The script encodes the mappings as the audit did and replays the seeded draws: the
+    same counts, and NaN ("not released") is not taken for a non-integer."""
+    import json
+    import subprocess
+    import sys
+    import sysconfig
+
+    from auditor.shell.cli import main
+
+    module = tmp_path / "user_keys.py"
+    module.write_text(USER_MODULE)
+    out = tmp_path / "report"
+    code = main(["run", "--adapter", f"{module}:LowThreshold", "--budget", "20000",
+                 "--out", str(out), "--quiet", "--workers", "1"])  # fmt: skip
+    assert code == 1
+    (result,) = json.loads((out / "report.json").read_text())["results"]
+    script = out / "reproduce" / "user.low_threshold.py"
+    site = sysconfig.get_paths()["purelib"]
+    isolated = (
+        f"import sys, runpy; sys.path.append({site!r}); "
+        "import importlib.util as u; assert u.find_spec('auditor') is None; "
+        f"runpy.run_path({str(script)!r}, run_name='__main__')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", isolated],
+        capture_output=True, text=True, cwd=script.parent, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    c = result["counts"]
+    assert f"x : {c['k0']} of {c['n0']} outputs in the event" in done.stdout
+    assert "VIOLATION REPRODUCED" in done.stdout
