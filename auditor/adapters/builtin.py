@@ -22,7 +22,11 @@ OPT_IN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.pydp_adapters:vector_adapters", "python-dp", "libs"),
     ("auditor.adapters.pipeline_dp_adapters:builtin_adapters", "pipeline-dp", "libs"),
     # OpenDP's Context / Polars API: grouped counts with private keys (systems-analytics.md)
-    ("auditor.adapters.opendp_context_adapters:builtin_adapters", "opendp[polars]", "libs"),
+    (
+        "auditor.adapters.opendp_context_adapters:builtin_adapters",
+        "opendp[polars] (opendp_context.*)",
+        "libs",
+    ),
     # one query execution per output (about 15 ms): run with a modest --budget (systems-sql.md)
     ("auditor.adapters.smartnoise_sql_adapters:builtin_adapters", "smartnoise-sql", "sql"),
     # the same queries on the PostgreSQL server named by $DP_AUDIT_POSTGRES_DSN
