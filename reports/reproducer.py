@@ -334,7 +334,10 @@ def mismatch(query, size, outputs):
     if kind["dtype"] is not None and outputs.dtype.str != kind["dtype"]:
         return f"the outputs are {outputs.dtype}, the audit's were {np.dtype(kind['dtype'])}"
     if kind["integers"] and outputs.dtype.kind not in "biu":
-        if outputs.dtype.kind != "f" or not np.array_equal(outputs, np.round(outputs)):
+        # NaN is "none" in a nullable integer output, not a non-integer
+        if outputs.dtype.kind != "f" or not np.array_equal(
+            outputs, np.round(outputs), equal_nan=True
+        ):
             return f"the outputs are {outputs.dtype} non-integers, the audit's were integers"
     return None
 

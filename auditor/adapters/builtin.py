@@ -14,13 +14,19 @@ from __future__ import annotations
 #: epsilon, are for comparing testers and for teaching; the libraries' vector, quantile and
 #: partition APIs call the library once per output, so at the full budget each takes minutes,
 #: too long for every default run (``--adapter 'diffprivlib.tools.*'``, ``'pipeline_dp.*'``,
-#: ``'smartnoise_sql.*'``).
+#: ``'smartnoise_sql.*'``, ``'opendp_context.*'``).
 OPT_IN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.benchmarks:builtin_adapters", "numpy", None),
     ("auditor.adapters.diffprivlib_adapters:vector_adapters", "diffprivlib", "libs"),
     ("auditor.adapters.opendp_adapters:vector_adapters", "opendp", "libs"),
     ("auditor.adapters.pydp_adapters:vector_adapters", "python-dp", "libs"),
     ("auditor.adapters.pipeline_dp_adapters:builtin_adapters", "pipeline-dp", "libs"),
+    # OpenDP's Context / Polars API: grouped counts with private keys (systems-analytics.md)
+    (
+        "auditor.adapters.opendp_context_adapters:builtin_adapters",
+        "opendp[polars] (opendp_context.*)",
+        "libs",
+    ),
     # one query execution per output (about 15 ms): run with a modest --budget (systems-sql.md)
     ("auditor.adapters.smartnoise_sql_adapters:builtin_adapters", "smartnoise-sql", "sql"),
     # the same queries on the PostgreSQL server named by $DP_AUDIT_POSTGRES_DSN

@@ -24,6 +24,8 @@ index      (n,)                                                an index into the
 index_set  (n, k)                                              k distinct indices (top-k)
 record     (n,) structured array with the declared fields      each field of its own kind and
                                                                length (one value, or d of them)
+keyed      n mappings key -> value (or frames), keys open       real or integer values; encoded
+                                                               as d = len(keys) + 1 (keyed.py)
 =========  ==================================================  ==================================
 
 ``d`` is the declared ``output_length``: a number, or ``"query"`` for "as many as the query
@@ -36,6 +38,7 @@ one-dimensional arrays, as in the first release.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -43,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from auditor.core.claims import Family
+from auditor.core.keyed import KeyedOutputProblem, declared_keys, encode_keyed, keyed_label
 
 
 class InputKind(StrEnum):
@@ -74,6 +78,9 @@ class OutputKind(StrEnum):
     INDEX = "index"
     INDEX_SET = "index_set"
     RECORD = "record"
+    #: declared by adapters only: the spec reads it as a nullable real or integer vector with
+    #: ``keys`` (one column per declared key, and one for the keys outside them)
+    KEYED = "keyed"
 
     def __str__(self) -> str:
         return self.value
@@ -133,6 +140,9 @@ class OutputKindSpec:
     parts, in order (length 1: one value per output; else d, or :data:`QUERY_LENGTH`); ``nullable``: whether "none" (no answer) is a valid output; ``ordered``: for index
     sets, whether the order of the k indices is part of the output (False: rows are sorted;
     an index-set field of a record keeps its order, which pairs it with the other fields).
+    ``keys``: an open key set's tracked keys (``kind`` is then the values' kind, real or
+    integer, nullable, of length ``len(keys) + 1``; ``frame_columns`` the key and value
+    columns of frame outputs); :mod:`auditor.core.keyed` encodes each output.
     """
 
     kind: OutputKind
@@ -140,9 +150,13 @@ class OutputKindSpec:
     fields: tuple[tuple[str, OutputKind, int | str], ...] = ()
     nullable: bool = False
     ordered: bool = True
+    keys: tuple[Hashable, ...] = ()
+    frame_columns: tuple[str, str] | None = None
 
     @property
     def label(self) -> str:
+        if self.keys:
+            return keyed_label(self.keys, str(self.kind))
         if self.kind is OutputKind.RECORD:
             return "record(" + ", ".join(f"{n}: {k}{_size(m)}" for n, k, m in self.fields) + ")"
         return f"{self.kind}{_size(self.length)}{'?' if self.nullable else ''}"
@@ -166,6 +180,11 @@ class OutputKindSpec:
         """
         if self.kind is OutputKind.RECORD:
             return self._record(raw, n, query_length)
+        if self.keys:
+            try:
+                raw = encode_keyed(raw, n, self.keys, self.frame_columns)
+            except KeyedOutputProblem as exc:
+                raise OutputProblem(str(exc)) from None
         out = _as_array(raw)
         d = self.width(query_length)
         expected = f"({n},)" if d == 1 else f"({n}, {d})"
@@ -240,6 +259,27 @@ class OutputKindSpec:
             )
         shape = (0,) if d == 1 else (0, d)
         return np.empty(shape, dtype=_dtype(self.kind, self.nullable, d > 1))
+
+
+#: the attributes an open-key adapter declares, in :func:`keyed_output`'s order
+KEYED_ATTRIBUTES = ("keys", "value_kind", "key_column", "value_column")
+
+
+def keyed_output(
+    keys: Any, value_kind: Any, key_column: Any = None, value_column: Any = None
+) -> OutputKindSpec:
+    """An open key set as a nullable vector: one column per declared key, one for the others.
+
+    Raises:
+        OutputProblem: a malformed declaration, named with its value.
+    """
+    try:
+        tracked, kind, frame = declared_keys(keys, value_kind or "real", key_column, value_column)
+    except KeyedOutputProblem as exc:
+        raise OutputProblem(str(exc)) from None
+    return OutputKindSpec(
+        OutputKind(kind), len(tracked) + 1, nullable=True, keys=tracked, frame_columns=frame
+    )
 
 
 def _size(length: int | str) -> str:

@@ -26,6 +26,7 @@ from auditor.core.errors import AdapterContractError, InvalidArgument, adapter_c
 from auditor.core.kinds import (
     FAMILY_KINDS,
     FIELD_KINDS,
+    KEYED_ATTRIBUTES,
     QUERY_LENGTH,
     VECTOR_FIELD_KINDS,
     InputKind,
@@ -33,7 +34,9 @@ from auditor.core.kinds import (
     Norm,
     OutputKind,
     OutputKindSpec,
+    OutputProblem,
     family_of,
+    keyed_output,
 )
 from auditor.core.targets import NotAnAdapter
 from auditor.core.text import printable
@@ -548,6 +551,11 @@ def _kinds(
     fields: tuple[tuple[str, OutputKind, int | str], ...] = ()
     if output_kind is OutputKind.RECORD:
         fields = _fields(read("fields"), input_kind, fail)
+    if output_kind is OutputKind.KEYED:  # an open key set (auditor.core.keyed)
+        try:
+            return None, inputs, keyed_output(*(read(f) for f in KEYED_ATTRIBUTES))
+        except OutputProblem as exc:
+            raise fail("output_kind='keyed'", f": {exc}") from None
     output = OutputKindSpec(
         output_kind,
         length,

@@ -8,8 +8,10 @@ from (adapters users write).
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
+from auditor.core import keyed
 from auditor.core.errors import AdapterLoadError, DPAuditError, InvalidArgument, describe
 from auditor.core.kinds import OutputKind
 from auditor.core.space import Configured
@@ -33,7 +35,7 @@ def mechanism_source(
     write = getattr(adapter, "reproducer_source", None)
     if callable(write):
         try:
-            return str(write())
+            return _with_keys(adapter, str(write()))
         except Exception as exc:  # noqa: BLE001 - adapter code: a note, never a crash
             raise NotReproducible(f"{name}: reproducer_source() raised {describe(exc)}") from None
     if not target:
@@ -41,7 +43,43 @@ def mechanism_source(
             f"{name}: no reproducer_source() and no target to import it from (adapters passed "
             "as objects in Python)"
         )
-    return target_source(target, name, configuration)
+    return _with_keys(adapter, target_source(target, name, configuration))
+
+
+#: what the encoding of open-key outputs needs, beside numpy (imported by every script)
+_KEYED_IMPORTS = """import math
+import numbers
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+"""
+
+
+def _with_keys(adapter: Any, source: str) -> str:
+    """``source``, then, for an open-key adapter, ``sample`` wrapped in dp-audit's encoding of
+    each output (``auditor.core.keyed``, copied: the script needs no dp-audit), so the event
+    reads the rows the audit counted."""
+    try:
+        output = check_adapter(adapter).output
+    except DPAuditError:
+        return source
+    if not output.keys:
+        return source
+    parts = [_KEYED_IMPORTS] + [
+        inspect.getsource(part)
+        for part in (keyed.KeyedOutputProblem, keyed._pairs, keyed._finite, keyed.encode_keyed)
+    ]
+    return "\n".join(
+        [
+            source.rstrip(),
+            "# open keys: each output encoded as dp-audit encodes it (auditor/core/keyed.py)",
+            *parts,
+            f"_KEYS = {list(output.keys)!r}",
+            f"_FRAME = {output.frame_columns!r}",
+            "_sample_keyed = sample\n",
+            "def sample(query, n):",
+            "    return encode_keyed(_sample_keyed(query, n), n, _KEYS, _FRAME)\n",
+        ]
+    )
 
 
 def output_contract(adapter: Any, dtype: str | None = None) -> dict[str, Any] | None:
