@@ -15,7 +15,7 @@ from auditor.core.configs import AuditConfig, EngineConfig
 from auditor.core.results import Verdict
 from auditor.engine.runner import run_audit
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+BENCH = Path(__file__).resolve().parents[2] / "tests" / "corpus"
 
 
 def audited(file: str) -> tuple[object, dict[str, Verdict]]:

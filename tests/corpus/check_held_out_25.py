@@ -1,5 +1,5 @@
 # ruff: noqa: B023, B905, E741, SIM108
-"""Exact true values of held-out set 25 (bench/held_out_mechanisms_25.py), and a sampling check.
+"""Exact true values of held-out set 25 (tests/corpus/held_out_mechanisms_25.py), and a sampling check.
 
 Part 1 recomputes every twin's privacy loss from the algorithm as described in the set's
 docstrings, without the adapters' sampling code: exact pmfs (mpmath at 40 digits) for the
@@ -18,7 +18,7 @@ in a slab of width g sqrt(d) where the density is below the bound printed as `sl
 1e-10 of delta here), so the values below are those of the rounded mechanisms to the digits
 shown.
 
-Run: python bench/check_held_out_25.py   (numpy, scipy, mpmath; about 30-60 s)
+Run: python tests/corpus/check_held_out_25.py   (numpy, scipy, mpmath; about 30-60 s)
 """
 
 from __future__ import annotations

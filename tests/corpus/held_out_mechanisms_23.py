@@ -161,7 +161,7 @@ Check scripts (in /tmp/ho23/, not in the repository)
   million outputs/s.
 - explore46.py, explore4.py, explore_gauss*.py: parameter exploration.
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_23.py:ADAPTERS --out held-out-23
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_23.py:ADAPTERS --out held-out-23
 (not run by the author).
 """
 

@@ -15,7 +15,7 @@ value derived beside it. Every real output is rounded to a 2^-20 grid (post-proc
 twins differ in their statistics only. Each adapter has `broken` (bool); `seed(entropy)`
 re-seeds a numpy Generator.
 
-Run:  dp-audit run --adapter bench/held_out_mechanisms_8.py:ADAPTERS --out held-out-8
+Run:  dp-audit run --adapter tests/corpus/held_out_mechanisms_8.py:ADAPTERS --out held-out-8
 
 | base name | input -> output | claim | broken twin: true |
 |---|---|---|---|
@@ -43,7 +43,7 @@ propose until commit 1f82f19 (the box in the difference direction).  Missed: the
 whose restarted runs each spend eps (0.087; its 2 is approached only on long query vectors, and
 the search uses 10) and the momentum DP-SGD whose batch is drawn once (an RDP curve scale 0.79 of
 a true 2.09 at order 4, 1.09 at order 2: one event keeps a fraction of a Renyi divergence).
-``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.
+``tests/corpus/labels.toml`` keeps these verdicts.
 
 The mwem value is a rigorous lower
 bound (an exact pointwise loss on a found pair) with the composition bound above it; "sup" means

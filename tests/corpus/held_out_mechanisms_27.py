@@ -19,10 +19,10 @@ How it was written
 ------------------
 Blind.  Of the repository the author read only README.md, docs/writing-an-adapter.md, the
 head of docs/claims.md, and the docstrings / adapter declarations of
-bench/held_out_mechanisms_26.py and bench/check_held_out_26.py (the file format).  Nothing
+tests/corpus/held_out_mechanisms_26.py and tests/corpus/check_held_out_26.py (the file format).  Nothing
 under auditor/, attacks/ or tests/ was opened and dp-audit was neither imported nor run.  This
 module imports numpy, scipy.special and math only.  True values come from
-bench/check_held_out_27.py (exact pmfs in mpmath, exhaustive enumeration; see there).
+tests/corpus/check_held_out_27.py (exact pmfs in mpmath, exhaustive enumeration; see there).
 
 Mechanisms
 ----------
@@ -92,7 +92,7 @@ Expected difficulty (a guess, not measured): 3 (the spread straddle is a thin se
 starts) and 4 (the leak sits at one point of the query range, 30.5 of 0..40) for the pairs;
 1 and 2 for the budget (a one-sided output of 5e-4); 6 and 5 the easiest.
 
-Check (python bench/check_held_out_27.py, about 20 s; output as run)
+Check (python tests/corpus/check_held_out_27.py, about 20 s; output as run)
 --------------------------------------------------------------------
 
     | adapter | claim | truth | neighbouring pair; event | label (computed) | stated true value |
@@ -119,7 +119,7 @@ Check (python bench/check_held_out_27.py, about 20 s; output as run)
 
     all labels agree with the exact values; every adapter samples its exact law
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_27.py:ADAPTERS --out held-out-27
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_27.py:ADAPTERS --out held-out-27
 (not run by the author).
 """
 

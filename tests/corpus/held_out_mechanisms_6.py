@@ -17,7 +17,7 @@ numpy and math only and does not import dp-audit.
 
 Run it with (about three minutes on 2 cores)
 
-    dp-audit run --adapter bench/held_out_mechanisms_6.py:ADAPTERS --out held-out-6
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_6.py:ADAPTERS --out held-out-6
 
 Measured at the default budget, seed 0 (2026-11-28, dp-audit 8b1f4b7): no correct one is a
 violation, no adapter ends in error, 12 of 14 broken ones are found (certified / true):
@@ -33,7 +33,7 @@ claimed 1e-3, which screening's few outputs per candidate pair cannot single out
 ``--budget 2000000`` since commit 32b0508: 1.66 at delta 1e-3).  The first
 run (commit b0720a5 plus the cells) certified the replace-one sum statistically at 0.519: the
 white-box sensitivity check had no candidate pair on a small integer domain (fixed in 8b1f4b7).
-``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.
+``tests/corpus/labels.toml`` keeps these verdicts.
 
 Every real-valued output is rounded to a 2^-20 grid (post-processing, so each claim is
 unchanged): floating-point low bits carry nothing, and what the broken variants leak they

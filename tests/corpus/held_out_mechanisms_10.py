@@ -52,10 +52,10 @@ geometric 1.466 / 1.667, Gaussian 1.189 / 2.155.  dbitflip's edge values are pai
 leak beyond 1 needs all four sampled buckets to be edge buckets (probability 1/70): certified
 at 1.203 on pair (4, 30) when audited with the other mid-domain twins only, 0.89 (missed) in
 the whole set's run, whose family-wise alpha is shared by 26 adapters and whose screening
-then ranked another pair first.  ``tests/statistical/test_held_out_mechanisms.py`` keeps these
+then ranked another pair first.  ``tests/corpus/labels.toml`` keeps these
 verdicts.
 
-Run: `dp-audit run --adapter bench/held_out_mechanisms_10.py:ADAPTERS --out held-out-10`
+Run: `dp-audit run --adapter tests/corpus/held_out_mechanisms_10.py:ADAPTERS --out held-out-10`
 """
 
 import math

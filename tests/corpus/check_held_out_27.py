@@ -1,5 +1,5 @@
 # ruff: noqa: B007, B023, B905, E501, E731, E741, SIM108
-"""Exact true values of held-out set 27 (bench/held_out_mechanisms_27.py), and a sampling check.
+"""Exact true values of held-out set 27 (tests/corpus/held_out_mechanisms_27.py), and a sampling check.
 
 Independent of dp-audit: numpy, scipy, mpmath (40 digits) and exact integer arithmetic only.
 
@@ -17,7 +17,7 @@ tests on the Gaussian coordinates.
 
 Prints a table; exits 1 if any label, true value or sampling test disagrees.
 
-Run: nice -n 19 python bench/check_held_out_27.py   (about a minute)
+Run: nice -n 19 python tests/corpus/check_held_out_27.py   (about a minute)
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ correct claim is tight (a non-Gaussian 1-GDP) and one is 100x loose.
 
 Run:
 
-    dp-audit run --adapter bench/held_out_mechanisms_5.py:ADAPTERS --out held-out-5
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_5.py:ADAPTERS --out held-out-5
 
 Measured (default budget, seed 0, 2026-11-28): no correct one is a violation, none ends in
 error.  Found (certified / true): unary encoding spending eps twice 1.59 / 2, variance

@@ -20,11 +20,11 @@ those of the rounded mechanisms to the digits shown).
 How it was written
 ------------------
 Blind.  Of the repository the author read only README.md, docs/writing-an-adapter.md,
-docs/vector-outputs.md, docs/claims.md, and bench/held_out_mechanisms_24.py with
-bench/check_held_out_24.py (the file format; the discrete Laplace sampler and the tail
+docs/vector-outputs.md, docs/claims.md, and tests/corpus/held_out_mechanisms_24.py with
+tests/corpus/check_held_out_24.py (the file format; the discrete Laplace sampler and the tail
 helper are copied from there).  Nothing under auditor/, attacks/ or the certify/search code
 was opened and dp-audit was neither imported nor run.  This module imports numpy and math
-only.  True values come from bench/check_held_out_25.py, which recomputes each algorithm from
+only.  True values come from tests/corpus/check_held_out_25.py, which recomputes each algorithm from
 its description (it reads the adapters only for their noise parameters, compared with its
 own, and for the sampling check).
 
@@ -120,7 +120,7 @@ ends), 2 (5.5x delta, needs all 6 counts at 0 -> 1, or several), 12 (3.5x delta,
 Gaussians are far over their claims once the right pair is tried (4 and 7 need the diagonal,
 8 a corner record, 6 three records, 10 the two ends).
 
-Check (python bench/check_held_out_25.py, about 1 minute; output as run)
+Check (python tests/corpus/check_held_out_25.py, about 1 minute; output as run)
 ------------------------------------------------------------------------
 
     | mechanism | claim | truth | worst pair | label |
@@ -158,7 +158,7 @@ Check (python bench/check_held_out_25.py, about 1 minute; output as run)
 
     all labels agree with the exact values
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_25.py:ADAPTERS --out held-out-25
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_25.py:ADAPTERS --out held-out-25
 (not run by the author).
 """
 

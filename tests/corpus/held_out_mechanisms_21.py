@@ -18,7 +18,7 @@ How it was written
 Blind: the author read only README.md, docs/writing-an-adapter.md, docs/claims.md and
 docs/vector-outputs.md of dp-audit, none of its source, tests or history, and never imported or
 ran dp-audit.  (By mistake the author also saw the first 80 lines of
-bench/held_out_mechanisms_20.py, its docstring, after this set's design was fixed; nothing
+tests/corpus/held_out_mechanisms_20.py, its docstring, after this set's design was fixed; nothing
 else of the other held-out sets.)  The module imports numpy and math only.  Real outputs are
 rounded to the 2^-20 grid (post-processing of the ideal mechanism); integer outputs use
 discrete Laplace noise (difference of two geometrics), exact up to numpy's samplers.  The
@@ -154,7 +154,7 @@ Check scripts (in /tmp/ho21/, numpy and scipy only)
   against the pmfs above (chi-square / tail ratios).
 - ``dlap.py``: discrete Laplace helpers.
 
-Run: ``dp-audit run --adapter bench/held_out_mechanisms_21.py:ADAPTERS --out held-out-21``
+Run: ``dp-audit run --adapter tests/corpus/held_out_mechanisms_21.py:ADAPTERS --out held-out-21``
 (not run by the author).
 """
 

@@ -2,7 +2,7 @@
 docs/writing-an-adapter.md, docs/claims.md and README.md (not our tests, adapters or attacks).
 Plain numpy; no dp-audit import.  Run them all (about 2.5 minutes on 2 cores):
 
-    dp-audit run --adapter bench/held_out_mechanisms_2.py:ADAPTERS --out held-out-2
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_2.py:ADAPTERS --out held-out-2
 
 Measured at the default budget, seed 0 (2026-11-27): no correct one is a violation, every
 broken one is (certified bound / true value: clamped sum 2.0 / 2.0 (white-box, from
@@ -10,7 +10,7 @@ release_without_noise), noisy average 1.05 / 1.5, unary encoding 1.44 / 2.0, zCD
 rho 0.171 / 0.32, Gumbel top-2 1.04 / 1.9, shared-noise SVT 2.56 / inf, replace-one histogram
 0.79 / 1.0, discrete Gaussian 1.38 / 2.22 at delta 2.5e-4).  The run found one dp-audit bug:
 the report pointed to a reproducer it had not written (the white-box sensitivity finding).
-``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.
+``tests/corpus/labels.toml`` keeps these verdicts.
 
 Eight mechanisms, each in a correct and a broken variant, plus three "edge" adapters that
 stretch the documented output contract a little.  Every broken variant states its TRUE privacy

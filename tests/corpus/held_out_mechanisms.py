@@ -8,7 +8,7 @@ Every real-valued output is rounded to a 2^-20 grid, so numpy's floating-point l
 (Mironov) cannot count: the broken ones are broken in their statistics only.  No dp-audit
 import.  Run them all (about a minute on 2 cores):
 
-    dp-audit run --adapter bench/held_out_mechanisms.py:ADAPTERS --out held-out
+    dp-audit run --adapter tests/corpus/held_out_mechanisms.py:ADAPTERS --out held-out
 
 Measured at the default budget, seed 0 (2026-11-27): no correct one is a violation; found are
 report noisy min with half the noise, the histogram scaled for add/remove, the median without
@@ -17,7 +17,7 @@ query noise forgets c (true ε ≤ 1.5 for a claimed 1; certified at 1.048 when 
 0.99 with the run's α shared by 14 adapters), the Gaussian with half its σ (borderline at this
 budget: its power statement names 1.30) and top-3 releasing its Gumbel scores (the loss is
 unbounded only in a far tail: the best event has probability about 1e-4).
-``tests/statistical/test_held_out_mechanisms.py`` keeps the correct ones clean.
+``tests/corpus/labels.toml`` keeps the correct ones clean.
 """
 
 from __future__ import annotations

@@ -55,12 +55,12 @@ answers only the gap between the top two queries, which a base moved alike in ev
 changes; found since the base search also raises one entry alone.  Missed, beyond the default
 budget: the classical-sigma Gaussian at eps 16 (true eps 18.9 at delta 1e-5, in a far tail) and
 the per-user histogram (true eps 1.81 at delta 1e-6; the best event at 150,000 outputs per side
-certifies at most 0.91, and 0.888 was).  ``tests/statistical/test_held_out_mechanisms.py``
+certifies at most 0.91, and 0.888 was).  ``tests/corpus/labels.toml``
 keeps these verdicts.
 
 Broken twins are named ``<base name>.broken``. Run:
 
-    dp-audit run --adapter bench/held_out_mechanisms_9.py:ADAPTERS --out held-out-9
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_9.py:ADAPTERS --out held-out-9
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 # ruff: noqa: B007, B023, B905, E501, E731, E741, SIM108, SIM300
-"""Exact true values of held-out set 26 (bench/held_out_mechanisms_26.py), and a sampling check.
+"""Exact true values of held-out set 26 (tests/corpus/held_out_mechanisms_26.py), and a sampling check.
 
 Part 1 recomputes each twin's privacy loss from the algorithm as described in the set's
 docstrings.  Output laws are exact pmfs: mpmath at 40 digits for the small ones (the local
@@ -13,7 +13,7 @@ moves crossing a step included), monotone and non-monotone moves of 1/2 for the 
 Part 2 draws from each adapter, checks that seed() replays, and compares outputs with the
 exact law (chi-square).
 
-Run: python bench/check_held_out_26.py   (numpy, scipy, mpmath; about a minute)
+Run: python tests/corpus/check_held_out_26.py   (numpy, scipy, mpmath; about a minute)
 """
 
 from __future__ import annotations

@@ -57,9 +57,9 @@ mean rho 0.290 / 0.5, degrees 1.433 / 1.6 (claim 0.8), edges and max degree 1.34
 group-by 1.021 / 1.5, conditional mu 1.336 / 1.572, capped histogram rho 0.619 / 1.0, k-means
 step 1.754 / 2.25 (claim 1.5).  Missed: the co-occurrence matrix (true eps 1.345 at delta
 1e-5 for a claimed 1, mu 1.31x the claim's: its excess sits in far tails).
-``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.
+``tests/corpus/labels.toml`` keeps these verdicts.
 
-Run: `dp-audit run --adapter bench/held_out_mechanisms_11.py:ADAPTERS --out held-out-11`
+Run: `dp-audit run --adapter tests/corpus/held_out_mechanisms_11.py:ADAPTERS --out held-out-11`
 """
 
 import math

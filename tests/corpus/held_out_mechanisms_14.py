@@ -74,7 +74,7 @@ verify_select.py, standard_users.py, smoke.py (shapes, dtypes, speed, seed repla
 
 Run (not run by the author):
 
-    dp-audit run --adapter bench/held_out_mechanisms_14.py:ADAPTERS --out held-out-14
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_14.py:ADAPTERS --out held-out-14
 
 Measured at the default budget, seed 0 (2026-11-28, after the author handed it over; the
 `user_column` contract was new that day): no correct one is a violation, no adapter ends in
@@ -86,7 +86,7 @@ user sum 1.063 / 1.125, per-user average mu 1.373 / 1.581, user total clipped to
 (0.090 before: it shows only on a user in three partitions with large values, which users
 spread along one column at the upper bound now are).  Missed: the user mean whose sum keeps
 7 records where its count keeps 6 (13/12 for a claimed 1; 0.994).
-``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.
+``tests/corpus/labels.toml`` keeps these verdicts.
 """
 
 from __future__ import annotations

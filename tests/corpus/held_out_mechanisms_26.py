@@ -18,11 +18,11 @@ so there are no float artefacts to find.
 How it was written
 ------------------
 Blind.  Of the repository the author read only README.md, docs/writing-an-adapter.md,
-docs/vector-outputs.md, docs/claims.md, and bench/held_out_mechanisms_25.py with
-bench/check_held_out_25.py (the file format) and the table of set 24 (to avoid its
+docs/vector-outputs.md, docs/claims.md, and tests/corpus/held_out_mechanisms_25.py with
+tests/corpus/check_held_out_25.py (the file format) and the table of set 24 (to avoid its
 mechanisms).  Nothing under auditor/, attacks/ or the certify/search code was opened and
 dp-audit was neither imported nor run.  This module imports numpy and math only.  True
-values come from bench/check_held_out_26.py (exact pmfs, exhaustive enumeration of
+values come from tests/corpus/check_held_out_26.py (exact pmfs, exhaustive enumeration of
 neighbouring pairs; see there).
 
 Themes
@@ -110,7 +110,7 @@ delta leaks 1 (the leaking counts sit 18 below the threshold, far from where the
 respond) and 3 (a candidate 8.5 below the maximum; three quarters of the pairs that move the
 window do not leak) look hardest; 10 (3.99x on a plainly distinct output) the easiest.
 
-Check (python bench/check_held_out_26.py, about 40 s; output as run)
+Check (python tests/corpus/check_held_out_26.py, about 40 s; output as run)
 --------------------------------------------------------------------
 
     | mechanism | claim | truth | worst pair | label |
@@ -145,7 +145,7 @@ Check (python bench/check_held_out_26.py, about 40 s; output as run)
 
     all labels agree with the exact values
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_26.py:ADAPTERS --out held-out-26
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_26.py:ADAPTERS --out held-out-26
 (not run by the author).
 """
 

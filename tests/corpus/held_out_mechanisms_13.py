@@ -73,7 +73,7 @@ auxiliary field in 1, 2, 6, 7 (with the value), 8, 9, 10, 12; the main value in 
 
 Run (not run by the author):
 
-    dp-audit run --adapter bench/held_out_mechanisms_13.py:ADAPTERS --out held-out-13
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_13.py:ADAPTERS --out held-out-13
 
 The true values were checked by the author's scripts in /tmp/ho13/ (check_01_03.py,
 check_04_06.py, check_07_09.py, check_10_12.py: exact pmfs, quadrature, brute force over
@@ -90,7 +90,7 @@ two dp-audit bugs: the workers refused every record with a nullable field that w
 answer" (NaN compared unequal in the seed-replay check; groupby_zcdp and partition_sel
 ended in error), and the size search looked for a usual output only in the whole output,
 not in a column such as the "insufficient" flag (mean_or_none.broken was missed).
-``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.  Since the climbs
+``tests/corpus/labels.toml`` keeps these verdicts.  Since the climbs
 over datasets (2026-12-02) clipped_sum.broken, at the statistical limit, is certified at
 0.4816 (no violation) on another pair that moves the sum by 55.
 """

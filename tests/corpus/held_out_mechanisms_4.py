@@ -11,7 +11,7 @@ What this is
     nothing.  Plain numpy; no dp-audit import.
 
 How to run
-    dp-audit run --adapter bench/held_out_mechanisms_4.py:ADAPTERS --out held-out-4
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_4.py:ADAPTERS --out held-out-4
 
 Measured (default budget, seed 0, 2026-11-28; certified / true)
     No correct one is a violation.  Found: binary-search median 0.97 / 1.6, column sums with

@@ -104,7 +104,7 @@ profile), chk_blocks.py (3, 10: exhaustive single-record add/remove and replace 
 Monte Carlo of the true shifts against each adapter's own outputs), edge.py (other query
 lengths, one-record datasets).
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_16.py:ADAPTERS --out held-out-16
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_16.py:ADAPTERS --out held-out-16
 (not run by the author).
 
 Measured at the default budget, seed 0 (2026-12-01, after the author handed it over): no

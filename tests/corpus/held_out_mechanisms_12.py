@@ -59,7 +59,7 @@ releases multiples of 0.4 only.
 
 Run (not run by the author):
 
-    dp-audit run --adapter bench/held_out_mechanisms_12.py:ADAPTERS --out held-out-12
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_12.py:ADAPTERS --out held-out-12
 
 Measured at the default budget, seed 0 (2026-11-28, after the author handed it over): no
 correct one is a violation (the heavy-tailed Cauchy median, the truncated Laplace's edge of
@@ -72,7 +72,7 @@ and no event united atoms with a tail) and the snapped geometric 1.10 / 1.2 (0.6
 1.2 only for inputs off the grid such as 0.1 and 1.1, which no pair sent).  Missed: the
 binomial (1.042 for a claimed 1, at 0.196) and the Irwin-Hall Gaussian (its excess in tails
 of mass 1e-4 and beyond; mu 0.763).
-``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.
+``tests/corpus/labels.toml`` keeps these verdicts.
 """
 
 from __future__ import annotations

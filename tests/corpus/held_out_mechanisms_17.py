@@ -100,7 +100,7 @@ Check scripts (in /tmp/ho17/)
   answers (probability 1 vs 0.67 of matching D's).
 - smoke.py: import, names, shapes, dtypes, grid, seed replay, speed.
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_17.py:ADAPTERS --out held-out-17
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_17.py:ADAPTERS --out held-out-17
 (not run by the author).
 
 Measured at the default budget, seed 0 (2026-12-01, after the author handed it over): no

@@ -149,7 +149,7 @@ Check scripts (in /tmp/ho22/, run with /work/main/.venv/bin/python; not in the r
   every adapter's outputs against the exact laws (chi-square; KS for the float twins),
   including mechanism 7's ratio 1.982 and mechanism 5's refusal below 32 records.
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_22.py:ADAPTERS --out held-out-22
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_22.py:ADAPTERS --out held-out-22
 (not run by the author).
 """
 

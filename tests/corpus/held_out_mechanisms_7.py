@@ -20,7 +20,7 @@ mechanism's factor. Each broken twin differs from its correct twin by one mistak
 
 How to run it
 -------------
-    dp-audit run --adapter bench/held_out_mechanisms_7.py:ADAPTERS --out held-out-7
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_7.py:ADAPTERS --out held-out-7
 
 `TRUE_VALUES[name] = (claim text, true value or "private as claimed")`. The true value is
 in the claim's own parameter:
@@ -77,7 +77,7 @@ lives in tails of probability near delta) and the classical Gaussian at eps = 10
 eps > 10 needs an event about e^10 times likelier on one side: some 10^7 outputs) stay
 missed.  At ``--budget 2000000`` the first two are found (3.23 at delta 1e-3, 1.02 at 1e-5).
 The whole set takes about five minutes on 2 cores.
-``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.
+``tests/corpus/labels.toml`` keeps these verdicts.
 """
 
 import math

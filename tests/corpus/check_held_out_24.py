@@ -1,5 +1,5 @@
 # ruff: noqa: B023, B905, E741, SIM300
-"""Exact true values of held-out set 24 (bench/held_out_mechanisms_24.py), and a sampling check.
+"""Exact true values of held-out set 24 (tests/corpus/held_out_mechanisms_24.py), and a sampling check.
 
 Part 1 recomputes every twin's privacy loss from the algorithm as written in the set's
 docstrings, without the adapters' code: exact pmfs (mpmath at 40 digits, fractions, integers),
@@ -9,7 +9,7 @@ divergence: delta at the claimed eps and eps at the claimed delta (the exact sol
 piecewise curve delta(eps) = sum_{P/Q > e^eps} P - e^eps Q, both directions).  Part 2 draws
 from each adapter and compares with the exact pmf (chi-square, pooled tails).
 
-Run: python bench/check_held_out_24.py   (numpy, scipy, mpmath; about 10-20 s)
+Run: python tests/corpus/check_held_out_24.py   (numpy, scipy, mpmath; about 10-20 s)
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ Check scripts (/tmp/ho18/)
   discrete Gaussian's over 8 seeds.
 - smoke.py: import, attributes, shapes, dtypes, speed, seed replay.
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_18.py:ADAPTERS --out held-out-18
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_18.py:ADAPTERS --out held-out-18
 (not run by the author).
 
 Measured at the default budget, seed 0, all twenty audited together (2026-12-01, after the

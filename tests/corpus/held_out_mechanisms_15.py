@@ -56,7 +56,7 @@ naive_bayes's counts are integers beside real sums.
 
 Run (not run by the author):
 
-    dp-audit run --adapter bench/held_out_mechanisms_15.py:ADAPTERS --out held-out-15
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_15.py:ADAPTERS --out held-out-15
 
 Measured at the default budget, seed 0 (2026-11-28, after the author handed it over): no
 correct one is a violation, no adapter ends in error.  Found (certified / true): SVM output
@@ -66,7 +66,7 @@ before: only 2 records show it, and no dataset had the fewest records the mechan
 and Analyze Gauss under replace mu 1.126 / 1.414 (0.666 before: the worst pair replaces a
 record on one axis by one on another, which no pair did).  Missed: the trimmed means, an
 analytic Gaussian at (1, 1e-5) whose true epsilon at that delta is 1.278 (0.731).
-``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.
+``tests/corpus/labels.toml`` keeps these verdicts.
 """
 
 from __future__ import annotations

@@ -18,11 +18,11 @@ grid (1/2, 1 or 4), so no output has low bits to read.
 How it was written
 ------------------
 Blind.  Of the repository the author read only README.md, docs/writing-an-adapter.md,
-docs/vector-outputs.md, docs/claims.md, bench/held_out_mechanisms_23.py (the file format; its
+docs/vector-outputs.md, docs/claims.md, tests/corpus/held_out_mechanisms_23.py (the file format; its
 exact samplers are copied here) and, in tests/statistical/test_held_out_mechanisms.py, how a
 set is loaded and labelled.  Nothing under auditor/, attacks/ or the certify/search code was
 opened and dp-audit was neither imported nor run.  This module imports numpy, math and
-fractions only.  True values come from bench/check_held_out_24.py, which recomputes each
+fractions only.  True values come from tests/corpus/check_held_out_24.py, which recomputes each
 algorithm from its description (it imports this module only for the sampling check).
 
 Themes
@@ -130,7 +130,7 @@ Expected difficulty (a guess, not measured): 12 (tiny eps excess), 1 (3.7e-5 aga
 (one-sided outputs of a few delta) are the hard ones; 3, 6, 7, 8, 9, 10 should be found if
 their pairs are tried.
 
-Check (python bench/check_held_out_24.py, ~10 s of CPU; output as run)
+Check (python tests/corpus/check_held_out_24.py, ~10 s of CPU; output as run)
 -----------------------------------------------------------------------
 
     | mechanism | claim | truth | worst pair | label |
@@ -168,7 +168,7 @@ Check (python bench/check_held_out_24.py, ~10 s of CPU; output as run)
 
     all labels agree with the exact values
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_24.py:ADAPTERS --out held-out-24
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_24.py:ADAPTERS --out held-out-24
 (not run by the author).
 """
 

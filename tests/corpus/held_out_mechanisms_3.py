@@ -8,7 +8,7 @@ Each BROKEN variant states its TRUE privacy parameter next to the claim, with a 
 Numerical lower bounds quoted below were computed by exact (1-D quadrature / exact pmf)
 scripts kept outside this file.  Run them all (about 2.5 minutes on 2 cores):
 
-    dp-audit run --adapter bench/held_out_mechanisms_3.py:ADAPTERS --out held-out-3
+    dp-audit run --adapter tests/corpus/held_out_mechanisms_3.py:ADAPTERS --out held-out-3
 
 Measured at the default budget, seed 0 (2026-11-27): no correct one is a violation, no adapter
 ends in error, every broken one is found (certified / true: 2-D histogram under replace 0.84 /
@@ -19,7 +19,7 @@ clamped geometric 0.234 / 0.338, AboveThreshold without threshold noise 1.05 / 2
 counted flags mu 2.02 / 2).  The first run (commit 1e2dd11) missed AboveThreshold: the base
 search read its index's mean, which overshoots between "none" (-1) far below the threshold
 and 0 far above it, and the loss of "none" lies towards the end of the response, not in its
-middle.  ``tests/statistical/test_held_out_mechanisms.py`` keeps these verdicts.
+middle.  ``tests/corpus/labels.toml`` keeps these verdicts.
 """
 
 import math

@@ -106,7 +106,7 @@ Check scripts (in /tmp/ho19/)
   noise scale and of the exponential mechanism's selection frequencies.
 - smoke.py: import, shapes, dtypes, seed replay, speed.
 
-Run: dp-audit run --adapter bench/held_out_mechanisms_19.py:ADAPTERS --out held-out-19
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_19.py:ADAPTERS --out held-out-19
 (not run by the author).
 
 Measured at the default budget, seed 0, all sixteen audited together (2026-12-02, after the

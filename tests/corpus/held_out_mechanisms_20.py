@@ -135,7 +135,7 @@ Check scripts (/tmp/ho20/)
 - smoke.py: import, attributes, shapes and dtypes, seed replay, release_without_noise against
   the mean of sample, and speed per release.
 
-Run: ``dp-audit run --adapter bench/held_out_mechanisms_20.py:ADAPTERS --out held-out-20``
+Run: ``dp-audit run --adapter tests/corpus/held_out_mechanisms_20.py:ADAPTERS --out held-out-20``
 (not run by the author).
 """
 
