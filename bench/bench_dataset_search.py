@@ -36,7 +36,7 @@ from auditor.engine.runner import run_audit  # noqa: E402
 
 
 def load(number: int) -> Any:
-    path = BENCH / f"held_out_mechanisms_{number}.py"
+    path = BENCH.parent / "tests" / "corpus" / f"held_out_mechanisms_{number}.py"
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 
 def _held_out(number: int) -> list[Any]:
-    path = ROOT / "bench" / f"held_out_mechanisms_{number}.py"
+    path = ROOT / "tests" / "corpus" / f"held_out_mechanisms_{number}.py"
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
