@@ -22,9 +22,9 @@ Blind.  Of the repository the author read only README.md, docs/writing-an-adapte
 docs/claims.md, docs/vector-outputs.md and the docstrings / adapter declarations of
 bench/held_out_mechanisms_27.py and bench/check_held_out_27.py (the file format).  Nothing
 under auditor/, attacks/ or tests/ was opened, and dp-audit was neither imported nor run
-except `dp-audit check --adapter bench/held_out_mechanisms_28.py:ADAPTERS` (the contract
+except `dp-audit check --adapter tests/corpus/held_out_mechanisms_28.py:ADAPTERS` (the contract
 check, no audit: 14 of 14 follow the contract).  This module imports
-numpy, scipy.stats and math only.  True values come from bench/check_held_out_28.py (exact
+numpy, scipy.stats and math only.  True values come from tests/corpus/check_held_out_28.py (exact
 pmfs in mpmath at 50 digits, exact enumeration; see there).
 
 Mechanisms
@@ -116,7 +116,7 @@ the same way; 7 eps 2.4 vs 1.6 on outputs of mass 0.69 / 0.063, only between v =
 low values.
 
 One Clopper-Pearson test on the stated event at 200,000 outputs per side, alpha 0.05, at the
-exact expected counts (bench/check_held_out_28.py, Part 3; no multiplicity, the event chosen
+exact expected counts (tests/corpus/check_held_out_28.py, Part 3; no multiplicity, the event chosen
 knowing the answer): 1 delta >= 5.1e-4 (claim 2e-4), 2 delta >= 5.5e-4 (1e-4), 3 eps >= 1.34
 (0.9), 4 rho >= 0.30 (0.25), 5 eps >= 1.41 and, at (0, 0, 3, 3, 3, 3), 2.00 (1.2), 6 eps >= 1.21
 (1), 7 eps >= 2.38 (1.6); the correct twins on the same events stay below their claims.
@@ -138,8 +138,8 @@ sampling budget resolves.  Likewise the discrete samplers: numpy's geometric, an
 Gaussian's acceptance probability computed in doubles (it underflows to 0 beyond |z| = 77 at
 sigma^2 = 4, where the ideal mass is below e^-745).
 
-Check: python bench/check_held_out_28.py (the table as run is in its docstring).
-Run: dp-audit run --adapter bench/held_out_mechanisms_28.py:ADAPTERS --out held-out-28
+Check: python tests/corpus/check_held_out_28.py (the table as run is in its docstring).
+Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_28.py:ADAPTERS --out held-out-28
 (not run by the author).
 """
 

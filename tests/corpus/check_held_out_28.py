@@ -1,5 +1,5 @@
 # ruff: noqa: B007, B023, B905, E501, E731, E741, SIM108
-"""Exact true values of held-out set 28 (bench/held_out_mechanisms_28.py), and a sampling check.
+"""Exact true values of held-out set 28 (tests/corpus/held_out_mechanisms_28.py), and a sampling check.
 
 Independent of dp-audit: numpy, scipy, mpmath (50 digits) and exact integer arithmetic only.
 
@@ -27,7 +27,7 @@ twin's does.  Not an audit: one event chosen knowing the answer, no multiplicity
 Prints the tables; exits 1 if any label, true value, sampling or power check disagrees.
 `--no-sampling` runs Part 1 alone.
 
-Run: nice -n 19 python bench/check_held_out_28.py   (about a minute on a loaded 2-core machine)
+Run: nice -n 19 python tests/corpus/check_held_out_28.py   (about a minute on a loaded 2-core machine)
 
 Output as run (2026-12-07)
 --------------------------
