@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from auditor.core.text import printable
-from reports import plots
+from reports import plots, tradeoff_plot
 from reports.evidence import (
     EventEvidence,
     as_float,
@@ -231,7 +231,7 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
         ]
         if curve:
             figures.append(
-                _plot_or_note(lambda: plots.tradeoff_png(r), f"trade-off curve of {label}")
+                _plot_or_note(lambda: tradeoff_plot.tradeoff_png(r), f"trade-off curve of {label}")
             )
         parts.append('<div class="plots">' + "".join(figures) + "</div>")
         if not r.get("output_sample"):
