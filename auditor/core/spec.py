@@ -42,7 +42,7 @@ NEIGHBOUR_RELATIONS = ("add_remove", "replace")
 _ABSENT = object()
 
 
-#: name of the dataset family's optional white-box extra (see ``auditor.engine.probes``)
+#: name of the dataset family's optional white-box extra (see ``auditor.core.oracles``)
 NOISELESS_PROBE = "release_without_noise"
 
 
