@@ -173,6 +173,36 @@ class _Handle:
         self.position = 0
 
 
+def _cluster_settings(timeout: float | None) -> dict[str, Any]:
+    """Dask's settings for the LocalCluster a run starts: no retries, no profiler, one task
+    per worker, slower housekeeping ticks (each setting says why)."""
+    settings: dict[str, Any] = {
+        "distributed.scheduler.allowed-failures": 0,
+        # the statistical profiler samples stacks every 10 ms and competes for the GIL
+        "distributed.worker.profile.enabled": False,
+        # a worker holds only the task it runs (the others wait at the scheduler):
+        # when an adapter crashes or hangs a worker, no other adapter's task dies
+        # with it and is blamed (~4 % throughput at 1 worker, docs/performance.md)
+        "distributed.scheduler.worker-saturation": 1.0,
+        # event-loop ticks (20 ms), memory checks (100 ms) and dashboard metrics
+        # (500 ms) cost an idle 2-worker cluster 86 ms of CPU per second in all,
+        # 10 ms with these: CPU the chunks can use (docs/performance.md)
+        "distributed.admin.tick.interval": "1s",
+        "distributed.worker.memory.monitor-interval": "1s",
+        "distributed.admin.system-monitor.interval": "5s",
+        # Dask sets it (65536) to return freed memory to the system; setting it
+        # also turns off glibc's adaptive mmap threshold, so every chunk-sized
+        # array is mapped afresh: 45 % slower numpy sampling (docs/performance.md)
+        "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    }
+    if timeout is not None:
+        # a call that never releases the GIL (a C extension's loop) silences its
+        # worker, which cannot report its age: the scheduler restarts a worker
+        # silent this long (Dask's default is 5 minutes, checked as often)
+        settings["distributed.scheduler.worker-ttl"] = f"{load_timeout(timeout):g}s"
+    return settings
+
+
 class DaskSampler(ChunkedSampler):
     """Runs chunk tasks on a Dask cluster (a LocalCluster when ``scheduler`` is None)."""
 
@@ -196,30 +226,7 @@ class DaskSampler(ChunkedSampler):
         self._logs: list[tuple[logging.Logger, int]] = []
         try:
             if scheduler is None:
-                settings = {
-                    "distributed.scheduler.allowed-failures": 0,
-                    # the statistical profiler samples stacks every 10 ms and competes for the GIL
-                    "distributed.worker.profile.enabled": False,
-                    # a worker holds only the task it runs (the others wait at the scheduler):
-                    # when an adapter crashes or hangs a worker, no other adapter's task dies
-                    # with it and is blamed (~4 % throughput at 1 worker, docs/performance.md)
-                    "distributed.scheduler.worker-saturation": 1.0,
-                    # event-loop ticks (20 ms), memory checks (100 ms) and dashboard metrics
-                    # (500 ms) cost an idle 2-worker cluster 86 ms of CPU per second in all,
-                    # 10 ms with these: CPU the chunks can use (docs/performance.md)
-                    "distributed.admin.tick.interval": "1s",
-                    "distributed.worker.memory.monitor-interval": "1s",
-                    "distributed.admin.system-monitor.interval": "5s",
-                    # Dask sets it (65536) to return freed memory to the system; setting it
-                    # also turns off glibc's adaptive mmap threshold, so every chunk-sized
-                    # array is mapped afresh: 45 % slower numpy sampling (docs/performance.md)
-                    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
-                }
-                if timeout is not None:
-                    # a call that never releases the GIL (a C extension's loop) silences its
-                    # worker, which cannot report its age: the scheduler restarts a worker
-                    # silent this long (Dask's default is 5 minutes, checked as often)
-                    settings["distributed.scheduler.worker-ttl"] = f"{load_timeout(timeout):g}s"
+                settings = _cluster_settings(timeout)
                 with dask.config.set(settings):
                     self._cluster = LocalCluster(  # type: ignore[no-untyped-call,unused-ignore]  # Dask: unannotated
                         n_workers=workers,
