@@ -90,15 +90,24 @@ def laplace_argmax(rng: np.random.Generator, q: np.ndarray, scale: float, n: int
         bits.state = start
         return plain()
     if len(redraw):
-        again: Any = type(bits)()  # one that can advance (checked above)
-        again.state = start
-        exact = np.random.Generator(again)
-        done = 0
-        for i in redraw.tolist():
-            again.advance((i - done) * k)
-            out[i] = (q + exact.laplace(0.0, scale, size=k)).argmax()
-            done = i + 1
+        _redraw_rows(bits, start, q, scale, redraw, out)
     return out
+
+
+def _redraw_rows(
+    bits: Any, start: Any, q: np.ndarray, scale: float, redraw: np.ndarray, out: np.ndarray
+) -> None:
+    """Set ``out[i]`` for each row ``i`` in ``redraw`` to the plain draw's index: a copy of the
+    generator (state ``start``) advanced to the row draws it with ``laplace`` itself."""
+    k = q.size
+    again: Any = type(bits)()  # one that can advance (checked by the caller)
+    again.state = start
+    exact = np.random.Generator(again)
+    done = 0
+    for i in redraw.tolist():
+        again.advance((i - done) * k)
+        out[i] = (q + exact.laplace(0.0, scale, size=k)).argmax()
+        done = i + 1
 
 
 class _NoisyMax(_Benchmark):
