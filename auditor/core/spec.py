@@ -188,6 +188,132 @@ def adapter_label(adapter: Any) -> str:
     return f"<{type(adapter).__name__} object>"
 
 
+#: the spec's fields that depend on the input kind (None unless that kind declares them)
+_INPUT_FIELDS = (
+    "sensitivity",
+    "domain",
+    "exact_domain",
+    "neighbours",
+    "dataset_sensitivity",
+    "size_sensitivity",
+    "output_norm",
+    "column_domains",
+    "user_column",
+    "user_ids",
+)
+
+
+def _dataset_fields(
+    read: Callable[..., Any], fail: Callable[[str, str], AdapterContractError], inputs: Any
+) -> dict[str, Any]:
+    """The spec's fields of a dataset adapter (domain, neighbours, sensitivity, norm, records
+    and users), read and checked in the order :func:`check_adapter` always read them."""
+    column_domains = dataset_sensitivity = size_sensitivity = output_norm = None
+    raw_domain = read("domain")
+    if inputs.columns > 1:
+        column_domains, exact_columns = _column_domains(raw_domain, inputs.columns, fail)
+        lows, highs = zip(*column_domains, strict=True)
+        domain = (min(lows), max(highs))
+        exact_domain = _widest(exact_columns)
+    else:
+        domain, exact_domain = _domain(raw_domain, fail)
+        exact_columns = (exact_domain,)
+    neighbours = read("neighbours", "add_remove")
+    if neighbours not in NEIGHBOUR_RELATIONS:
+        raise fail("neighbours", f"={neighbours!r} must be one of {NEIGHBOUR_RELATIONS}")
+    declared = read("sensitivity")
+    if callable(declared):
+        if neighbours != "replace":
+            raise fail(
+                "sensitivity",
+                "is a function of the number of records, which only neighbours = 'replace' "
+                "makes public (under add/remove the size is one record's secret)",
+            )
+        size_sensitivity = declared
+    elif declared is not None:
+        if not _positive_finite(declared):
+            raise fail("sensitivity", f"={declared!r} must be a finite number > 0")
+        dataset_sensitivity = Fraction(declared)
+    if read("norm") is not None:
+        output_norm = _choice(read("norm"), Norm, "norm", fail)
+    min_records = read("min_records", 1)
+    if not _whole(min_records):
+        raise fail("min_records", f"={min_records!r} must be a whole number >= 1")
+    max_contributions = read("max_contributions", 1)
+    if not _whole(max_contributions):
+        raise fail("max_contributions", f"={max_contributions!r} must be a whole number >= 1")
+    user_column, user_ids = _user_column(read, exact_columns, neighbours, fail)
+    if user_column is not None and max_contributions > 1:
+        raise fail(
+            "max_contributions",
+            "cannot be declared with user_column: a user's records are the ids' to group",
+        )
+    return {
+        "domain": domain,
+        "exact_domain": exact_domain,
+        "column_domains": column_domains,
+        "neighbours": neighbours,
+        "dataset_sensitivity": dataset_sensitivity,
+        "size_sensitivity": size_sensitivity,
+        "output_norm": output_norm,
+        "min_records": min_records,
+        "max_contributions": max_contributions,
+        "user_column": user_column,
+        "user_ids": user_ids,
+    }
+
+
+def _checked_name(name: Any, label: str) -> str:
+    """The adapter's ``name``: non-empty printable text (``label`` names it until then)."""
+    if not isinstance(name, str) or not name.strip():
+        raise AdapterContractError(
+            f"adapter {label}: attribute 'name' must be a non-empty string, got {name!r}"
+        )
+    if printable(name) != name:  # it would rewrite terminal lines, or not encode at all
+        raise AdapterContractError(
+            f"adapter {printable(name)!r}: attribute 'name' must be printable text "
+            "(no control characters or lone surrogates)"
+        )
+    return name
+
+
+def _query_bounds(
+    read: Callable[..., Any],
+    fail: Callable[[str, str], AdapterContractError],
+    family: Family | None,
+    inputs: Any,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """``(query_bounds, utility_bounds)``: a malformed ``query_bounds`` is ignored (attacks
+    choose inputs freely), a malformed ``utility_bounds`` is an error."""
+    utility_bounds = query_bounds = None
+    if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
+        query_bounds = _bounds(read("query_bounds"))  # malformed: attacks choose inputs freely
+    if family is Family.SELECTION:
+        raw_bounds = read("utility_bounds")
+        utility_bounds = _bounds(raw_bounds)
+        if raw_bounds is not None and utility_bounds is None:
+            raise fail(
+                "utility_bounds",
+                f"={raw_bounds!r} must be a pair (lo, hi) of finite numbers lo < hi",
+            )
+        utility_bounds = utility_bounds or query_bounds
+    return query_bounds, utility_bounds
+
+
+def _extras(read: Callable[..., Any]) -> dict[str, Any]:
+    """The optional extras and descriptive attributes, read in the spec's field order."""
+    return {
+        "integer_queries": bool(read("integer_queries", False)),
+        "has_probabilities": callable(read("probabilities")),
+        "has_noiseless_probe": callable(read(NOISELESS_PROBE)),
+        "seedable": callable(read("seed")),
+        "library": str(read("library", "") or ""),
+        "library_version": str(read("library_version", "") or ""),
+        "description": str(read("description", "") or ""),
+        "vectorised": bool(read("vectorised", True)),
+    }
+
+
 def check_adapter(adapter: Any) -> AdapterSpec:
     """Validate ``adapter`` against the duck-typed contract and return its spec.
 
@@ -204,16 +330,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         with adapter_code(f"adapter {label}: reading {field!r}", AdapterContractError):
             return getattr(adapter, field, default)
 
-    name = read("name")
-    if not isinstance(name, str) or not name.strip():
-        raise AdapterContractError(
-            f"adapter {label}: attribute 'name' must be a non-empty string, got {name!r}"
-        )
-    if printable(name) != name:  # it would rewrite terminal lines, or not encode at all
-        raise AdapterContractError(
-            f"adapter {printable(name)!r}: attribute 'name' must be printable text "
-            "(no control characters or lone surrogates)"
-        )
+    name = _checked_name(read("name"), label)
     label = repr(name)
 
     def fail(field: str, problem: str) -> AdapterContractError:
@@ -238,80 +355,30 @@ def check_adapter(adapter: Any) -> AdapterSpec:
     except InvalidArgument as exc:
         raise fail("claim", str(exc)) from None
 
-    sensitivity = domain = exact_domain = neighbours = dataset_sensitivity = output_norm = None
-    size_sensitivity = None
-    column_domains = None
-    min_records = max_contributions = 1
-    user_column = user_ids = None
+    fields: dict[str, Any] = dict.fromkeys(_INPUT_FIELDS)
+    fields.update(min_records=1, max_contributions=1)
     if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
         sensitivity = read("sensitivity")
         if sensitivity is None:
             raise fail("attribute 'sensitivity'", f"is missing (required for {inputs.kind} inputs)")
         if not _positive_finite(sensitivity):
             raise fail("sensitivity", f"={sensitivity!r} must be a finite number > 0")
-        sensitivity = float(sensitivity)
+        fields["sensitivity"] = float(sensitivity)
     if inputs.kind is InputKind.DATASET:
-        raw_domain = read("domain")
-        if inputs.columns > 1:
-            column_domains, exact_columns = _column_domains(raw_domain, inputs.columns, fail)
-            lows, highs = zip(*column_domains, strict=True)
-            domain = (min(lows), max(highs))
-            exact_domain = _widest(exact_columns)
-        else:
-            domain, exact_domain = _domain(raw_domain, fail)
-            exact_columns = (exact_domain,)
-        neighbours = read("neighbours", "add_remove")
-        if neighbours not in NEIGHBOUR_RELATIONS:
-            raise fail("neighbours", f"={neighbours!r} must be one of {NEIGHBOUR_RELATIONS}")
-        declared = read("sensitivity")
-        if callable(declared):
-            if neighbours != "replace":
-                raise fail(
-                    "sensitivity",
-                    "is a function of the number of records, which only neighbours = 'replace' "
-                    "makes public (under add/remove the size is one record's secret)",
-                )
-            size_sensitivity = declared
-        elif declared is not None:
-            if not _positive_finite(declared):
-                raise fail("sensitivity", f"={declared!r} must be a finite number > 0")
-            dataset_sensitivity = Fraction(declared)
-        if read("norm") is not None:
-            output_norm = _choice(read("norm"), Norm, "norm", fail)
-        min_records = read("min_records", 1)
-        if not _whole(min_records):
-            raise fail("min_records", f"={min_records!r} must be a whole number >= 1")
-        max_contributions = read("max_contributions", 1)
-        if not _whole(max_contributions):
-            raise fail("max_contributions", f"={max_contributions!r} must be a whole number >= 1")
-        user_column, user_ids = _user_column(read, exact_columns, neighbours, fail)
-        if user_column is not None and max_contributions > 1:
-            raise fail(
-                "max_contributions",
-                "cannot be declared with user_column: a user's records are the ids' to group",
-            )
+        fields.update(_dataset_fields(read, fail, inputs))
     if inputs.kind is InputKind.LOCAL:
         # the binary family's inputs are the bits 0 and 1, whatever else it calls a domain
         raw_domain = (0, 1) if family is Family.BINARY else read("domain")
-        domain, exact_domain = _domain(raw_domain, fail)
-        if not all(isinstance(v, int) for v in exact_domain):
+        fields["domain"], fields["exact_domain"] = _domain(raw_domain, fail)
+        if not all(isinstance(v, int) for v in fields["exact_domain"]):
             raise fail(
                 "domain", f"={raw_domain!r} must be a pair of integers (lo, hi) for local inputs"
             )
 
-    utility_bounds = query_bounds = None
-    if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
-        query_bounds = _bounds(read("query_bounds"))  # malformed: attacks choose inputs freely
-    if family is Family.SELECTION:
-        raw_bounds = read("utility_bounds")
-        utility_bounds = _bounds(raw_bounds)
-        if raw_bounds is not None and utility_bounds is None:
-            raise fail(
-                "utility_bounds",
-                f"={raw_bounds!r} must be a pair (lo, hi) of finite numbers lo < hi",
-            )
-        utility_bounds = utility_bounds or query_bounds
-
+    query_bounds, utility_bounds = _query_bounds(read, fail, family, inputs)
+    fields.update(min_records=int(fields["min_records"]))
+    fields.update(max_contributions=int(fields["max_contributions"]))
+    extras = _extras(read)  # after every other read, in the order the spec has always read them
     return AdapterSpec(
         adapter=adapter,
         name=name,
@@ -319,28 +386,10 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         claim=claim,
         input=inputs,
         output=output,
-        sensitivity=sensitivity,
-        domain=domain,
-        exact_domain=exact_domain,
-        neighbours=neighbours,
-        dataset_sensitivity=dataset_sensitivity,
-        size_sensitivity=size_sensitivity,
-        output_norm=output_norm,
-        integer_queries=bool(read("integer_queries", False)),
         query_bounds=query_bounds if family is not Family.SELECTION else None,
         utility_bounds=utility_bounds,
-        has_probabilities=callable(read("probabilities")),
-        has_noiseless_probe=callable(read(NOISELESS_PROBE)),
-        seedable=callable(read("seed")),
-        library=str(read("library", "") or ""),
-        library_version=str(read("library_version", "") or ""),
-        description=str(read("description", "") or ""),
-        vectorised=bool(read("vectorised", True)),
-        column_domains=column_domains,
-        min_records=int(min_records),
-        max_contributions=int(max_contributions),
-        user_column=user_column,
-        user_ids=user_ids,
+        **fields,
+        **extras,
     )
 
 
