@@ -298,6 +298,47 @@ def porosity_png(r: dict[str, Any]) -> bytes | None:
     return to_png(fig)
 
 
+def _loss_positions(
+    edges: np.ndarray, loss: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, bool]:
+    """The bins' x positions: their edges, or for heavy-tailed outputs (the outer bins much
+    wider than the bulk) their quantile positions; and which of the two."""
+    k = len(loss)
+    width = np.diff(edges)
+    bulk = float(np.median(width)) if k > 2 else float(edges[-1] - edges[0])
+    quantile_axis = k > 2 and float(edges[-1] - edges[0]) > 20 * k * max(bulk, 1e-300)
+    # quantile positions: each bin as wide as its share of the pooled outputs
+    pos = (
+        np.concatenate([[0.0], np.cumsum(counts) / max(1, counts.sum())])
+        if quantile_axis
+        else edges
+    )
+    return pos, quantile_axis
+
+
+def _claim_and_bound_lines(ax: Any, r: dict[str, Any], found: dict[str, Any]) -> None:
+    """Dashed lines at ± the claimed ε and, when finite, the certified bound dotted."""
+    eps = float(found["epsilon"])
+    if math.isfinite(eps):
+        for sign in (1.0, -1.0):
+            ax.axhline(
+                sign * eps,
+                ls="--",
+                lw=1.2,
+                color=CLAIM_COLOUR,
+                label=f"± claimed ε = {_g(eps)}" if sign > 0 else None,
+            )
+    bound = as_float(r.get("epsilon_lower_bound"))
+    if math.isfinite(bound) and bound > 0 and not r.get("unbounded"):
+        ax.axhline(
+            bound,
+            ls=":",
+            lw=1.2,
+            color=EVENT_COLOUR,
+            label=f"certified ε ≥ {_g(bound)} (event counts)",
+        )
+
+
 def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
     """The empirical privacy-loss distribution of a statistical violation against its claim.
 
@@ -317,15 +358,7 @@ def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
     loss = np.asarray(found["loss"], dtype=np.float64)
     counts = np.asarray(found["count_x"]) + np.asarray(found["count_x_prime"])
     k = len(loss)
-    width = np.diff(edges)
-    bulk = float(np.median(width)) if k > 2 else float(edges[-1] - edges[0])
-    quantile_axis = k > 2 and float(edges[-1] - edges[0]) > 20 * k * max(bulk, 1e-300)
-    # quantile positions: each bin as wide as its share of the pooled outputs
-    pos = (
-        np.concatenate([[0.0], np.cumsum(counts) / max(1, counts.sum())])
-        if quantile_axis
-        else edges
-    )
+    pos, quantile_axis = _loss_positions(edges, loss, counts)
     fig = _figure(7.5, 3.6, fit_labels=True)
     ax = fig.add_subplot()
     for i in range(k):
@@ -351,25 +384,7 @@ def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
             lw=3.5,
             label="beyond the claim: |loss| > ε" if j == beyond[0] else None,
         )
-    eps = float(found["epsilon"])
-    if math.isfinite(eps):
-        for sign in (1.0, -1.0):
-            ax.axhline(
-                sign * eps,
-                ls="--",
-                lw=1.2,
-                color=CLAIM_COLOUR,
-                label=f"± claimed ε = {_g(eps)}" if sign > 0 else None,
-            )
-    bound = as_float(r.get("epsilon_lower_bound"))
-    if math.isfinite(bound) and bound > 0 and not r.get("unbounded"):
-        ax.axhline(
-            bound,
-            ls=":",
-            lw=1.2,
-            color=EVENT_COLOUR,
-            label=f"certified ε ≥ {_g(bound)} (event counts)",
-        )
+    _claim_and_bound_lines(ax, r, found)
     ax.axhline(0.0, lw=0.6, color=NEUTRAL_COLOUR)
     if quantile_axis:
         ticks = np.linspace(0, k, min(k, 6) + 1).astype(int)

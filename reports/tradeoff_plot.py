@@ -63,99 +63,87 @@ def corner_style(ev: TradeoffEvidence, kind: str | None) -> tuple[str, str]:
     return "black", "corner (p1_high, 1 − p0_low): not below the curve"
 
 
-def tradeoff_png(r: dict[str, Any]) -> bytes | None:
-    """The best event as a test rejecting x′, against the claimed trade-off curve β = f(α).
-
-    Left, the whole square [0, 1]²: the claimed curve (the region below it, which refutes the
-    claim, shaded), the no-privacy-loss diagonal β = 1 − α, the empirical point
-    (k1/n1, 1 − k0/n0), its Clopper-Pearson box and the box's corner (p1_high, 1 − p0_low),
-    on which the claim is judged: red, "violating point", when it certifies a violation.
-    Right, the same around the box (a box of a few thousand outputs is a dot on the square,
-    and events rare on x′ sit against the axis), with the curve when it passes near, else a
-    note of where it is.  None without counts (an error, a white-box estimate).
-    """
-    ev = TradeoffEvidence.from_result(r)
-    if ev is None:
-        return None
+def _draw_panel(
+    ax: Any,
+    r: dict[str, Any],
+    ev: TradeoffEvidence,
+    curve: np.ndarray,
+    described: str,
+    corner: tuple[str, str],
+    labelled: bool,
+) -> None:
+    """One panel's curve, diagonal, box, estimate and corner (legend labels on one panel)."""
     from matplotlib.patches import Rectangle
 
-    claim = r["claim"]
-    described = _short(claim.get("description") or ev.claim.describe(), 50)
-    curve = ev.claim.tradeoff(_LEVELS)
     x0, x1 = ev.p1_low, ev.p1_high
     y0, y1 = 1.0 - ev.p0_high, 1.0 - ev.p0_low
-    corner_colour, corner_label = corner_style(ev, claim.get("kind"))
-    fig = _figure(7.5, 4.4, fit_labels=True)
-    whole, zoom = fig.subplots(1, 2)
-    for ax, labelled in ((whole, True), (zoom, False)):
+    corner_colour, corner_label = corner
 
-        def label(text: str, on: bool = labelled) -> str | None:
-            return text if on else None
+    def label(text: str, on: bool = labelled) -> str | None:
+        return text if on else None
 
-        ax.fill_between(
-            _LEVELS,
-            0.0,
-            curve,
-            color=EVENT_COLOUR,
-            alpha=0.07,
-            lw=0,
-            label=label("below the curve: refutes the claim"),
-        )
-        ax.plot(
-            [0.0, 1.0],
-            [1.0, 0.0],
-            ls=":",
+    ax.fill_between(
+        _LEVELS,
+        0.0,
+        curve,
+        color=EVENT_COLOUR,
+        alpha=0.07,
+        lw=0,
+        label=label("below the curve: refutes the claim"),
+    )
+    ax.plot(
+        [0.0, 1.0],
+        [1.0, 0.0],
+        ls=":",
+        lw=1,
+        color=NEUTRAL_COLOUR,
+        label=label("β = 1 − α: no privacy loss"),
+    )
+    ax.plot(
+        _LEVELS,
+        curve,
+        color=CLAIM_COLOUR,
+        lw=2,
+        label=label(f"claimed trade-off f(α): {described}"),
+    )
+    ax.add_patch(
+        Rectangle(
+            (x0, y0),
+            x1 - x0,
+            y1 - y0,
+            facecolor=X_COLOUR,
+            edgecolor=X_COLOUR,
+            alpha=0.3,
             lw=1,
-            color=NEUTRAL_COLOUR,
-            label=label("β = 1 − α: no privacy loss"),
+            label=label(f"Clopper-Pearson box (significance {_g(r['alpha'])}, one-sided limits)"),
         )
-        ax.plot(
-            _LEVELS,
-            curve,
-            color=CLAIM_COLOUR,
-            lw=2,
-            label=label(f"claimed trade-off f(α): {described}"),
-        )
-        ax.add_patch(
-            Rectangle(
-                (x0, y0),
-                x1 - x0,
-                y1 - y0,
-                facecolor=X_COLOUR,
-                edgecolor=X_COLOUR,
-                alpha=0.3,
-                lw=1,
-                label=label(
-                    f"Clopper-Pearson box (significance {_g(r['alpha'])}, one-sided limits)"
-                ),
-            )
-        )
-        ax.plot(
-            [ev.alpha_hat],
-            [ev.beta_hat],
-            "o",
-            color=X_COLOUR,
-            ms=5,
-            label=label("estimate (k1/n1, 1 − k0/n0)"),
-        )
-        ax.plot(
-            [x1],
-            [y1],
-            "s",
-            color=corner_colour,
-            ms=7,
-            mec="white",
-            mew=0.8,
-            label=label(corner_label),
-        )
-    whole.set_xlim(0.0, 1.0)
-    whole.set_ylim(0.0, 1.0)
-    whole.set_aspect("equal")
-    whole.set_xlabel("type-I error α = P[M(x′) ∈ S]", fontsize=8)
-    whole.set_ylabel("type-II error β = 1 − P[M(x) ∈ S]", fontsize=8)
-    whole.set_title("the whole trade-off", fontsize=9)
-    # the zoomed window: the box, padded on each axis by a share of its own extent, and the
-    # curve when it passes near the corner (else a note of where it is at the corner's α)
+    )
+    ax.plot(
+        [ev.alpha_hat],
+        [ev.beta_hat],
+        "o",
+        color=X_COLOUR,
+        ms=5,
+        label=label("estimate (k1/n1, 1 − k0/n0)"),
+    )
+    ax.plot(
+        [x1],
+        [y1],
+        "s",
+        color=corner_colour,
+        ms=7,
+        mec="white",
+        mew=0.8,
+        label=label(corner_label),
+    )
+
+
+def _zoom_window(zoom: Any, ev: TradeoffEvidence) -> tuple[float, float, float, float]:
+    """``(left, right, bottom, top)`` of the zoomed panel: the box, padded on each axis by a
+    share of its own extent, and the curve when it passes near the corner (else a note on the
+    panel of where it is at the corner's α)."""
+    x0, x1 = ev.p1_low, ev.p1_high
+    y0, y1 = 1.0 - ev.p0_high, 1.0 - ev.p0_low
     width, height = x1 - x0, max(y1 - y0, 1e-12)
     left, right = max(0.0, x0 - _ZOOM_PAD * width), min(1.0, x1 + _ZOOM_PAD * width)
     bottom, top = max(0.0, y0 - _ZOOM_PAD * height), min(1.0, y1 + _ZOOM_PAD * height)
@@ -175,6 +163,40 @@ def tradeoff_png(r: dict[str, Any]) -> bytes | None:
             fontsize=7,
             color=CLAIM_COLOUR,
         )
+    return left, right, bottom, top
+
+
+def tradeoff_png(r: dict[str, Any]) -> bytes | None:
+    """The best event as a test rejecting x′, against the claimed trade-off curve β = f(α).
+
+    Left, the whole square [0, 1]²: the claimed curve (the region below it, which refutes the
+    claim, shaded), the no-privacy-loss diagonal β = 1 − α, the empirical point
+    (k1/n1, 1 − k0/n0), its Clopper-Pearson box and the box's corner (p1_high, 1 − p0_low),
+    on which the claim is judged: red, "violating point", when it certifies a violation.
+    Right, the same around the box (a box of a few thousand outputs is a dot on the square,
+    and events rare on x′ sit against the axis), with the curve when it passes near, else a
+    note of where it is.  None without counts (an error, a white-box estimate).
+    """
+    ev = TradeoffEvidence.from_result(r)
+    if ev is None:
+        return None
+    from matplotlib.patches import Rectangle
+
+    claim = r["claim"]
+    described = _short(claim.get("description") or ev.claim.describe(), 50)
+    curve = ev.claim.tradeoff(_LEVELS)
+    corner = corner_style(ev, claim.get("kind"))
+    fig = _figure(7.5, 4.4, fit_labels=True)
+    whole, zoom = fig.subplots(1, 2)
+    for ax, labelled in ((whole, True), (zoom, False)):
+        _draw_panel(ax, r, ev, curve, described, corner, labelled)
+    whole.set_xlim(0.0, 1.0)
+    whole.set_ylim(0.0, 1.0)
+    whole.set_aspect("equal")
+    whole.set_xlabel("type-I error α = P[M(x′) ∈ S]", fontsize=8)
+    whole.set_ylabel("type-II error β = 1 − P[M(x) ∈ S]", fontsize=8)
+    whole.set_title("the whole trade-off", fontsize=9)
+    left, right, bottom, top = _zoom_window(zoom, ev)
     zoom.set_xlim(left, right)
     zoom.set_ylim(bottom, top)
     zoom.set_xlabel("type-I error α", fontsize=8)
