@@ -76,6 +76,12 @@ def _gaussian_approx_dp(dp: Any, scale: float, delta: float) -> Any:
 _GAUSSIAN_SCALES = (2.0**-5, 2.0**40)
 
 
+def _laplace_float(dp: Any, scale: float) -> Any:
+    """``make_laplace`` on float vectors (L1) at ``scale``: the scalar and the vector Laplace."""
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
+    return dp.m.make_laplace(*space, scale=scale)
+
+
 def _laplace_source(scale: float) -> str:
     """Reproducer source building ``measurement``: ``make_laplace`` on float vectors (L1)."""
     space = [_FLOAT_VECTORS, "dp.l1_distance(T=float)"]

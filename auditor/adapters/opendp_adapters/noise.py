@@ -19,6 +19,7 @@ from auditor.adapters.opendp_adapters.common import (
     _SENSITIVITY,
     _gaussian_approx_dp,
     _gaussian_approx_dp_source,
+    _laplace_float,
     _laplace_source,
     _OpenDPAdapter,
 )
@@ -75,8 +76,7 @@ class Laplace(_VectorNoise):
         super().__init__(epsilon, float(sensitivity))
 
     def _build(self, dp: Any) -> Any:
-        space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
-        return dp.m.make_laplace(*space, scale=self.sensitivity / self._target_epsilon)
+        return _laplace_float(dp, self.sensitivity / self._target_epsilon)
 
     def _measurement_source(self) -> str:
         return _laplace_source(self.sensitivity / self._target_epsilon)
