@@ -188,3 +188,21 @@ def _rows_sample(name: str, value: str, width: int) -> str:
                 out[i] = measurement({name})
             return out
         """
+
+
+class _GaussianApproxDP(_OpenDPAdapter):
+    """The Gaussians under (ε, δ) (scalar and vector): ``make_gaussian`` turned into (ε, δ) at
+    the target delta, at the scale OpenDP's search finds for the target (ε, δ)."""
+
+    sensitivity: float
+    _target_epsilon: float
+    _target_delta: float
+
+    def _chain(self, dp: Any, scale: float) -> Any:
+        return _gaussian_approx_dp(dp, scale, self._target_delta)
+
+    def _build(self, dp: Any) -> Any:
+        return self._calibrated(dp, self.sensitivity, (self._target_epsilon, self._target_delta))
+
+    def _measurement_source(self) -> str:
+        return _gaussian_approx_dp_source(self._calibrated_scale(), self._target_delta)

@@ -17,8 +17,7 @@ from auditor.adapters.opendp_adapters.common import (
     _GAUSSIAN_SCALES,
     _INTEGER_SENSITIVITY,
     _SENSITIVITY,
-    _gaussian_approx_dp,
-    _gaussian_approx_dp_source,
+    _GaussianApproxDP,
     _laplace_float,
     _laplace_source,
     _OpenDPAdapter,
@@ -117,7 +116,7 @@ class Geometric(LaplaceInteger):
     _constructor = "make_geometric"
 
 
-class Gaussian(_VectorNoise):
+class Gaussian(_GaussianApproxDP, _VectorNoise):
     """``make_gaussian`` (zCDP) converted to (ε, δ) by ``make_zCDP_to_approxDP`` + ``make_fix_delta``.
 
     The noise scale is OpenDP's own binary search for the smallest scale meeting (ε, δ).
@@ -135,15 +134,6 @@ class Gaussian(_VectorNoise):
             raise ValueError(f"delta={delta!r} must be in (0, 1)")
         self._target_delta = float(delta)
         super().__init__(epsilon, float(sensitivity))
-
-    def _chain(self, dp: Any, scale: float) -> Any:
-        return _gaussian_approx_dp(dp, scale, self._target_delta)
-
-    def _build(self, dp: Any) -> Any:
-        return self._calibrated(dp, self.sensitivity, (self._target_epsilon, self._target_delta))
-
-    def _measurement_source(self) -> str:
-        return _gaussian_approx_dp_source(self._calibrated_scale(), self._target_delta)
 
     def _claim(self) -> tuple[float, float]:
         epsilon, delta = self._measurement.map(self.sensitivity)

@@ -13,8 +13,7 @@ from auditor.adapters.opendp_adapters.common import (
     _GAUSSIAN_SCALES,
     _SENSITIVITY,
     _check_epsilon,
-    _gaussian_approx_dp,
-    _gaussian_approx_dp_source,
+    _GaussianApproxDP,
     _laplace_float,
     _laplace_source,
     _OpenDPAdapter,
@@ -83,7 +82,7 @@ class VectorLaplace(_VectorQuery):
         return _laplace_source(self.sensitivity / self._target_epsilon)
 
 
-class VectorGaussian(_VectorQuery):
+class VectorGaussian(_GaussianApproxDP, _VectorQuery):
     """``make_gaussian`` on a float vector domain with ``l2_distance`` (zCDP), converted by
     ``make_zCDP_to_approxDP`` and ``make_fix_delta``; the scale is OpenDP's binary search for
     the smallest one meeting (ε, δ); claim ``measurement.map(Δ₂)``."""
@@ -106,12 +105,3 @@ class VectorGaussian(_VectorQuery):
             "opendp make_gaussian on a float vector domain, l2_distance, zCDP -> "
             "(eps, delta) by make_zCDP_to_approxDP + make_fix_delta; claim from measurement.map"
         )
-
-    def _chain(self, dp: Any, scale: float) -> Any:
-        return _gaussian_approx_dp(dp, scale, self._target_delta)
-
-    def _build(self, dp: Any) -> Any:
-        return self._calibrated(dp, self.sensitivity, (self._target_epsilon, self._target_delta))
-
-    def _measurement_source(self) -> str:
-        return _gaussian_approx_dp_source(self._calibrated_scale(), self._target_delta)
