@@ -2,8 +2,9 @@
 the task that runs on such a worker (:func:`run_on_cluster`): it unpacks the shipped files,
 loads the run's adapters afresh and samples.
 
-Split from :mod:`auditor.engine.backends.dask_backend` (the client side: the cluster's lifecycle
-and task submission), which names :func:`shipment` and :func:`run_on_cluster` to Dask.
+The client side, the cluster's lifecycle and task submission, is
+:mod:`auditor.engine.backends.dask_backend`: it builds the shipments and submits
+:func:`run_on_cluster` to Dask.
 """
 
 from __future__ import annotations
@@ -25,10 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from auditor.core.errors import (
-    BackendUnavailable,
-    DPAuditError,
-)
+from auditor.core.errors import BackendUnavailable, DPAuditError
 from auditor.engine.backends import worker
 from auditor.engine.backends.worker import Task, installed_version, run_tasks_remote
 
