@@ -6,7 +6,7 @@ wedges an added edge closes, the two components it joins, the sessions one event
 cap that one more record pushes another over) has a sensitivity bug only on pairs with that
 structure among their records.  Sampling finds such a pair only when its outputs show it
 (``auditor.engine.dataset_search``), and certifies it only as far as the noise allows.  When the
-adapter offers ``release_without_noise`` (``auditor.engine.probes``) no sample is needed: this
+adapter offers ``release_without_noise`` (``auditor.core.oracles``) no sample is needed: this
 attack climbs from random pairs one record at a time with the moves of
 ``attacks.dataset_moves``, keeping a move when the noiseless answers lie at least as far apart
 as before, measured in the declared sensitivity's norm.  The fixed pairs of
@@ -36,16 +36,16 @@ from attacks.dataset_moves import START_SIZES, DatasetMoves, DatasetState
 from attacks.neighbours import are_neighbours, dataset_pairs
 from attacks.sensitivity import NoEvents, sensitivity_evidence
 from auditor.core.errors import DPAuditError
-from auditor.core.results import ExactEvidence
-from auditor.core.spec import AdapterSpec
-from auditor.core.trials import Trial, unit_pair
-from auditor.engine.probes import (
+from auditor.core.oracles import (
     answer_count,
     distance,
     noiseless_answers,
     pair_sensitivity,
     squared_distance,
 )
+from auditor.core.results import ExactEvidence
+from auditor.core.spec import AdapterSpec
+from auditor.core.trials import Trial, unit_pair
 
 #: moves tried in all, over every climb (each asks the probe once or twice; a cheap probe
 #: runs them in about 10 s, and structure such as four records around a fifth needs them)

@@ -40,8 +40,7 @@ from attacks.neighbours import (
 from auditor.core.claims import Family
 from auditor.core.kinds import InputKind, OutputKind
 from auditor.core.spec import AdapterSpec
-from auditor.core.trials import Distinguisher, Trial
-from auditor.engine.value_search import probed_values
+from auditor.core.trials import Distinguisher, Trial, probed_values
 from auditor.statistics.events.event_selection import DataDrivenEvents
 from auditor.statistics.events.vector_events import VectorEvents
 

@@ -20,7 +20,7 @@ inside the adapter's declared ``domain`` and ``neighbours`` relation:
 Two ways to conclude:
 
 1. *White-box*, when the adapter offers ``release_without_noise(query)`` (see
-   ``auditor.engine.probes``), first because it needs no samples and no alpha: the implementation's
+   ``auditor.core.oracles``), first because it needs no samples and no alpha: the implementation's
    own noiseless answers on every candidate pair; the largest |f(D) − f(D')| is compared
    exactly (integers as integers, floats as fractions) with Δ.  An exact implementation never
    exceeds Δ, so it is never flagged.  When Δ is exceeded by a factor r the finding reports
@@ -55,10 +55,10 @@ import numpy as np
 
 from auditor.core.claim_kinds import REGISTRY, GaussianDP, is_point, kind_of
 from auditor.core.claims import Family
+from auditor.core.oracles import declared_sensitivity, noiseless_release
 from auditor.core.results import EpsilonEstimate, EventCounts, ExactEvidence
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Event, Trial
-from auditor.engine.probes import declared_sensitivity, noiseless_release
 from auditor.statistics.events.event_selection import DataDrivenEvents
 
 #: largest dataset the attack builds (datasets are stored in full in the report)

@@ -48,10 +48,10 @@ from attacks.selection_common import (
 )
 from auditor.core.claim_kinds import is_point
 from auditor.core.claims import Family
+from auditor.core.oracles import oracle_probabilities
 from auditor.core.results import ExactEvidence
 from auditor.core.spec import AdapterSpec
 from auditor.core.trials import Trial
-from auditor.engine.sampling import oracle_probabilities
 from auditor.statistics.exact import exact_estimate
 
 #: (k, gaps per weight scale): every gap with few outcomes first, then a few with many.  The

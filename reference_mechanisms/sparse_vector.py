@@ -191,6 +191,51 @@ def _tail_sum(
     return const * val, const * mag
 
 
+def _scales(query_scale: Any, threshold_scale: Any | None) -> tuple[Fraction, Fraction | None]:
+    """The query noise's scale and the threshold noise's (None: no threshold noise), exact.
+
+    Raises:
+        ValueError: a scale that is not a number > 0.
+    """
+    nu_scale = as_fraction(query_scale, "query_scale")
+    if nu_scale <= 0:
+        raise ValueError(f"query_scale={query_scale!r} must be > 0")
+    rho_scale = None if threshold_scale is None else as_fraction(threshold_scale, "threshold_scale")
+    if rho_scale is not None and rho_scale <= 0:
+        raise ValueError(f"threshold_scale={threshold_scale!r} must be > 0")
+    return nu_scale, rho_scale
+
+
+def _tails(
+    s_top: list[int], s_bot: list[int], rates: tuple[Any, Any, Any], ends: tuple[int, int]
+) -> tuple[tuple[gmpy2.mpfr, gmpy2.mpfr], tuple[gmpy2.mpfr, gmpy2.mpfr]]:
+    """The two tail series of :func:`svt_pattern_probability` beyond ``ends = (lo, hi)``, each
+    as (sum, magnitude), at the caller's gmpy2 precision; ``rates = (kappa, r, r_rho)``."""
+    kappa, r, r_rho = rates
+    lo, hi = ends
+    one_r = 1 + r
+    # upper tail: ⊤ factor a_i w, ⊥ factor 1 - a_j w, a = r^s / (1 + r), w = r^z
+    a_top = gmpy2.mpfr(1)
+    for s in s_top:
+        a_top *= r**s / one_r
+    up = _tail_sum(
+        kappa * a_top, _poly_one_minus([r**s / one_r for s in s_bot]), r_rho, r, len(s_top), hi
+    )
+    # lower tail, y = -z: ⊥ factor b_j w, ⊤ factor 1 - b_i w, b = r^(1 - s) / (1 + r), w = r^y
+    b_bot = gmpy2.mpfr(1)
+    for s in s_bot:
+        b_bot *= r ** (1 - s) / one_r
+    down = _tail_sum(
+        kappa * b_bot,
+        _poly_one_minus([r ** (1 - s) / one_r for s in s_top]),
+        r_rho,
+        r,
+        len(s_bot),
+        -lo,
+    )
+    return up, down
+
+
 def svt_pattern_probability(
     pattern: Any,
     queries: Any,
@@ -216,12 +261,7 @@ def svt_pattern_probability(
     t = _thresholds(thresholds, k)
     p = _check_pattern(pattern, k)
     precision = check_integer(precision, "precision", minimum=128)
-    nu_scale = as_fraction(query_scale, "query_scale")
-    if nu_scale <= 0:
-        raise ValueError(f"query_scale={query_scale!r} must be > 0")
-    rho_scale = None if threshold_scale is None else as_fraction(threshold_scale, "threshold_scale")
-    if rho_scale is not None and rho_scale <= 0:
-        raise ValueError(f"threshold_scale={threshold_scale!r} must be > 0")
+    nu_scale, rho_scale = _scales(query_scale, threshold_scale)
     m = _answered(p, cutoff)
     with gmpy2.context(gmpy2.get_context(), precision=precision):
         if m is None:
@@ -259,25 +299,7 @@ def svt_pattern_probability(
             term = kappa * r_rho ** abs(z) * integrand(z)
             total += term
             mag += term
-        # upper tail: ⊤ factor a_i w, ⊥ factor 1 - a_j w, a = r^s / (1 + r), w = r^z
-        a_top = gmpy2.mpfr(1)
-        for s in s_top:
-            a_top *= r**s / one_r
-        up, up_mag = _tail_sum(
-            kappa * a_top, _poly_one_minus([r**s / one_r for s in s_bot]), r_rho, r, len(s_top), hi
-        )
-        # lower tail, y = -z: ⊥ factor b_j w, ⊤ factor 1 - b_i w, b = r^(1 - s) / (1 + r), w = r^y
-        b_bot = gmpy2.mpfr(1)
-        for s in s_bot:
-            b_bot *= r ** (1 - s) / one_r
-        down, down_mag = _tail_sum(
-            kappa * b_bot,
-            _poly_one_minus([r ** (1 - s) / one_r for s in s_top]),
-            r_rho,
-            r,
-            len(s_bot),
-            -lo,
-        )
+        (up, up_mag), (down, down_mag) = _tails(s_top, s_bot, (kappa, r, r_rho), (lo, hi))
         total += up + down
         mag += up_mag + down_mag
         if total <= 0 or mag > total * gmpy2.mpfr(2) ** (precision - _GUARD_BITS):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reports.evidence import as_float
-from reports.plots import CLAIM_COLOUR, X_COLOUR, X_PRIME_COLOUR, _figure, _short, to_png
+from reports.figure_base import CLAIM_COLOUR, X_COLOUR, X_PRIME_COLOUR, _figure, _short, to_png
 
 KEYS = ("epsilon_lower_bound_a", "epsilon_lower_bound_b")
 #: the finite values' span (largest / smallest positive) beyond which the axis is logarithmic

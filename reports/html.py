@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from auditor.core.text import printable
-from reports import plots
+from reports import plots, tradeoff_plot
 from reports.evidence import (
     EventEvidence,
     as_float,
@@ -130,49 +130,86 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
     if is_exact_white_box(r) and r.get("queries"):
         items += _white_box_items(r)
     if ev is not None:
-        q0, q1 = r["queries"]
-        items += [
-            ("attack", escape(str(r.get("attack")))),
+        items += _event_items(r, ev, curve)
+    else:
+        items += _estimate_items(r)
+    if delta := delta_bound_text(r, _num):
+        items.append(("δ bound", escape(delta)))
+    if tightened := tightened_text(r, _num):
+        items.append(("tightened", escape(tightened)))
+    power = r.get("power") or {}
+    if power.get("statement"):
+        items.append(("power", escape(str(power["statement"]))))
+    for note in r.get("notes") or []:
+        items.append(("note", escape(str(note))))
+    items.append(("outputs drawn", f"{int(r.get('samples') or 0):,}"))
+    if r.get("configuration"):
+        values = ", ".join(f"{k}={v}" for k, v in r["configuration"]["parameters"].items())
+        items.append(("configuration searched", escape(values)))
+    if script := reproducer_path(r):
+        items.append(("reproduce", f"<code>python {escape(script)}</code> (needs no dp-audit)"))
+    items.append(("time", f"{_num((r.get('timing') or {}).get('seconds'))} s"))
+    parts.append(_dl(items))
+    if ev is not None or (is_cells(r) and r.get("output_sample")):
+        parts += _figure_parts(r, curve)
+    if cause := _root_cause_html(r):
+        parts.append(cause)
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _event_items(r: dict[str, Any], ev: EventEvidence, curve: bool) -> list[tuple[str, str]]:
+    """A counted event's rows: inputs, event, counts, the bound and how it was computed."""
+    items: list[tuple[str, str]] = []
+    q0, q1 = r["queries"]
+    items += [
+        ("attack", escape(str(r.get("attack")))),
+        (
+            "inputs",
+            f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
+        ),
+        ("event", escape(str(r.get("event"))) + (" (white-box)" if r.get("white_box") else "")),
+        (
+            "counts",
+            f"{ev.k0:,} of {ev.n0:,} outputs on x; {ev.k1:,} of {ev.n1:,} on x′",
+        ),
+        (
+            "certified bound",
             (
-                "inputs",
-                f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
-            ),
-            ("event", escape(str(r.get("event"))) + (" (white-box)" if r.get("white_box") else "")),
-            (
-                "counts",
-                f"{ev.k0:,} of {ev.n0:,} outputs on x; {ev.k1:,} of {ev.n1:,} on x′",
-            ),
-            (
-                "certified bound",
-                (
-                    f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} "
-                    f"({escape(test_text(r, _num))})"
-                )
-                if ev.conditional
-                else (
-                    f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} (Clopper-Pearson, "
-                    f"{_num(r.get('alpha_split') or 0.5)} of α on the limit for x, the rest on x′): "
-                    f"ln((p0_low − δ)/p1_high) = ln(({_num(ev.p0_low)} − {_num(ev.delta)})"
-                    f"/{_num(ev.p1_high)})"
-                ),
-            ),
-            (
-                "event interval",
-                f"[{_num(ev.lower)}, {_num(ev.upper)}]; point estimate {_num(ev.point)}",
-            ),
-        ]
-        if curve:
-            # the bound the verdict rests on, in the claim's own parameter, before the ε lines
-            items.insert(
-                -2,
-                (
-                    "certified bound (claim)",
-                    f"<b>{escape(curve_bound_text(r, _num) or '')}</b>, at significance "
-                    f"{_num(r.get('alpha'))}: where the Clopper-Pearson corner (p1_high, 1 − "
-                    "p0_low) lies against the claimed trade-off curve (figure below)",
-                ),
+                f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} "
+                f"({escape(test_text(r, _num))})"
             )
-    elif is_cells(r) and r.get("counts") and r.get("queries"):
+            if ev.conditional
+            else (
+                f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} (Clopper-Pearson, "
+                f"{_num(r.get('alpha_split') or 0.5)} of α on the limit for x, the rest on x′): "
+                f"ln((p0_low − δ)/p1_high) = ln(({_num(ev.p0_low)} − {_num(ev.delta)})"
+                f"/{_num(ev.p1_high)})"
+            ),
+        ),
+        (
+            "event interval",
+            f"[{_num(ev.lower)}, {_num(ev.upper)}]; point estimate {_num(ev.point)}",
+        ),
+    ]
+    if curve:
+        # the bound the verdict rests on, in the claim's own parameter, before the ε lines
+        items.insert(
+            -2,
+            (
+                "certified bound (claim)",
+                f"<b>{escape(curve_bound_text(r, _num) or '')}</b>, at significance "
+                f"{_num(r.get('alpha'))}: where the Clopper-Pearson corner (p1_high, 1 − "
+                "p0_low) lies against the claimed trade-off curve (figure below)",
+            ),
+        )
+    return items
+
+
+def _estimate_items(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rows of a result without a counted event: cells, or another white-box estimate."""
+    items: list[tuple[str, str]] = []
+    if is_cells(r) and r.get("counts") and r.get("queries"):
         q0, q1 = r["queries"]
         how, cut = cells_lines(r, _num)
         items += [
@@ -205,43 +242,28 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
                 "assumption)",
             ),
         ]
-    if delta := delta_bound_text(r, _num):
-        items.append(("δ bound", escape(delta)))
-    if tightened := tightened_text(r, _num):
-        items.append(("tightened", escape(tightened)))
-    power = r.get("power") or {}
-    if power.get("statement"):
-        items.append(("power", escape(str(power["statement"]))))
-    for note in r.get("notes") or []:
-        items.append(("note", escape(str(note))))
-    items.append(("outputs drawn", f"{int(r.get('samples') or 0):,}"))
-    if r.get("configuration"):
-        values = ", ".join(f"{k}={v}" for k, v in r["configuration"]["parameters"].items())
-        items.append(("configuration searched", escape(values)))
-    if script := reproducer_path(r):
-        items.append(("reproduce", f"<code>python {escape(script)}</code> (needs no dp-audit)"))
-    items.append(("time", f"{_num((r.get('timing') or {}).get('seconds'))} s"))
-    parts.append(_dl(items))
-    if ev is not None or (is_cells(r) and r.get("output_sample")):
-        label = str(r["adapter"])
-        figures = [
-            _plot_or_note(lambda: plots.distributions_png(r), f"output distributions of {label}"),
-            _plot_or_note(lambda: plots.porosity_png(r), f"low-order bits of outputs of {label}"),
-            _plot_or_note(lambda: plots.event_png(r), f"event probabilities of {label}"),
-        ]
-        if curve:
-            figures.append(
-                _plot_or_note(lambda: plots.tradeoff_png(r), f"trade-off curve of {label}")
-            )
-        parts.append('<div class="plots">' + "".join(figures) + "</div>")
-        if not r.get("output_sample"):
-            parts.append(
-                '<p class="note">No output sample in this report: distributions not shown.</p>'
-            )
-    if cause := _root_cause_html(r):
-        parts.append(cause)
-    parts.append("</section>")
-    return "\n".join(parts)
+    return items
+
+
+def _figure_parts(r: dict[str, Any], curve: bool) -> list[str]:
+    """The figures of a result with outputs to show, and a note where its sample is missing."""
+    parts: list[str] = []
+    label = str(r["adapter"])
+    figures = [
+        _plot_or_note(lambda: plots.distributions_png(r), f"output distributions of {label}"),
+        _plot_or_note(lambda: plots.porosity_png(r), f"low-order bits of outputs of {label}"),
+        _plot_or_note(lambda: plots.event_png(r), f"event probabilities of {label}"),
+    ]
+    if curve:
+        figures.append(
+            _plot_or_note(lambda: tradeoff_plot.tradeoff_png(r), f"trade-off curve of {label}")
+        )
+    parts.append('<div class="plots">' + "".join(figures) + "</div>")
+    if not r.get("output_sample"):
+        parts.append(
+            '<p class="note">No output sample in this report: distributions not shown.</p>'
+        )
+    return parts
 
 
 def _root_cause_html(r: dict[str, Any]) -> str:

@@ -83,8 +83,17 @@ def _white_box_lines(r: dict[str, Any]) -> list[str]:
 
 
 def render_markdown(report: dict[str, Any]) -> str:
+    lines = _header_lines(report) + _table_rows(report)
+    for r in report["results"]:
+        lines += _result_lines(r)
+    lines += _provenance_lines(report)
+    return "\n".join(lines) + "\n"
+
+
+def _header_lines(report: dict[str, Any]) -> list[str]:
+    """The title, what the run's confidence and verdicts mean, and the summary table's head."""
     mc = report.get("multiple_comparisons", {})
-    lines = [
+    return [
         "# dp-audit report",
         "",
         f"Family-wise confidence {1 - report['alpha']:.4g} (alpha = {report['alpha']:g}, "
@@ -109,6 +118,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         "| adapter | claim (ε, δ) | verdict | ε lower bound | attack | event |",
         "|---|---|---|---|---|---|",
     ]
+
+
+def _table_rows(report: dict[str, Any]) -> list[str]:
+    """The summary table's rows, one per adapter."""
+    lines: list[str] = []
     for r in report["results"]:
         bound = curve_bound_text(r, _num, implied=False) or bound_text(r, _num)
         lines.append(
@@ -118,68 +132,85 @@ def render_markdown(report: dict[str, Any]) -> str:
             f"{md_escape(r.get('attack') or '–')} | "
             f"{md_escape(r.get('event') or r.get('error') or '–')} |"
         )
-    for r in report["results"]:
-        lines += ["", f"## {md_escape(r['adapter'])}", ""]
-        lib = r.get("library") or {}
-        if lib.get("name"):
-            lines.append(f"- library: {md_escape(lib['name'])} {md_escape(lib.get('version', ''))}")
-        lines.append(f"- verdict: {VERDICT_TEXT.get(r['verdict'], r['verdict'])}")
-        if is_curve_claim(r):
-            lines.append(f"- claim: {md_escape(claim_text(r, _num))}")
-        if r.get("error"):
-            lines.append(f"- error: {md_escape(r['error'])}")
-        if is_exact_white_box(r) and r.get("queries"):
-            lines += _white_box_lines(r)
-        elif r.get("counts"):
-            c = r["counts"]
-            q0, q1 = r["queries"]
-            lines += [
-                f"- inputs: x = {md_escape(query_text(q0))}, x' = {md_escape(query_text(q1))} (attack {md_escape(r['attack'])})",
-                f"- event: {md_escape(r['event'])}"
-                + (" (white-box)" if r.get("white_box") else ""),
-            ]
-            if is_cells(r):
-                how, cut = cells_lines(r, _num)
-                lines += [
-                    f"- certified {md_escape(curve_bound_text(r, _num) or '')} ({md_escape(how)})",
-                    f"- best cut: {md_escape(cut)}",
-                ]
-            elif not is_sampled(r):
-                # a white-box estimate: no samples, no significance level (see its event)
-                lines.append(
-                    f"- white-box ε ≥ {_num(r['epsilon_lower_bound'])} (estimator "
-                    f"{md_escape(r['estimator'])}: no sampling error; the event states its assumption)"
-                )
-            else:
-                curve = curve_bound_text(r, _num)
-                if curve is not None:
-                    lines.append(
-                        f"- certified {md_escape(curve)} (at significance {_num(r['alpha'])}: the "
-                        "Clopper-Pearson corner against the claimed trade-off curve)"
-                    )
-                lines += [
-                    f"- counts: {c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x'",
-                    f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
-                    f"({md_escape(test_text(r, _num))}); point estimate {_num(r.get('point_estimate'))}",
-                ]
-        if delta := delta_bound_text(r, _num):
-            lines.append(f"- {md_escape(delta)}")
-        if tightened := tightened_text(r, _num):
-            lines.append(f"- tightened: {md_escape(tightened)}")
-        power = r.get("power")
-        if power and power.get("statement"):
-            lines.append(f"- power: {md_escape(power['statement'])}")
-        for note in r.get("notes", []):
-            lines.append(f"- note: {md_escape(note)}")
-        lines.append(f"- outputs drawn: {r.get('samples', 0):,}")
-        if r.get("configuration"):
-            values = ", ".join(f"{k}={v}" for k, v in r["configuration"]["parameters"].items())
-            lines.append(f"- configuration searched: {md_escape(values)}")
-        if script := reproducer_path(r):
-            lines.append(f"- reproduce: `python {script}` (needs no dp-audit)")
-        if r.get("verdict") == "error" and r.get("error_traceback"):
-            lines += ["", "Traceback behind the error:", "", *fenced(r["error_traceback"])]
-        lines += _root_cause_lines(r)
+    return lines
+
+
+def _result_lines(r: dict[str, Any]) -> list[str]:
+    """One adapter's section of the report."""
+    lines: list[str] = []
+    lines += ["", f"## {md_escape(r['adapter'])}", ""]
+    lib = r.get("library") or {}
+    if lib.get("name"):
+        lines.append(f"- library: {md_escape(lib['name'])} {md_escape(lib.get('version', ''))}")
+    lines.append(f"- verdict: {VERDICT_TEXT.get(r['verdict'], r['verdict'])}")
+    if is_curve_claim(r):
+        lines.append(f"- claim: {md_escape(claim_text(r, _num))}")
+    if r.get("error"):
+        lines.append(f"- error: {md_escape(r['error'])}")
+    if is_exact_white_box(r) and r.get("queries"):
+        lines += _white_box_lines(r)
+    elif r.get("counts"):
+        lines += _counts_lines(r)
+    if delta := delta_bound_text(r, _num):
+        lines.append(f"- {md_escape(delta)}")
+    if tightened := tightened_text(r, _num):
+        lines.append(f"- tightened: {md_escape(tightened)}")
+    power = r.get("power")
+    if power and power.get("statement"):
+        lines.append(f"- power: {md_escape(power['statement'])}")
+    for note in r.get("notes", []):
+        lines.append(f"- note: {md_escape(note)}")
+    lines.append(f"- outputs drawn: {r.get('samples', 0):,}")
+    if r.get("configuration"):
+        values = ", ".join(f"{k}={v}" for k, v in r["configuration"]["parameters"].items())
+        lines.append(f"- configuration searched: {md_escape(values)}")
+    if script := reproducer_path(r):
+        lines.append(f"- reproduce: `python {script}` (needs no dp-audit)")
+    if r.get("verdict") == "error" and r.get("error_traceback"):
+        lines += ["", "Traceback behind the error:", "", *fenced(r["error_traceback"])]
+    lines += _root_cause_lines(r)
+    return lines
+
+
+def _counts_lines(r: dict[str, Any]) -> list[str]:
+    """A sampled (or white-box estimated) result's inputs, event, counts and bound."""
+    lines: list[str] = []
+    c = r["counts"]
+    q0, q1 = r["queries"]
+    lines += [
+        f"- inputs: x = {md_escape(query_text(q0))}, x' = {md_escape(query_text(q1))} (attack {md_escape(r['attack'])})",
+        f"- event: {md_escape(r['event'])}" + (" (white-box)" if r.get("white_box") else ""),
+    ]
+    if is_cells(r):
+        how, cut = cells_lines(r, _num)
+        lines += [
+            f"- certified {md_escape(curve_bound_text(r, _num) or '')} ({md_escape(how)})",
+            f"- best cut: {md_escape(cut)}",
+        ]
+    elif not is_sampled(r):
+        # a white-box estimate: no samples, no significance level (see its event)
+        lines.append(
+            f"- white-box ε ≥ {_num(r['epsilon_lower_bound'])} (estimator "
+            f"{md_escape(r['estimator'])}: no sampling error; the event states its assumption)"
+        )
+    else:
+        curve = curve_bound_text(r, _num)
+        if curve is not None:
+            lines.append(
+                f"- certified {md_escape(curve)} (at significance {_num(r['alpha'])}: the "
+                "Clopper-Pearson corner against the claimed trade-off curve)"
+            )
+        lines += [
+            f"- counts: {c['k0']:,} of {c['n0']:,} outputs on x, {c['k1']:,} of {c['n1']:,} on x'",
+            f"- certified ε ≥ {_num(r['epsilon_lower_bound'])} at significance {_num(r['alpha'])} "
+            f"({md_escape(test_text(r, _num))}); point estimate {_num(r.get('point_estimate'))}",
+        ]
+    return lines
+
+
+def _provenance_lines(report: dict[str, Any]) -> list[str]:
+    """Baseline, search, skipped targets and provenance: what follows the adapters."""
+    lines: list[str] = []
     lines += _baseline_lines(report.get("baseline"))
     lines += _search_lines(report.get("search"))
     if report.get("skipped"):
@@ -196,11 +227,11 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines.append(
         f"- started {md_escape(timing.get('started', '?'))}, wall time {timing.get('wall_seconds', '?')} s"
     )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _root_cause_lines(r: dict[str, Any]) -> list[str]:
-    """A violation's "Root cause" subsection (reports/root_cause.py); none without one."""
+    """A violation's "Root cause" subsection (reports/root_cause/); none without one."""
     found = root_cause(r)
     if found is None:
         return []

@@ -3,12 +3,12 @@
 Every figure is drawn on a fresh ``matplotlib.figure.Figure`` rendered by the Agg backend: no
 pyplot, no global state, no display needed.  Functions take the report.json dictionaries (one
 result, or the list of results) so a report can be re-rendered from its JSON alone.  matplotlib
-is imported inside the functions: importing this module stays cheap.
+is imported inside the functions: importing this module stays cheap.  The shared frame and
+colours are in ``figure_base``; the trade-off figure of curve claims is ``tradeoff_plot``.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from collections.abc import Sequence
@@ -16,48 +16,25 @@ from typing import Any
 
 import numpy as np
 
-from auditor.core.claim_kinds import REGISTRY
 from reports.evidence import (
-    PARAMETER_SYMBOL,
     EventEvidence,
-    TradeoffEvidence,
     as_float,
     as_floats,
-    curve_bound_text,
-    is_curve_claim,
+)
+from reports.figure_base import (
+    CLAIM_COLOUR,
+    EVENT_COLOUR,
+    NEUTRAL_COLOUR,
+    X_COLOUR,
+    X_PRIME_COLOUR,
+    _figure,
+    _g,
+    _short,
+    to_png,
 )
 
-X_COLOUR, X_PRIME_COLOUR, EVENT_COLOUR, CLAIM_COLOUR = "#1f77b4", "#ff7f0e", "#d62728", "#444444"
 #: attack names / event texts for which the low-order-bits ("porous support") plot is drawn
 POROUS_PATTERN = re.compile(r"lsb|precision|porous|float|ulp|grid|mantissa|double", re.I)
-_DPI = 80
-
-
-def _figure(width: float, height: float, *, fit_labels: bool = False) -> Any:
-    """A Figure; ``fit_labels`` lays it out around its tick labels (slower: about 2x)."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=_DPI, layout="constrained" if fit_labels else None)
-    if not fit_labels:
-        fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9, hspace=0.45, wspace=0.3)
-    return fig
-
-
-def to_png(fig: Any) -> bytes:
-    """Render a Figure to PNG with the Agg backend (no metadata that names a web address)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    return buf.getvalue()
-
-
-def _short(text: Any, limit: int = 60) -> str:
-    """Adapter-provided text for a label: shortened, and ``$`` made literal (no mathtext)."""
-    s = str(text)
-    s = s if len(s) <= limit else s[: limit - 1] + "…"
-    return s.replace("$", r"\$")
 
 
 def epsilon_png(results: Sequence[dict[str, Any]]) -> bytes | None:
@@ -146,216 +123,6 @@ def event_png(r: dict[str, Any]) -> bytes | None:
     ax.set_ylim(0, min(1.0, max(ev.p0_high, ev.p1_high) * 1.2) or 1.0)
     ax.set_title(f"counts {ev.k0:,}/{ev.n0:,} vs {ev.k1:,}/{ev.n1:,}", fontsize=9)
     return to_png(fig)
-
-
-#: type-I error levels the claimed curve is drawn at: even steps, and log steps towards 0
-#: and 1 where curves such as GDP's are steep
-_LEVELS = np.unique(
-    np.concatenate(
-        [
-            np.linspace(0.0, 1.0, 801),
-            np.geomspace(1e-9, 0.05, 200),
-            1.0 - np.geomspace(1e-9, 0.05, 200),
-        ]
-    )
-)
-#: the zoomed panel: the box padded by this share of its size on each side
-_ZOOM_PAD = 0.6
-#: the curve is brought into the zoomed panel when it passes within this many box sizes
-_ZOOM_REACH = 3.0
-NEUTRAL_COLOUR = "#999999"
-
-
-def _g(x: Any) -> str:
-    value = as_float(x)
-    return "∞" if value == math.inf else f"{value:.4g}"
-
-
-def corner_style(ev: TradeoffEvidence, kind: str | None) -> tuple[str, str]:
-    """The colour and legend label of the box's corner: red, "violating point", exactly when
-    the corner certifies a violation (``ev.violating``, the verdict's own test); ``kind`` is
-    the claim's (None for a point claim), to say why the test and the drawn curve disagree."""
-    entry = REGISTRY.get(kind) if isinstance(kind, str) else None
-    renyi = entry is not None and entry.renyi_orders is not None
-    if ev.violating and (ev.below or not renyi):
-        return EVENT_COLOUR, "violating point: corner below the curve"
-    if ev.violating:
-        return EVENT_COLOUR, "violating point: corner refutes the claim by its Rényi test"
-    if ev.below and (kind is None or (entry is not None and entry.point)):
-        # f_{ε,δ}'s other branch is the complement event read the other way round
-        return "black", "corner: below the curve's complement branch only, not certified"
-    if ev.below:
-        return "black", "corner: below the curve within the rounding tolerance only"
-    return "black", "corner (p1_high, 1 − p0_low): not below the curve"
-
-
-def tradeoff_png(r: dict[str, Any]) -> bytes | None:
-    """The best event as a test rejecting x′, against the claimed trade-off curve β = f(α).
-
-    Left, the whole square [0, 1]²: the claimed curve (the region below it, which refutes the
-    claim, shaded), the no-privacy-loss diagonal β = 1 − α, the empirical point
-    (k1/n1, 1 − k0/n0), its Clopper-Pearson box and the box's corner (p1_high, 1 − p0_low),
-    on which the claim is judged: red, "violating point", when it certifies a violation.
-    Right, the same around the box (a box of a few thousand outputs is a dot on the square,
-    and events rare on x′ sit against the axis), with the curve when it passes near, else a
-    note of where it is.  None without counts (an error, a white-box estimate).
-    """
-    ev = TradeoffEvidence.from_result(r)
-    if ev is None:
-        return None
-    from matplotlib.patches import Rectangle
-
-    claim = r["claim"]
-    described = _short(claim.get("description") or ev.claim.describe(), 50)
-    curve = ev.claim.tradeoff(_LEVELS)
-    x0, x1 = ev.p1_low, ev.p1_high
-    y0, y1 = 1.0 - ev.p0_high, 1.0 - ev.p0_low
-    corner_colour, corner_label = corner_style(ev, claim.get("kind"))
-    fig = _figure(7.5, 4.4, fit_labels=True)
-    whole, zoom = fig.subplots(1, 2)
-    for ax, labelled in ((whole, True), (zoom, False)):
-
-        def label(text: str, on: bool = labelled) -> str | None:
-            return text if on else None
-
-        ax.fill_between(
-            _LEVELS,
-            0.0,
-            curve,
-            color=EVENT_COLOUR,
-            alpha=0.07,
-            lw=0,
-            label=label("below the curve: refutes the claim"),
-        )
-        ax.plot(
-            [0.0, 1.0],
-            [1.0, 0.0],
-            ls=":",
-            lw=1,
-            color=NEUTRAL_COLOUR,
-            label=label("β = 1 − α: no privacy loss"),
-        )
-        ax.plot(
-            _LEVELS,
-            curve,
-            color=CLAIM_COLOUR,
-            lw=2,
-            label=label(f"claimed trade-off f(α): {described}"),
-        )
-        ax.add_patch(
-            Rectangle(
-                (x0, y0),
-                x1 - x0,
-                y1 - y0,
-                facecolor=X_COLOUR,
-                edgecolor=X_COLOUR,
-                alpha=0.3,
-                lw=1,
-                label=label(
-                    f"Clopper-Pearson box (significance {_g(r['alpha'])}, one-sided limits)"
-                ),
-            )
-        )
-        ax.plot(
-            [ev.alpha_hat],
-            [ev.beta_hat],
-            "o",
-            color=X_COLOUR,
-            ms=5,
-            label=label("estimate (k1/n1, 1 − k0/n0)"),
-        )
-        ax.plot(
-            [x1],
-            [y1],
-            "s",
-            color=corner_colour,
-            ms=7,
-            mec="white",
-            mew=0.8,
-            label=label(corner_label),
-        )
-    whole.set_xlim(0.0, 1.0)
-    whole.set_ylim(0.0, 1.0)
-    whole.set_aspect("equal")
-    whole.set_xlabel("type-I error α = P[M(x′) ∈ S]", fontsize=8)
-    whole.set_ylabel("type-II error β = 1 − P[M(x) ∈ S]", fontsize=8)
-    whole.set_title("the whole trade-off", fontsize=9)
-    # the zoomed window: the box, padded on each axis by a share of its own extent, and the
-    # curve when it passes near the corner (else a note of where it is at the corner's α)
-    width, height = x1 - x0, max(y1 - y0, 1e-12)
-    left, right = max(0.0, x0 - _ZOOM_PAD * width), min(1.0, x1 + _ZOOM_PAD * width)
-    bottom, top = max(0.0, y0 - _ZOOM_PAD * height), min(1.0, y1 + _ZOOM_PAD * height)
-    f_corner = ev.curve_at_corner
-    if bottom - _ZOOM_REACH * height <= f_corner <= top + _ZOOM_REACH * height:
-        bottom = max(0.0, min(bottom, f_corner - _ZOOM_PAD * height))
-        top = min(1.0, max(top, f_corner + _ZOOM_PAD * height))
-    else:
-        above = f_corner > top
-        zoom.text(
-            0.03,
-            0.03 if above else 0.97,
-            f"curve at the corner's α = {_g(x1)}:\n"
-            f"β = {_g(f_corner)}, {'above' if above else 'below'} this window",
-            transform=zoom.transAxes,
-            va="bottom" if above else "top",
-            fontsize=7,
-            color=CLAIM_COLOUR,
-        )
-    zoom.set_xlim(left, right)
-    zoom.set_ylim(bottom, top)
-    zoom.set_xlabel("type-I error α", fontsize=8)
-    zoom.set_ylabel("type-II error β", fontsize=8)
-    zoom.set_title("around the confidence box", fontsize=9)
-    zoom.tick_params(labelsize=7)
-    zoom.locator_params(nbins=4)
-    whole.add_patch(
-        Rectangle(
-            (left, bottom),
-            right - left,
-            top - bottom,
-            fill=False,
-            ls="--",
-            lw=0.8,
-            ec=NEUTRAL_COLOUR,
-        )
-    )
-    if is_curve_claim(r):
-        headline = curve_bound_text(r, _g, implied=False) or ""
-    else:
-        symbol = PARAMETER_SYMBOL["epsilon"]
-        headline = f"{symbol} ≥ {_g(r.get('epsilon_lower_bound'))} for a claimed {described}"
-    fig.suptitle(_short(f"{r['adapter']}: {headline}", 110), fontsize=9)
-    fig.legend(loc="outside lower center", ncols=2, fontsize=7)
-    return to_png(fig)
-
-
-def tradeoff_filename(adapter: Any) -> str:
-    """``tradeoff-<adapter>.png`` with the name reduced to letters, digits, ``.``, ``_``, ``-``."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", str(adapter)).strip("-.")[:80]
-    return f"tradeoff-{safe or 'adapter'}.png"
-
-
-def tradeoff_files(report: dict[str, Any]) -> dict[str, bytes]:
-    """The trade-off figure of every result with a curve claim and counts, as extra files of the
-    report set: ``{"tradeoff-<adapter>.png": PNG}`` (names made unique with ``-2``, ``-3``…).
-    A figure that cannot be drawn is left out (report.html says why): a figure is decoration,
-    the numbers are the report."""
-    files: dict[str, bytes] = {}
-    for r in report.get("results") or []:
-        if not is_curve_claim(r):
-            continue
-        try:
-            png = tradeoff_png(r)
-        except Exception:  # noqa: BLE001 - see the docstring
-            continue
-        if png is None:
-            continue
-        name = tradeoff_filename(r.get("adapter"))
-        stem, i = name.removesuffix(".png"), 2
-        while name in files:
-            name, i = f"{stem}-{i}.png", i + 1
-        files[name] = png
-    return files
 
 
 def _discrete(values: np.ndarray) -> bool:
@@ -531,6 +298,47 @@ def porosity_png(r: dict[str, Any]) -> bytes | None:
     return to_png(fig)
 
 
+def _loss_positions(
+    edges: np.ndarray, loss: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, bool]:
+    """The bins' x positions: their edges, or for heavy-tailed outputs (the outer bins much
+    wider than the bulk) their quantile positions; and which of the two."""
+    k = len(loss)
+    width = np.diff(edges)
+    bulk = float(np.median(width)) if k > 2 else float(edges[-1] - edges[0])
+    quantile_axis = k > 2 and float(edges[-1] - edges[0]) > 20 * k * max(bulk, 1e-300)
+    # quantile positions: each bin as wide as its share of the pooled outputs
+    pos = (
+        np.concatenate([[0.0], np.cumsum(counts) / max(1, counts.sum())])
+        if quantile_axis
+        else edges
+    )
+    return pos, quantile_axis
+
+
+def _claim_and_bound_lines(ax: Any, r: dict[str, Any], found: dict[str, Any]) -> None:
+    """Dashed lines at ± the claimed ε and, when finite, the certified bound dotted."""
+    eps = float(found["epsilon"])
+    if math.isfinite(eps):
+        for sign in (1.0, -1.0):
+            ax.axhline(
+                sign * eps,
+                ls="--",
+                lw=1.2,
+                color=CLAIM_COLOUR,
+                label=f"± claimed ε = {_g(eps)}" if sign > 0 else None,
+            )
+    bound = as_float(r.get("epsilon_lower_bound"))
+    if math.isfinite(bound) and bound > 0 and not r.get("unbounded"):
+        ax.axhline(
+            bound,
+            ls=":",
+            lw=1.2,
+            color=EVENT_COLOUR,
+            label=f"certified ε ≥ {_g(bound)} (event counts)",
+        )
+
+
 def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
     """The empirical privacy-loss distribution of a statistical violation against its claim.
 
@@ -550,15 +358,7 @@ def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
     loss = np.asarray(found["loss"], dtype=np.float64)
     counts = np.asarray(found["count_x"]) + np.asarray(found["count_x_prime"])
     k = len(loss)
-    width = np.diff(edges)
-    bulk = float(np.median(width)) if k > 2 else float(edges[-1] - edges[0])
-    quantile_axis = k > 2 and float(edges[-1] - edges[0]) > 20 * k * max(bulk, 1e-300)
-    # quantile positions: each bin as wide as its share of the pooled outputs
-    pos = (
-        np.concatenate([[0.0], np.cumsum(counts) / max(1, counts.sum())])
-        if quantile_axis
-        else edges
-    )
+    pos, quantile_axis = _loss_positions(edges, loss, counts)
     fig = _figure(7.5, 3.6, fit_labels=True)
     ax = fig.add_subplot()
     for i in range(k):
@@ -584,25 +384,7 @@ def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
             lw=3.5,
             label="beyond the claim: |loss| > ε" if j == beyond[0] else None,
         )
-    eps = float(found["epsilon"])
-    if math.isfinite(eps):
-        for sign in (1.0, -1.0):
-            ax.axhline(
-                sign * eps,
-                ls="--",
-                lw=1.2,
-                color=CLAIM_COLOUR,
-                label=f"± claimed ε = {_g(eps)}" if sign > 0 else None,
-            )
-    bound = as_float(r.get("epsilon_lower_bound"))
-    if math.isfinite(bound) and bound > 0 and not r.get("unbounded"):
-        ax.axhline(
-            bound,
-            ls=":",
-            lw=1.2,
-            color=EVENT_COLOUR,
-            label=f"certified ε ≥ {_g(bound)} (event counts)",
-        )
+    _claim_and_bound_lines(ax, r, found)
     ax.axhline(0.0, lw=0.6, color=NEUTRAL_COLOUR)
     if quantile_axis:
         ticks = np.linspace(0, k, min(k, 6) + 1).astype(int)

@@ -13,7 +13,6 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
@@ -21,22 +20,14 @@ import numpy as np
 
 from auditor.core.claim_kinds import Claim, as_claim
 from auditor.core.claims import Family, PrivacyClaim
+from auditor.core.declared_kinds import _choice, _kinds, _whole
 from auditor.core.distance import within_norm
 from auditor.core.errors import AdapterContractError, InvalidArgument, adapter_code
 from auditor.core.kinds import (
-    FAMILY_KINDS,
-    FIELD_KINDS,
-    KEYED_ATTRIBUTES,
-    QUERY_LENGTH,
-    VECTOR_FIELD_KINDS,
     InputKind,
     InputKindSpec,
     Norm,
-    OutputKind,
     OutputKindSpec,
-    OutputProblem,
-    family_of,
-    keyed_output,
 )
 from auditor.core.targets import NotAnAdapter
 from auditor.core.text import printable
@@ -45,7 +36,7 @@ NEIGHBOUR_RELATIONS = ("add_remove", "replace")
 _ABSENT = object()
 
 
-#: name of the dataset family's optional white-box extra (see ``auditor.engine.probes``)
+#: name of the dataset family's optional white-box extra (see ``auditor.core.oracles``)
 NOISELESS_PROBE = "release_without_noise"
 
 
@@ -197,6 +188,132 @@ def adapter_label(adapter: Any) -> str:
     return f"<{type(adapter).__name__} object>"
 
 
+#: the spec's fields that depend on the input kind (None unless that kind declares them)
+_INPUT_FIELDS = (
+    "sensitivity",
+    "domain",
+    "exact_domain",
+    "neighbours",
+    "dataset_sensitivity",
+    "size_sensitivity",
+    "output_norm",
+    "column_domains",
+    "user_column",
+    "user_ids",
+)
+
+
+def _dataset_fields(
+    read: Callable[..., Any], fail: Callable[[str, str], AdapterContractError], inputs: Any
+) -> dict[str, Any]:
+    """The spec's fields of a dataset adapter (domain, neighbours, sensitivity, norm, records
+    and users), read and checked in the order :func:`check_adapter` always read them."""
+    column_domains = dataset_sensitivity = size_sensitivity = output_norm = None
+    raw_domain = read("domain")
+    if inputs.columns > 1:
+        column_domains, exact_columns = _column_domains(raw_domain, inputs.columns, fail)
+        lows, highs = zip(*column_domains, strict=True)
+        domain = (min(lows), max(highs))
+        exact_domain = _widest(exact_columns)
+    else:
+        domain, exact_domain = _domain(raw_domain, fail)
+        exact_columns = (exact_domain,)
+    neighbours = read("neighbours", "add_remove")
+    if neighbours not in NEIGHBOUR_RELATIONS:
+        raise fail("neighbours", f"={neighbours!r} must be one of {NEIGHBOUR_RELATIONS}")
+    declared = read("sensitivity")
+    if callable(declared):
+        if neighbours != "replace":
+            raise fail(
+                "sensitivity",
+                "is a function of the number of records, which only neighbours = 'replace' "
+                "makes public (under add/remove the size is one record's secret)",
+            )
+        size_sensitivity = declared
+    elif declared is not None:
+        if not _positive_finite(declared):
+            raise fail("sensitivity", f"={declared!r} must be a finite number > 0")
+        dataset_sensitivity = Fraction(declared)
+    if read("norm") is not None:
+        output_norm = _choice(read("norm"), Norm, "norm", fail)
+    min_records = read("min_records", 1)
+    if not _whole(min_records):
+        raise fail("min_records", f"={min_records!r} must be a whole number >= 1")
+    max_contributions = read("max_contributions", 1)
+    if not _whole(max_contributions):
+        raise fail("max_contributions", f"={max_contributions!r} must be a whole number >= 1")
+    user_column, user_ids = _user_column(read, exact_columns, neighbours, fail)
+    if user_column is not None and max_contributions > 1:
+        raise fail(
+            "max_contributions",
+            "cannot be declared with user_column: a user's records are the ids' to group",
+        )
+    return {
+        "domain": domain,
+        "exact_domain": exact_domain,
+        "column_domains": column_domains,
+        "neighbours": neighbours,
+        "dataset_sensitivity": dataset_sensitivity,
+        "size_sensitivity": size_sensitivity,
+        "output_norm": output_norm,
+        "min_records": min_records,
+        "max_contributions": max_contributions,
+        "user_column": user_column,
+        "user_ids": user_ids,
+    }
+
+
+def _checked_name(name: Any, label: str) -> str:
+    """The adapter's ``name``: non-empty printable text (``label`` names it until then)."""
+    if not isinstance(name, str) or not name.strip():
+        raise AdapterContractError(
+            f"adapter {label}: attribute 'name' must be a non-empty string, got {name!r}"
+        )
+    if printable(name) != name:  # it would rewrite terminal lines, or not encode at all
+        raise AdapterContractError(
+            f"adapter {printable(name)!r}: attribute 'name' must be printable text "
+            "(no control characters or lone surrogates)"
+        )
+    return name
+
+
+def _query_bounds(
+    read: Callable[..., Any],
+    fail: Callable[[str, str], AdapterContractError],
+    family: Family | None,
+    inputs: Any,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """``(query_bounds, utility_bounds)``: a malformed ``query_bounds`` is ignored (attacks
+    choose inputs freely), a malformed ``utility_bounds`` is an error."""
+    utility_bounds = query_bounds = None
+    if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
+        query_bounds = _bounds(read("query_bounds"))  # malformed: attacks choose inputs freely
+    if family is Family.SELECTION:
+        raw_bounds = read("utility_bounds")
+        utility_bounds = _bounds(raw_bounds)
+        if raw_bounds is not None and utility_bounds is None:
+            raise fail(
+                "utility_bounds",
+                f"={raw_bounds!r} must be a pair (lo, hi) of finite numbers lo < hi",
+            )
+        utility_bounds = utility_bounds or query_bounds
+    return query_bounds, utility_bounds
+
+
+def _extras(read: Callable[..., Any]) -> dict[str, Any]:
+    """The optional extras and descriptive attributes, read in the spec's field order."""
+    return {
+        "integer_queries": bool(read("integer_queries", False)),
+        "has_probabilities": callable(read("probabilities")),
+        "has_noiseless_probe": callable(read(NOISELESS_PROBE)),
+        "seedable": callable(read("seed")),
+        "library": str(read("library", "") or ""),
+        "library_version": str(read("library_version", "") or ""),
+        "description": str(read("description", "") or ""),
+        "vectorised": bool(read("vectorised", True)),
+    }
+
+
 def check_adapter(adapter: Any) -> AdapterSpec:
     """Validate ``adapter`` against the duck-typed contract and return its spec.
 
@@ -213,16 +330,7 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         with adapter_code(f"adapter {label}: reading {field!r}", AdapterContractError):
             return getattr(adapter, field, default)
 
-    name = read("name")
-    if not isinstance(name, str) or not name.strip():
-        raise AdapterContractError(
-            f"adapter {label}: attribute 'name' must be a non-empty string, got {name!r}"
-        )
-    if printable(name) != name:  # it would rewrite terminal lines, or not encode at all
-        raise AdapterContractError(
-            f"adapter {printable(name)!r}: attribute 'name' must be printable text "
-            "(no control characters or lone surrogates)"
-        )
+    name = _checked_name(read("name"), label)
     label = repr(name)
 
     def fail(field: str, problem: str) -> AdapterContractError:
@@ -247,80 +355,30 @@ def check_adapter(adapter: Any) -> AdapterSpec:
     except InvalidArgument as exc:
         raise fail("claim", str(exc)) from None
 
-    sensitivity = domain = exact_domain = neighbours = dataset_sensitivity = output_norm = None
-    size_sensitivity = None
-    column_domains = None
-    min_records = max_contributions = 1
-    user_column = user_ids = None
+    fields: dict[str, Any] = dict.fromkeys(_INPUT_FIELDS)
+    fields.update(min_records=1, max_contributions=1)
     if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
         sensitivity = read("sensitivity")
         if sensitivity is None:
             raise fail("attribute 'sensitivity'", f"is missing (required for {inputs.kind} inputs)")
         if not _positive_finite(sensitivity):
             raise fail("sensitivity", f"={sensitivity!r} must be a finite number > 0")
-        sensitivity = float(sensitivity)
+        fields["sensitivity"] = float(sensitivity)
     if inputs.kind is InputKind.DATASET:
-        raw_domain = read("domain")
-        if inputs.columns > 1:
-            column_domains, exact_columns = _column_domains(raw_domain, inputs.columns, fail)
-            lows, highs = zip(*column_domains, strict=True)
-            domain = (min(lows), max(highs))
-            exact_domain = _widest(exact_columns)
-        else:
-            domain, exact_domain = _domain(raw_domain, fail)
-            exact_columns = (exact_domain,)
-        neighbours = read("neighbours", "add_remove")
-        if neighbours not in NEIGHBOUR_RELATIONS:
-            raise fail("neighbours", f"={neighbours!r} must be one of {NEIGHBOUR_RELATIONS}")
-        declared = read("sensitivity")
-        if callable(declared):
-            if neighbours != "replace":
-                raise fail(
-                    "sensitivity",
-                    "is a function of the number of records, which only neighbours = 'replace' "
-                    "makes public (under add/remove the size is one record's secret)",
-                )
-            size_sensitivity = declared
-        elif declared is not None:
-            if not _positive_finite(declared):
-                raise fail("sensitivity", f"={declared!r} must be a finite number > 0")
-            dataset_sensitivity = Fraction(declared)
-        if read("norm") is not None:
-            output_norm = _choice(read("norm"), Norm, "norm", fail)
-        min_records = read("min_records", 1)
-        if not _whole(min_records):
-            raise fail("min_records", f"={min_records!r} must be a whole number >= 1")
-        max_contributions = read("max_contributions", 1)
-        if not _whole(max_contributions):
-            raise fail("max_contributions", f"={max_contributions!r} must be a whole number >= 1")
-        user_column, user_ids = _user_column(read, exact_columns, neighbours, fail)
-        if user_column is not None and max_contributions > 1:
-            raise fail(
-                "max_contributions",
-                "cannot be declared with user_column: a user's records are the ids' to group",
-            )
+        fields.update(_dataset_fields(read, fail, inputs))
     if inputs.kind is InputKind.LOCAL:
         # the binary family's inputs are the bits 0 and 1, whatever else it calls a domain
         raw_domain = (0, 1) if family is Family.BINARY else read("domain")
-        domain, exact_domain = _domain(raw_domain, fail)
-        if not all(isinstance(v, int) for v in exact_domain):
+        fields["domain"], fields["exact_domain"] = _domain(raw_domain, fail)
+        if not all(isinstance(v, int) for v in fields["exact_domain"]):
             raise fail(
                 "domain", f"={raw_domain!r} must be a pair of integers (lo, hi) for local inputs"
             )
 
-    utility_bounds = query_bounds = None
-    if inputs.kind in (InputKind.SCALAR, InputKind.VECTOR):
-        query_bounds = _bounds(read("query_bounds"))  # malformed: attacks choose inputs freely
-    if family is Family.SELECTION:
-        raw_bounds = read("utility_bounds")
-        utility_bounds = _bounds(raw_bounds)
-        if raw_bounds is not None and utility_bounds is None:
-            raise fail(
-                "utility_bounds",
-                f"={raw_bounds!r} must be a pair (lo, hi) of finite numbers lo < hi",
-            )
-        utility_bounds = utility_bounds or query_bounds
-
+    query_bounds, utility_bounds = _query_bounds(read, fail, family, inputs)
+    fields.update(min_records=int(fields["min_records"]))
+    fields.update(max_contributions=int(fields["max_contributions"]))
+    extras = _extras(read)  # after every other read, in the order the spec has always read them
     return AdapterSpec(
         adapter=adapter,
         name=name,
@@ -328,28 +386,10 @@ def check_adapter(adapter: Any) -> AdapterSpec:
         claim=claim,
         input=inputs,
         output=output,
-        sensitivity=sensitivity,
-        domain=domain,
-        exact_domain=exact_domain,
-        neighbours=neighbours,
-        dataset_sensitivity=dataset_sensitivity,
-        size_sensitivity=size_sensitivity,
-        output_norm=output_norm,
-        integer_queries=bool(read("integer_queries", False)),
         query_bounds=query_bounds if family is not Family.SELECTION else None,
         utility_bounds=utility_bounds,
-        has_probabilities=callable(read("probabilities")),
-        has_noiseless_probe=callable(read(NOISELESS_PROBE)),
-        seedable=callable(read("seed")),
-        library=str(read("library", "") or ""),
-        library_version=str(read("library_version", "") or ""),
-        description=str(read("description", "") or ""),
-        vectorised=bool(read("vectorised", True)),
-        column_domains=column_domains,
-        min_records=int(min_records),
-        max_contributions=int(max_contributions),
-        user_column=user_column,
-        user_ids=user_ids,
+        **fields,
+        **extras,
     )
 
 
@@ -432,145 +472,6 @@ def _widest(
     if not all(isinstance(b, int) for b in (*lows, *highs)):
         lo, hi = float(lo), float(hi)
     return lo, hi
-
-
-def _choice(
-    raw: Any, allowed: type[StrEnum], field: str, fail: Callable[[str, str], AdapterContractError]
-) -> Any:
-    try:
-        return allowed(str(raw))
-    except ValueError:
-        names = ", ".join(member.value for member in allowed)
-        raise fail(field, f"={raw!r} is not one of: {names}") from None
-
-
-def _whole(raw: Any) -> bool:
-    return isinstance(raw, numbers.Integral) and not isinstance(raw, bool) and int(raw) >= 1
-
-
-def _fields(
-    raw_fields: Any, input_kind: InputKind, fail: Callable[[str, str], AdapterContractError]
-) -> tuple[tuple[str, OutputKind, int | str], ...]:
-    """A record's ``{name: kind}`` or ``{name: (kind, length)}`` as ``(name, kind, length)``."""
-    usage = "a record output needs {name: kind, ...}, or {name: (kind, length)} for several values"
-    if raw_fields is None:
-        raise fail("attribute 'fields'", f"is missing ({usage})")
-    try:
-        items = list(dict(raw_fields).items())
-    except (TypeError, ValueError):
-        raise fail("fields", f"={raw_fields!r} must map field names to kinds") from None
-    if not items:
-        raise fail("fields", f"is missing ({usage})")
-    fields = []
-    for name, value in items:
-        where = f"fields[{name!r}]"
-        if not str(name).isidentifier():
-            raise fail("fields", f": {name!r} is not a valid field name")
-        raw_kind, length = (
-            value if isinstance(value, tuple | list) and len(value) == 2 else (value, 1)
-        )
-        kind = _choice(raw_kind, OutputKind, where, fail)
-        if length == QUERY_LENGTH:
-            if input_kind is not InputKind.VECTOR:
-                raise fail(where, f"has length {length!r}, which needs input_kind = 'vector'")
-        elif not _whole(length):
-            raise fail(
-                where, f"has length {length!r}; a length is a whole number >= 1 or {QUERY_LENGTH!r}"
-            )
-        allowed = FIELD_KINDS if length == 1 else VECTOR_FIELD_KINDS
-        if kind not in allowed:
-            names = ", ".join(k.value for k in allowed)
-            several = "" if length == 1 else f" (for {length!r} values)"
-            raise fail(where, f"={kind.value!r} is not one of: {names}{several}")
-        fields.append((str(name), kind, length))
-    return tuple(fields)
-
-
-def _input_shape(
-    kind: InputKind,
-    norm: Norm | None,
-    read: Callable[..., Any],
-    fail: Callable[[str, str], AdapterContractError],
-) -> InputKindSpec:
-    """The input kind with its declared shape: a vector's ``query_length``, a dataset's
-    ``columns``."""
-    query_length = None
-    columns = 1
-    if kind is InputKind.VECTOR:
-        query_length = read("query_length")
-        if query_length is not None and not _whole(query_length):
-            raise fail("query_length", f"={query_length!r} must be a whole number >= 1")
-    if kind is InputKind.DATASET:
-        columns = read("columns", 1)
-        if not _whole(columns):
-            raise fail("columns", f"={columns!r} must be a whole number >= 1")
-    monotone = read("monotone", False)
-    if not isinstance(monotone, bool | np.bool_):
-        raise fail("monotone", f"={monotone!r} must be True or False")
-    if monotone and kind is not InputKind.VECTOR:
-        raise fail("monotone", "=True needs vector queries (input_kind 'vector' or a selection)")
-    return InputKindSpec(kind, norm, query_length, int(columns), bool(monotone))
-
-
-def _kinds(
-    read: Callable[..., Any], fail: Callable[[str, str], AdapterContractError]
-) -> tuple[Family | None, InputKindSpec, OutputKindSpec]:
-    """The adapter's family (None outside the four) and its input and output kinds.
-
-    An adapter declares ``family`` (the first release's contract) or ``input_kind`` and
-    ``output_kind`` with their shape attributes; declaring both, they must agree.
-    """
-    family_raw = read("family")
-    input_raw, output_raw = read("input_kind"), read("output_kind")
-    family = None if family_raw is None else _choice(family_raw, Family, "family", fail)
-    if input_raw is None and output_raw is None:
-        if family is None:
-            raise fail(
-                "attribute 'family'",
-                "is missing (declare a family, or input_kind and output_kind)",
-            )
-        inputs, output = FAMILY_KINDS[family]
-        # the shape attributes of the family's input kind hold here too
-        return family, _input_shape(inputs.kind, inputs.norm, read, fail), output
-    if input_raw is None or output_raw is None:
-        missing = "input_kind" if input_raw is None else "output_kind"
-        raise fail(f"attribute {missing!r}", "is missing (input_kind and output_kind go together)")
-    input_kind = _choice(input_raw, InputKind, "input_kind", fail)
-    norm = _choice(read("norm"), Norm, "norm", fail) if input_kind is InputKind.VECTOR else None
-    inputs = _input_shape(input_kind, norm, read, fail)
-
-    output_kind = _choice(output_raw, OutputKind, "output_kind", fail)
-    length = read("output_length", 1)
-    if length == QUERY_LENGTH:
-        if input_kind is not InputKind.VECTOR:
-            raise fail("output_length", f"={length!r} needs input_kind = 'vector'")
-    elif not _whole(length):
-        raise fail("output_length", f"={length!r} must be a whole number >= 1 or {QUERY_LENGTH!r}")
-    if output_kind is OutputKind.INDEX and length != 1:
-        raise fail("output_length", f"={length!r}: an index output is one index (use index_set)")
-    fields: tuple[tuple[str, OutputKind, int | str], ...] = ()
-    if output_kind is OutputKind.RECORD:
-        fields = _fields(read("fields"), input_kind, fail)
-    if output_kind is OutputKind.KEYED:  # an open key set (auditor.core.keyed)
-        try:
-            return None, inputs, keyed_output(*(read(f) for f in KEYED_ATTRIBUTES))
-        except OutputProblem as exc:
-            raise fail("output_kind='keyed'", f": {exc}") from None
-    output = OutputKindSpec(
-        output_kind,
-        length,
-        fields,
-        nullable=bool(read("nullable", False)),
-        ordered=bool(read("ordered", True)),
-    )
-    derived = family_of(inputs, output, read("domain") if input_kind is InputKind.LOCAL else None)
-    if family is not None and derived is not family:
-        raise fail(
-            "family",
-            f"={family.value!r} does not match input_kind={inputs.label!r}, "
-            f"output_kind={output.label!r} (declare one or the other)",
-        )
-    return derived, inputs, output
 
 
 def typical_query(spec: AdapterSpec) -> Any:

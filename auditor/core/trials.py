@@ -206,6 +206,18 @@ class Trial:
         return self._with_pairs(kept, self.resize)
 
 
+#: local values probed at most (spread over the domain, ends included; ``Trial.probe_values``)
+MAX_PROBE_VALUES = 1024
+
+
+def probed_values(lo: int, hi: int) -> list[int]:
+    """The ``Trial.probe_values`` of a local domain ``lo .. hi``: every value if there are at
+    most ``MAX_PROBE_VALUES``, else that many spread evenly, both ends included."""
+    if hi - lo + 1 <= MAX_PROBE_VALUES:
+        return list(range(lo, hi + 1))
+    return sorted({int(v) for v in np.round(np.linspace(lo, hi, MAX_PROBE_VALUES))})
+
+
 def unit_pair(pair: tuple[Any, Any, str], k: int) -> tuple[Any, Any, str]:
     """A described dataset pair for privacy units of up to ``k`` records: a one-record change
     made ``k`` times (:func:`grouped_pair`); a pair that changes several records already (one

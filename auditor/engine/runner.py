@@ -147,13 +147,7 @@ def run_audit(
     t0 = time.perf_counter()
     engine = engine if engine is not None else EngineConfig.in_process()
     targets = dict(targets or {})
-    planned = [_plan(a, attacks, config.seed, config.claim, config) for a in adapters]
-    names = [p.name for p in planned]
-    for name in names:
-        if names.count(name) > 1:
-            raise InvalidArgument(
-                f"adapter name {name!r} appears more than once; names must be unique"
-            )
+    planned = _plan_all(adapters, attacks, config)
     tests = sum(2 * t.distinguisher.max_events for p in planned for _, t in p.trials)
     alpha_test = config.alpha / tests if tests else config.alpha
     total = sum(
@@ -187,22 +181,7 @@ def run_audit(
                     on_result(result)
                 return result
 
-        # four adapters per worker: while the costliest ones (first to start, first in the
-        # workers' queues) wait for this process or for their own worker, others fill the gaps
-        threads = 1 if engine.backend == "inline" else min(len(planned), 4 * engine.n_workers)
-        if threads <= 1:
-            results = [audit(p) for p in planned]
-        else:
-            # the costliest adapters start first, so that the longest one does not start last
-            # (the report keeps the planned order; no number depends on when an adapter ran)
-            order = start_order(planned, config)
-            pool = ThreadPoolExecutor(threads, thread_name_prefix="dp-audit-adapter")
-            try:
-                done_in_order = list(pool.map(audit, [planned[i] for i in order]))
-            finally:
-                pool.shutdown(wait=False, cancel_futures=True)
-            by_plan = sorted(zip(order, done_in_order, strict=True), key=lambda pair: pair[0])
-            results = [result for _, result in by_plan]
+        results = _audit_all(planned, audit, engine, config)
     finally:
         sampler.close()
     return AuditReport(
@@ -218,6 +197,48 @@ def run_audit(
         started=started,
         settings=jsonable(dataclasses.asdict(config)),
     )
+
+
+def _plan_all(
+    adapters: Sequence[Any], attacks: Sequence[Attack], config: AuditConfig
+) -> list[_PlannedAdapter]:
+    """Every adapter's plan, in the given order (the report's).
+
+    Raises:
+        InvalidArgument: two adapters share a name (reports are keyed on names).
+    """
+    planned = [_plan(a, attacks, config.seed, config.claim, config) for a in adapters]
+    names = [p.name for p in planned]
+    for name in names:
+        if names.count(name) > 1:
+            raise InvalidArgument(
+                f"adapter name {name!r} appears more than once; names must be unique"
+            )
+    return planned
+
+
+def _audit_all(
+    planned: list[_PlannedAdapter],
+    audit: Callable[[_PlannedAdapter], AdapterResult],
+    engine: EngineConfig,
+    config: AuditConfig,
+) -> list[AdapterResult]:
+    """``audit`` of every plan, in the planned order whichever order they ran in."""
+    # four adapters per worker: while the costliest ones (first to start, first in the
+    # workers' queues) wait for this process or for their own worker, others fill the gaps
+    threads = 1 if engine.backend == "inline" else min(len(planned), 4 * engine.n_workers)
+    if threads <= 1:
+        return [audit(p) for p in planned]
+    # the costliest adapters start first, so that the longest one does not start last
+    # (the report keeps the planned order; no number depends on when an adapter ran)
+    order = start_order(planned, config)
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="dp-audit-adapter")
+    try:
+        done_in_order = list(pool.map(audit, [planned[i] for i in order]))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    by_plan = sorted(zip(order, done_in_order, strict=True), key=lambda pair: pair[0])
+    return [result for _, result in by_plan]
 
 
 def planned_outputs(p: _PlannedAdapter, config: AuditConfig) -> int:

@@ -487,36 +487,3 @@ class InProcessSampler:
 
     def close(self) -> None:
         pass
-
-
-#: how far the oracle's probabilities may sum from 1 (float rounding over many outcomes)
-PROBABILITY_SUM_TOLERANCE = 1e-6
-
-
-def oracle_probabilities(spec: AdapterSpec, query: Any) -> np.ndarray:
-    """Call the selection adapter's ``probabilities(query)`` extra and check what it returns.
-
-    The white-box counterpart of :func:`draw`: the only place that calls ``probabilities``.
-    A malformed answer must never turn into a finding, so it is an error instead.
-
-    Raises:
-        AdapterRaised: the oracle raised.
-        AdapterOutputError: not k finite probabilities in [0, 1] summing to 1 (within
-            ``PROBABILITY_SUM_TOLERANCE``).
-    """
-    where = f"adapter {spec.name!r}: probabilities(query)"
-    with adapter_code(where):
-        raw = spec.adapter.probabilities(query)
-    try:
-        p = np.asarray(raw, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise AdapterOutputError(f"{where} returned {type(raw).__name__}: {exc}") from None
-    k = len(query)
-    if p.shape != (k,):
-        raise AdapterOutputError(f"{where} returned shape {p.shape}, expected ({k},)")
-    if not np.isfinite(p).all() or (p < 0).any() or (p > 1).any():
-        raise AdapterOutputError(f"{where} returned values outside [0, 1] or non-finite")
-    total = float(np.sum(p))
-    if abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
-        raise AdapterOutputError(f"{where} returned probabilities summing to {total!r}, not 1")
-    return p

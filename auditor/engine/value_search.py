@@ -4,8 +4,8 @@ Under local DP any two values are neighbours, and a randomizer that mishandles o
 code listed twice, a bucket edge counted in two buckets, one category reported with the whole
 budget) leaks only on the pairs that hold it.  A domain of more than a few values has too many
 pairs to screen, and its ends, its middle and their neighbours meet such a value only by luck.
-So before the pairs are screened, the outputs are probed at up to ``MAX_VALUES`` values spread
-over the domain (every value of a smaller domain), ``VALUE_PROBE`` outputs each, and each
+So before the pairs are screened, the outputs are probed at up to ``MAX_PROBE_VALUES`` values spread
+over the domain (``auditor.core.trials.probed_values``) (every value of a smaller domain), ``VALUE_PROBE`` outputs each, and each
 value's outputs are summarised by the frequencies of a few features: each output column's
 value where it takes few values, else the pooled quantile bin it falls in.  A value whose
 frequencies lie far from the pooled ones (a chi-square statistic, robustly standardised across
@@ -26,8 +26,6 @@ import numpy as np
 
 from auditor.statistics.events.vector_events import as_matrix
 
-#: values probed at most (spread over the domain, ends included)
-MAX_VALUES = 1024
 #: outputs drawn at each value probed (fewer for wide outputs; see ``outputs_per_value``)
 VALUE_PROBE = 256
 #: output cells (outputs x columns) the probes hold in all, at most
@@ -44,14 +42,6 @@ APART_Z = 5.0
 MAX_FAILURES = 3
 
 Pair = tuple[Any, Any, str]
-
-
-def probed_values(lo: int, hi: int) -> list[int]:
-    """Every value of ``lo .. hi`` if there are at most ``MAX_VALUES``, else that many spread
-    evenly, both ends included."""
-    if hi - lo + 1 <= MAX_VALUES:
-        return list(range(lo, hi + 1))
-    return sorted({int(v) for v in np.round(np.linspace(lo, hi, MAX_VALUES))})
 
 
 def outputs_per_value(values: int, width: int, total: int) -> int:

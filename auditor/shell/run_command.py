@@ -212,7 +212,7 @@ def _report(
     from auditor.shell.reproduce import reproducers
     from reports import RENDERERS
     from reports.baseline import compare_with_baseline, exit_code_with_baseline
-    from reports.plots import tradeoff_files
+    from reports.tradeoff_plot import tradeoff_files
     from reports.writing import write_report_set
 
     say = terminal.say

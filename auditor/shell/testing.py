@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.core.errors import AdapterContractError
+from auditor.core.oracles import answer_count, noiseless_answers, pair_sensitivity
 from auditor.core.spec import AdapterSpec, check_adapter, typical_query
-from auditor.engine.probes import answer_count, noiseless_answers, pair_sensitivity
 from auditor.engine.sampling import draw, same_outputs
 
 

@@ -389,7 +389,7 @@ def test_a_file_target_ships_with_the_modules_it_imported_from_its_folder(tmp_pa
     it did not import."""
     from auditor.core.targets import load_target
     from auditor.engine.backends.chunked import absolute_target
-    from auditor.engine.backends.dask_backend import shipment
+    from auditor.engine.backends.dask_shipping import shipment
 
     _write(tmp_path / "remote_adapters.py", TARGET)
     _write(tmp_path / "remote_noise.py", NOISE)
@@ -426,7 +426,7 @@ def test_a_worker_loads_a_shipment_where_the_client_has_it_or_from_its_scratch_f
     import dataclasses
 
     from auditor.core.targets import load_target
-    from auditor.engine.backends import dask_backend
+    from auditor.engine.backends import dask_shipping
 
     client = tmp_path / "client"
     _write(client / "remote_adapters.py", TARGET)
@@ -442,19 +442,19 @@ def test_a_worker_loads_a_shipment_where_the_client_has_it_or_from_its_scratch_f
     before = set(sys.modules)
     try:
         load_target(target)
-        ship = dask_backend.shipment(target)
+        ship = dask_shipping.shipment(target)
         assert ship is not None
         # the worker's side, in this process
         monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(client)])
-        monkeypatch.setattr(dask_backend, "_UNPACKED", {})
-        monkeypatch.setattr(dask_backend, "_SHIPPED_NAMES", set())
-        monkeypatch.setattr(dask_backend, "_FINDER", dask_backend._ShippedModules())
+        monkeypatch.setattr(dask_shipping, "_UNPACKED", {})
+        monkeypatch.setattr(dask_shipping, "_SHIPPED_NAMES", set())
+        monkeypatch.setattr(dask_shipping, "_FINDER", dask_shipping._ShippedModules())
         # the same files at the same path (a shared file system): loaded there, as before
-        assert dask_backend._unpack(ship, str(tmp_path / "scratch")) == (target, None)
+        assert dask_shipping._unpack(ship, str(tmp_path / "scratch")) == (target, None)
         assert sys.path[0] == str(client)
         # elsewhere: written to the worker's scratch folder, which goes first on sys.path
         away = dataclasses.replace(ship, folder=str(tmp_path / "not-here"), digest="other")
-        load_by, copy = dask_backend._unpack(away, str(tmp_path / "scratch"))
+        load_by, copy = dask_shipping._unpack(away, str(tmp_path / "scratch"))
         assert copy == str(tmp_path / "scratch" / "dp-audit-targets" / "other")
         assert load_by == f"{Path(copy) / 'remote_adapters.py'}:adapters"
         assert sys.path[0] == copy
@@ -465,7 +465,7 @@ def test_a_worker_loads_a_shipment_where_the_client_has_it_or_from_its_scratch_f
         assert [a.name for a in load_target(load_by)] == ["remote.correct", "remote.broken"]
         assert sys.modules["remote_noise"].__file__ == str(Path(copy) / "remote_noise.py")
         # a pickle naming the client's module for the file finds the shipped copy
-        assert dask_backend._FINDER.find_spec(ship.module).origin == load_by.rpartition(":")[0]
+        assert dask_shipping._FINDER.find_spec(ship.module).origin == load_by.rpartition(":")[0]
     finally:
         for name in set(sys.modules) - before:
             del sys.modules[name]
@@ -476,16 +476,16 @@ def test_a_worker_running_another_dp_audit_version_refuses_the_task(monkeypatch)
     import types
 
     from auditor.core.errors import BackendUnavailable
-    from auditor.engine.backends import dask_backend
+    from auditor.engine.backends import dask_shipping
 
     class FakeWorker:
         address = "tcp://10.0.0.7:40000"
 
     # a stand-in for distributed (an optional extra): only get_worker is used
     monkeypatch.setitem(sys.modules, "distributed", types.SimpleNamespace(get_worker=FakeWorker))
-    monkeypatch.setattr(dask_backend, "_VERSION", ["0.2.0"])
+    monkeypatch.setattr(dask_shipping, "_VERSION", ["0.2.0"])
     with pytest.raises(
         BackendUnavailable,
         match=r"Dask worker \(tcp://10\.0\.0\.7:40000\) runs dp-audit 0\.2\.0, the client 0\.0\.1",
     ):
-        dask_backend.run_on_cluster("0.0.1", "run", {}, pickle.dumps([]))
+        dask_shipping.run_on_cluster("0.0.1", "run", {}, pickle.dumps([]))

@@ -20,6 +20,7 @@ import pytest
 from scipy import integrate, stats
 
 from auditor.adapters import benchmarks as bm
+from auditor.adapters.benchmarks import noisy_max
 from auditor.core.spec import check_adapter
 from auditor.engine.sampling import draw
 from reference_mechanisms.sparse_vector import svt_patterns
@@ -304,7 +305,7 @@ def _plain_and_fast(q: np.ndarray, seed: int, n: int, rng_type=None) -> None:
     """``laplace_argmax`` gives the plain draw's indices and leaves the generator as it does."""
     plain, fast = np.random.default_rng(seed), np.random.default_rng(seed)
     expected = (q + plain.laplace(0.0, 20.0, size=(n, q.size))).argmax(axis=1)
-    got = bm.laplace_argmax(fast if rng_type is None else rng_type(fast), q, 20.0, n)
+    got = noisy_max.laplace_argmax(fast if rng_type is None else rng_type(fast), q, 20.0, n)
     np.testing.assert_array_equal(got, expected)
     assert fast.bit_generator.state == plain.bit_generator.state
 
@@ -327,10 +328,10 @@ def test_laplace_argmax_is_the_plain_noisy_argmax_bit_for_bit(q) -> None:
 def test_laplace_argmax_redraws_the_rows_it_cannot_decide(monkeypatch) -> None:
     # answers near 1e12: uniforms 0.05 apart may round to one answer, so most rows are redrawn
     q = np.r_[np.full(20, 1e12), 1e12 + 1.0]
-    monkeypatch.setattr(bm, "_REDRAW_SHARE", 1.0)
+    monkeypatch.setattr(noisy_max, "_REDRAW_SHARE", 1.0)
     for seed, n in ((0, 1), (1, 300)):
         _plain_and_fast(q, seed, n)
-    monkeypatch.setattr(bm, "_REDRAW_SHARE", 0.0)  # too many: the plain draw
+    monkeypatch.setattr(noisy_max, "_REDRAW_SHARE", 0.0)  # too many: the plain draw
     _plain_and_fast(q, 2, 300)
 
 

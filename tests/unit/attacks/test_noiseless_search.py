@@ -13,8 +13,8 @@ from attacks.sensitivity import WHITE_BOX_SENSITIVITY
 from auditor.core.claim_kinds import GaussianDP
 from auditor.core.errors import AdapterOutputError, AdapterRaised
 from auditor.core.kinds import Norm
+from auditor.core.oracles import distance, noiseless_answers, squared_distance
 from auditor.core.spec import check_adapter
-from auditor.engine.probes import distance, noiseless_answers, squared_distance
 
 NODES, TOP = 20, 5
 

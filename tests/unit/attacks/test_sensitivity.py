@@ -21,8 +21,8 @@ from attacks.sensitivity import (
     model_differences,
 )
 from auditor.core.errors import AdapterContractError, AdapterOutputError, AdapterRaised
+from auditor.core.oracles import declared_sensitivity, noiseless_release
 from auditor.core.spec import check_adapter
-from auditor.engine.probes import declared_sensitivity, noiseless_release
 
 DOMAINS = [
     ((2.0**50, 2.0**50 + 1.0), "replace"),

@@ -12,16 +12,15 @@ from attacks.pair_search import PairSearchAttack
 from auditor.adapters.base import SeededAdapter
 from auditor.core.configs import AuditConfig
 from auditor.core.results import Verdict
+from auditor.core.trials import MAX_PROBE_VALUES, probed_values
 from auditor.engine.runner import run_audit
 from auditor.engine.value_search import (
     MAX_CELLS,
     MAX_FAILURES,
-    MAX_VALUES,
     VALUE_PROBE,
     apart_pairs,
     outputs_per_value,
     probe_apart,
-    probed_values,
 )
 
 
@@ -52,7 +51,7 @@ def test_a_symmetric_randomizer_adds_no_pair():
 def test_probes_cover_the_domain_and_stay_within_their_cells():
     assert probed_values(0, 99) == list(range(100))
     many = probed_values(0, 10**6)
-    assert len(many) == MAX_VALUES and many[0] == 0 and many[-1] == 10**6
+    assert len(many) == MAX_PROBE_VALUES and many[0] == 0 and many[-1] == 10**6
     assert outputs_per_value(100, 1, 10**6) == VALUE_PROBE
     assert outputs_per_value(1024, 256, 10**6) * 1024 * 256 <= MAX_CELLS
     assert outputs_per_value(100, 1, 10_000) == 100  # a trial's budget in all

@@ -24,11 +24,12 @@ from auditor.statistics.exact import WHITE_BOX_ESTIMATOR
 from reports.baseline import compare_with_baseline, exit_code_with_baseline
 from reports.compare import comparison_rows, render_comparison_markdown
 from reports.evidence import TradeoffEvidence, claim_object, curve_bound_text
+from reports.figure_base import EVENT_COLOUR
 from reports.html import render_html
 from reports.json_report import load_report, render_json, report_schema
 from reports.junit import case_name, render_junit, violation_message
 from reports.markdown import render_markdown
-from reports.plots import EVENT_COLOUR, corner_style, tradeoff_files, tradeoff_png
+from reports.tradeoff_plot import corner_style, tradeoff_files, tradeoff_png
 
 
 class Gaussian:
