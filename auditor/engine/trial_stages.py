@@ -56,9 +56,6 @@ class TrialStages:
         self.delta: DeltaBound | None = None
         #: where the violation was first certified, when later looks tightened it
         self.first: CertifiedFirst | None = None
-        #: outputs per side that screening drew on the chosen pair, taken into its training
-        #: split before any fresh draw (never into a certifying sample)
-        self.screened: list[np.ndarray] = [np.empty(0), np.empty(0)]
 
     def run(self) -> Finding | None:
         """The trial's best finding, with the largest delta bound any of its tests showed."""
@@ -120,7 +117,6 @@ class TrialStages:
         )
         if choice.applies(self.trial):
             self.trial = choice.search(self.trial, prober)
-            self.screened = choice.held
 
     def violated(self) -> bool:
         return self.best is not None and self.best.estimate.violates(self.claim)
@@ -216,7 +212,7 @@ class TrialStages:
         """Propose on a small training part, certify on the next (a gross violation stops
         here); return the whole training split, pilot outputs included."""
         c, size = self.certifier, self.schedule.pilot
-        pilot_train = self.training_outputs(size, "pilot-train")
+        pilot_train = c._draw_pair(self.trial, size, *self.label, "pilot-train")
         pilot_cert = c._draw_pair(self.trial, size, *self.label, "pilot-certify")
         timed = is_timed(self.trial.distinguisher)
         seeds = (
@@ -238,32 +234,16 @@ class TrialStages:
             self.consider_delta(c._best_delta(events, k, size, alphas, splits), events)
         if self.violated() and not self.tightens():
             return pilot_train
-        rest = self.training_outputs(self.schedule.n_train - 2 * size, "train")
+        rest = c._draw_pair(self.trial, self.schedule.n_train - 2 * size, *self.label, "train")
         return [np.concatenate(parts) for parts in zip(pilot_train, pilot_cert, rest, strict=True)]
 
     def training(self) -> list[np.ndarray]:
         """The training split, without a pilot (empty for events fixed in advance)."""
         if not self.schedule.n_train:
             return [np.empty(0), np.empty(0)]
-        train = self.training_outputs(self.schedule.n_train, "train")
+        train = self.certifier._draw_pair(self.trial, self.schedule.n_train, *self.label, "train")
         self.keep(train, "training")
         return train
-
-    def training_outputs(self, n: int, stage: str) -> list[np.ndarray]:
-        """``n`` training outputs per side: first those screening drew on the chosen pair
-        (``screened``, used up as taken), then fresh ones.  Training only proposes events and
-        predicts their rates, and the outputs that chose the pair may do that: every bound is
-        counted on outputs drawn after it (a little optimism in the rates, from the choice,
-        can only keep a trial from the futility cut, never certify)."""
-        if is_timed(self.trial.distinguisher) or not len(self.screened[0]):
-            return self.certifier._draw_pair(self.trial, n, *self.label, stage)
-        out = []
-        for side, q in enumerate((self.trial.x, self.trial.x_prime)):
-            held, self.screened[side] = self.screened[side][:n], self.screened[side][n:]
-            more = n - len(held)
-            fresh = [self.certifier._draw(q, more, *self.label, stage, side)] if more else []
-            out.append(np.concatenate([held, *fresh]) if fresh else held)
-        return out
 
     def certify(self, train: list[np.ndarray]) -> None:
         """Propose on the whole training split; certify on fresh outputs at the planned looks,

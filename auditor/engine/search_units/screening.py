@@ -98,9 +98,6 @@ class PairChoice:
     #: input number -> query, and a key of each input's value -> its number
     queries: list[Any] = field(default_factory=list)
     inputs: dict[bytes, int] = field(default_factory=dict)
-    #: the outputs the rounds drew on the chosen pair's two inputs (x's, then x''s), for its
-    #: training split: they chose the pair, which training may (it certifies nothing)
-    held: list[np.ndarray] = field(default_factory=list)
 
     def applies(self, trial: Trial) -> bool:
         # timed rows are drawn per pair, interleaved: not screened
@@ -125,7 +122,6 @@ class PairChoice:
                 if u not in kept:
                     del drawn[u]  # memory: only the inputs still in the race keep outputs
         x, x_prime, description = pairs[alive[0]]
-        self.held = [drawn[u] for u in ends[alive[0]]]
         chosen = (
             f"{description} (chosen among {len(picks)} neighbouring pairs on screening outputs)"
         )

@@ -165,19 +165,3 @@ def test_pair_choice_applies_only_to_several_screened_pairs() -> None:
     plan = None
     assert PairChoice(4, ((4, 500), (2, 500)), (), 0, plan).applies(trial)  # type: ignore[arg-type]
     assert not PairChoice(1, (), (), 0, plan).applies(trial)  # type: ignore[arg-type]
-
-
-def test_training_takes_the_chosen_pairs_screening_outputs_before_drawing_fresh() -> None:
-    """The outputs screening drew on the chosen pair go into its training split (they chose
-    the pair; training certifies nothing), so a trial does not draw them twice; the rest of
-    the split, and every certifying sample, is drawn fresh."""
-    certifier, stages, _, _ = _search(Answers())
-    x_out, x_prime_out = (held.copy() for held in stages.screened)
-    assert len(x_out) > 100 and len(x_prime_out) > 100
-    taken = stages.training_outputs(100, "train")  # the guard fails on any fresh draw
-    assert certifier.called == []
-    assert np.array_equal(taken[0], x_out[:100]) and np.array_equal(taken[1], x_prime_out[:100])
-    assert len(stages.screened[0]) == len(x_out) - 100  # used up as taken
-    with pytest.raises(AssertionError, match="a search unit called"):
-        stages.training_outputs(len(x_out) + len(x_prime_out), "train")
-    assert certifier.called == ["_draw"]
