@@ -5,7 +5,7 @@ a graph adds as many wedges as its ends have neighbours, and joins two component
 sizes they have.  A sensitivity bug in such a mechanism shows only on pairs with the right
 structure among their records (two components of three nodes joined by the added edge), and
 the fixed and random pairs of ``attacks.neighbours`` meet it by luck.  So the certifier climbs
-from random pairs, one record at a time (``auditor.engine.dataset_search``).
+from random pairs, one record at a time (``auditor.engine.search_units.datasets``).
 
 A state is the records both datasets hold, the changed record(s) and where they sit.  A move
 changes one thing: a shared record replaced, added or removed, the changed record redrawn, or

@@ -5,7 +5,7 @@ A dataset mechanism whose statistic moves by an amount that depends on the other
 wedges an added edge closes, the two components it joins, the sessions one event bridges, a
 cap that one more record pushes another over) has a sensitivity bug only on pairs with that
 structure among their records.  Sampling finds such a pair only when its outputs show it
-(``auditor.engine.dataset_search``), and certifies it only as far as the noise allows.  When the
+(``auditor.engine.search_units.datasets``), and certifies it only as far as the noise allows.  When the
 adapter offers ``release_without_noise`` (``auditor.core.oracles``) no sample is needed: this
 attack climbs from random pairs one record at a time with the moves of
 ``attacks.dataset_moves``, keeping a move when the noiseless answers lie at least as far apart

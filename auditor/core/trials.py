@@ -89,23 +89,23 @@ class Trial:
     #: The certifier asks for the first when the outputs at 0 sit far off the middle of their
     #: response to the base (an SVT whose threshold is far from 0 answers ⊥ to most queries
     #: there), for the second towards the ends of that response (see
-    #: ``auditor.engine.base_search``); it returns None where no pattern fits (integer moves
+    #: ``auditor.engine.search_units.base``); it returns None where no pattern fits (integer moves
     #: under L1 leave no uniform one).  None: the base is fixed.
     rebase: Callable[..., Trial | None] | None = field(default=None, repr=False, compare=False)
     #: the same search with one more pair: ``resize(k)`` is this trial with the pair of k and
     #: k + 1 records at the domain's midpoint screened first (its ``x`` the k records).  The
     #: certifier asks for it when a dataset mechanism's usual output at one record is lost
     #: at some size (a minimum count, which add/remove neighbours expose; see
-    #: ``auditor.engine.size_search``); None: the relation fixes the size.
+    #: ``auditor.engine.search_units.size``); None: the relation fixes the size.
     resize: Callable[[int], Trial] | None = field(default=None, repr=False, compare=False)
     #: local values whose outputs the certifier probes before screening, to pair those whose
     #: outputs stand apart as further candidates (a domain with too many pairs to screen; see
-    #: ``auditor.engine.value_search``); empty: the candidates are fixed.
+    #: ``auditor.engine.search_units.values``); empty: the candidates are fixed.
     probe_values: tuple[Any, ...] = field(default=(), repr=False, compare=False)
     #: moves between neighbouring datasets that the certifier climbs on probe outputs before
     #: screening, to add the pairs whose outputs lie farthest apart as further candidates
     #: (structure among records: a graph statistic whose change depends on the rest of the
-    #: graph; see ``auditor.engine.dataset_search``); None: the candidates are fixed.
+    #: graph; see ``auditor.engine.search_units.datasets``); None: the candidates are fixed.
     explore: Explorer | None = field(default=None, repr=False, compare=False)
     #: outputs per side the trial needs to show what it looks for, when that is more than a
     #: run's budget buys (a leak in delta alone costs about e^eps / delta outputs to see);

@@ -43,7 +43,7 @@ Measured at the default budget, seed 0 (2026-11-28; its author did not run dp-au
 one is a violation, none ends in error.  The first run found 10 of 13 broken ones and missed
 exactly the three whose bug sits on particular middle values (oue 0.964, dbitflip 0.0,
 multi-attribute 0.057): the pair search paired only the domain's ends, middle and their
-neighbours.  Since the value search (``auditor/engine/value_search.py``: the values whose
+neighbours.  Since the value search (``auditor/engine/search_units/values.py``: the values whose
 probed outputs stand apart are paired), 12 of 13 are found (certified / true): krr 1.151 /
 1.685, olh 1.563 / 2.099, oue 1.299 / 1.620 (pair 37, 82), sue 3.293 / 4, hadamard 2.36 / 3,
 subset selection 0.933 / 1.291 (claim 0.5), duchi 0.897 / 1.072 (claim 0.5), piecewise 2.543 /

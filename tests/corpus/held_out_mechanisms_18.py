@@ -148,7 +148,7 @@ Run: dp-audit run --adapter tests/corpus/held_out_mechanisms_18.py:ADAPTERS --ou
 
 Measured at the default budget, seed 0, all twenty audited together (2026-12-01, after the
 author handed it over): no correct one is a violation, no adapter ends in error.  Written to
-test the climbs over datasets (auditor/engine/dataset_search.py), which were first run on
+test the climbs over datasets (auditor/engine/search_units/datasets.py), which were first run on
 it.  Without them (the fixed and random pairs alone) one broken twin was found,
 dual_role_alert.  With them, six, certified / true: low_degree_edges mu 1.275 / 1.5,
 dual_role_alert eps 1.66 / 2, truncated_wedges (RDP scale) 1.61 / 4, favourite_genre eps

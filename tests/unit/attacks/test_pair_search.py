@@ -13,7 +13,7 @@ from attacks.pair_search import PairSearchAttack
 from auditor.adapters.base import SeededAdapter
 from auditor.core.configs import AuditConfig
 from auditor.core.results import Verdict
-from auditor.engine.base_search import BASE_DOUBLINGS, BASE_PROBE
+from auditor.engine.search_units.base import BASE_DOUBLINGS, BASE_PROBE
 from auditor.engine.runner import run_audit
 
 CONFIG = AuditConfig(budget=40_000, seed=3)

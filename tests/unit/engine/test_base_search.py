@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from auditor.engine.base_search import BASE_DOUBLINGS, BASE_PROBE, Response, response_bases
+from auditor.engine.search_units.base import BASE_DOUBLINGS, BASE_PROBE, Response, response_bases
 
 
 def prober(draw, seed=0, fail=lambda base: False):

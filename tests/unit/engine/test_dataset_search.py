@@ -18,7 +18,7 @@ from attacks.neighbours import are_neighbours
 from auditor.core.configs import AuditConfig
 from auditor.core.results import Verdict
 from auditor.core.spec import check_adapter
-from auditor.engine.dataset_search import DATASET_PROBE, climb, probes_for, shift_score
+from auditor.engine.search_units.datasets import DATASET_PROBE, climb, probes_for, shift_score
 from auditor.engine.runner import run_audit
 
 

@@ -12,7 +12,7 @@ from attacks import load_attacks
 from auditor.core.configs import AuditConfig
 from auditor.core.results import Verdict
 from auditor.engine.runner import run_audit
-from auditor.engine.size_search import MAX_SIZE, SIZE_PROBE, threshold_size
+from auditor.engine.search_units.size import MAX_SIZE, SIZE_PROBE, threshold_size
 
 
 def prober(release, seed=0, fails_from=None):

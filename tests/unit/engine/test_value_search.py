@@ -14,7 +14,7 @@ from auditor.core.configs import AuditConfig
 from auditor.core.results import Verdict
 from auditor.core.trials import MAX_PROBE_VALUES, probed_values
 from auditor.engine.runner import run_audit
-from auditor.engine.value_search import (
+from auditor.engine.search_units.values import (
     MAX_CELLS,
     MAX_FAILURES,
     VALUE_PROBE,
