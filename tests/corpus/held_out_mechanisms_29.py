@@ -4,16 +4,17 @@ shows, a loss confined to rare outputs at the top of the range, and tight correc
 
 What this is
 ------------
-Seven mechanisms, each as one class with a CORRECT adapter (private as claimed over its whole
+Eight mechanisms, each as one class with a CORRECT adapter (private as claimed over its whole
 declared neighbouring relation, and tight: some neighbouring pair attains the claim) and a
 BROKEN twin that differs by one bug, marked `# BUG` beside the line; `broken=True` takes it.
-`ADAPTERS` holds the 14 adapters, named `ho29.<mechanism>.correct` / `ho29.<mechanism>.broken`,
+`ADAPTERS` holds the 16 adapters, named `ho29.<mechanism>.correct` / `ho29.<mechanism>.broken`,
 each with `broken`, `true_value` (pure claims: eps; (eps, delta) claims: eps at the claimed
 delta, math.inf where no eps holds; for the correct (eps, delta) twins the claimed eps, an
-upper bound, see the checker for the interval) and `true_text` (in words, with the pair that
-shows it).  Every noise is integer (discrete Laplace as a difference of geometrics); no output
-carries a float noise sample.  Every adapter is seeded (`seed(entropy)`; a fixed default) and
-vectorised, except the keyed one, which builds one mapping per output.
+upper bound, see the checker for the interval; the GDP claim: mu) and `true_text` (in words, with the pair that
+shows it).  The noise is integer (discrete Laplace, a difference of geometrics) except in
+mechanism 8, whose Gaussian sum is floored to a multiple of 0.25 before release: no output
+carries a float noise sample's low bits.  Every adapter is seeded (`seed(entropy)`; a fixed
+default) and vectorised, except the keyed one, which builds one mapping per output.
 
 How it was written
 ------------------
@@ -35,6 +36,7 @@ Mechanisms
 | 5 | grid2d | 2 reals in [-20, 20]; l2 1 | vector of 2 reals (multiples of 0.5) | eps 1 | rate eps g / (sqrt 2 Delta) (the continuous L1 bound of the l2 ball), not eps / 4 (the largest lattice move) | eps 1.41421 |
 | 6 | log_buckets | scalar real in [0, 20]; Delta 1 | integer (bucket index) | eps 0.8 | lower clamp at 1.2, off the grid where one bucket holds a move of 1 (needs >= 2) | eps 1.6 |
 | 7 | capped_count | scalar int in [0, 40]; Delta 1 | integer | eps 1 | the cap's cached sampler draws its tail beyond |z| = 2 at rate eps / 2 | eps inf (loss > 1 only in outputs of mass <= 0.022) |
+| 8 | snapped_gauss | scalar real in [0, 30]; Delta 1 | real (multiples of 0.25) | 1-GDP | sigma = Delta / mu, not (largest snapped move 1.25) / mu | mu 1.25 |
 
 1. user_partitions.  Each record is one key 0..7 (keys "k0".."k7"); a user holds up to 4
    records (`max_contributions = 4`), so one user moves the count vector by at most 4 in L1.
@@ -48,8 +50,8 @@ Mechanisms
    {that key released}: 3.44e-4 vs 0 (about 2,900 outputs per occurrence; 69 in 200,000).
 2. stable_mode.  The mode of records 0..9 (ties to the smallest value) is released when its
    gap g = (top count) - (second count) plus discrete Laplace noise of rate eps reaches T,
-   else NaN.  g moves by at most 1 per record, and the mode changes only between a tie
-   (g = 0) and g = 1, so the one-sided mass is P(Z >= T - 1).  Correct T = 7: 1.00897e-4 <=
+   else NaN.  g moves by at most 1 per record, and the mode changes only where the two gaps
+   sum to at most 1 (a tie and its neighbour), so the one-sided mass is P(Z >= T - 1).  Correct T = 7: 1.00897e-4 <=
    1.01e-4 (tight).  Bug: T = 6, the least T with P(Z >= T) <= delta: P(Z >= 5) = 4.5219e-4.
    Pair: {1, 2} (tie, mode 1) vs {1, 2, 2} (mode 2, gap 1); event {output = 2}: 4.52e-4 vs 0
    (about 2,200 outputs per occurrence; 90 in 200,000).  Integer outputs declared `real`.
@@ -74,7 +76,7 @@ Mechanisms
    = eps / 2.828, the continuous bound: true eps 4 r = 1.41421.  Axis-aligned moves of 1 and
    grid-aligned starts move the lattice by at most 2 + 0 or 1 + 1 (loss 0.71): only a start
    inside a step, moved by about 0.7 in both coordinates, shows it.  Pair (0.3, 0.3) ->
-   (1.0, 1.0); event {both coordinates >= 1.0}: 0.3722 vs 0.0906 (ln 1.414; easy once the
+   (1.0, 1.0); event {both coordinates >= 1.0}: 0.3451 vs 0.0839 (ln 1.414; easy once the
    pair is found).
 6. log_buckets.  A real answer (Delta 1) clamped to [lo, 20] and bucketed on the grid 1.5^j
    (bucket k: 1.5^k <= y < 1.5^(k+1), so bucket 0 holds [lo, 1.5)), released as the bucket
@@ -82,7 +84,7 @@ Mechanisms
    1.5 y, so a move of 1 crosses at most one bucket edge: correct lo = 2 (tight: 2.2 -> 3.2
    crosses 2.25).  Bug: lo = 1.2, off that grid: 1.3 -> 2.3 crosses 1.5 and 2.25, loss 2 eps
    = 1.6.  Only starts in [1.25, 1.5) moved by at least 2.25 - x show it; integer starts never
-   do (1 -> 2 and 2 -> 3 cross one edge).  Event {output >= 2} at 1.3 vs 2.3: 0.8097 vs 0.1638
+   do (1 -> 2 and 2 -> 3 cross one edge).  Event {output >= 2} at 2.3 vs 1.3: 0.6900 vs 0.1393
    (ln 1.6).
 7. capped_count.  An integer count in [0, 40] (Delta 1) plus discrete Laplace noise of rate
    eps; at the cap x = 40 the noise comes from a cached sampler: |z| <= 2 as the discrete
@@ -93,6 +95,15 @@ Mechanisms
    0.0364 e^-(j/2) at 40 against 0.0364 e^-j e^-1 at 39, loss 1 + j/2: 1.5 at j = 1 (mass
    0.0221), 2 at j = 2 (0.0134), 2.5 at j = 3 (0.0081); unbounded (eps inf).  Only the top
    of the range uses the sampler, and only outputs of probability <= 0.022 show the loss.
+8. snapped_gauss.  A real answer (Delta 1) rounded to the nearest multiple of g = 0.625
+   (index floor(x / g + 1/2)), plus N(0, sigma^2), the sum floored to a multiple of 0.25 (a
+   post-processing: no float noise bits are released).  A move of 1 moves the index by at most
+   ceil(1 / g) = 2, the snapped value by at most 1.25: sigma = 1.25 / mu is exactly mu-GDP,
+   and tight: every threshold event {output >= t} of the pair 0.2 -> 1.2 (snapped 0 -> 1.25)
+   lies on the Gaussian trade-off curve of mu = 1.  Bug: sigma = Delta / mu = 1, as if the
+   snapping kept the sensitivity: true mu 1.25.  Starts whose index moves by one step only
+   (60 % of moves of 1 move it by two) show mu 0.625.  Event {output >= 0.75} at 1.2 vs 0.2:
+   Phi(0.5) = 0.6915 vs Phi(-0.75) = 0.2266 (mu bound 1.25).
 """
 
 from __future__ import annotations
@@ -169,7 +180,6 @@ class UserPartitions(_Base):
     output_kind = "keyed"
     value_kind = "integer"
     keys = [f"k{j}" for j in range(8)]
-    vectorised = False
 
     def __init__(self, broken=False):
         super().__init__(broken)
@@ -426,7 +436,53 @@ class CappedCount(_Base):
         return x + z
 
 
-_CLASSES = [UserPartitions, StableMode, RRClear, GapArgmax, Grid2D, LogBuckets, CappedCount]
+# ---------------------------------------------------------------------------------------------
+# 8. A snapped answer plus Gaussian noise, claimed as mu-GDP.               sub-step positions
+# ---------------------------------------------------------------------------------------------
+
+
+class SnappedGauss(_Base):
+    """A real answer (Delta 1) rounded to the nearest multiple of 0.625, plus N(0, sigma^2),
+    released floored to a multiple of 0.25.  Claim 1-GDP."""
+
+    mechanism = "snapped_gauss"
+    description = "answer snapped to a 0.625 grid, Gaussian noise, output floored to 0.25"
+    true_values = (1.0, 1.25)
+    true_texts = (
+        "mu 1 (sigma 1.25 = the largest snapped move 2 x 0.625): 0.2 -> 1.2 (snapped 0 -> 1.25), every event output >= t on the mu = 1 curve",
+        "mu 1.25 (sigma 1 = Delta): 0.2 -> 1.2 (snapped 0 -> 1.25), event output >= 0.75: mu bound 1.25",
+    )
+    claim = "gdp:mu=1"
+    mu = 1.0
+    input_kind = "scalar"
+    sensitivity = 1.0
+    query_bounds = (0.0, 30.0)
+    output_kind = "real"
+    step = 0.625  # 5/8: x / step and k * step are exact where it matters; shifts <= 2 steps
+
+    def __init__(self, broken=False):
+        super().__init__(broken)
+        if self.broken:
+            self.sigma = self.sensitivity / self.mu  # BUG: Delta, not the snapped move
+        else:
+            self.sigma = 2 * self.step / self.mu  # a move of 1 moves the grid point by <= 2 steps
+
+    def sample(self, query, n):
+        x = min(max(float(query), 0.0), 30.0)
+        y = math.floor(x / self.step + 0.5) * self.step
+        return np.floor((y + self.sigma * self._rng.standard_normal(n)) * 4) / 4
+
+
+_CLASSES = [
+    UserPartitions,
+    StableMode,
+    RRClear,
+    GapArgmax,
+    Grid2D,
+    LogBuckets,
+    CappedCount,
+    SnappedGauss,
+]
 
 ADAPTERS = [cls(broken=b) for cls in _CLASSES for b in (False, True)]
 TRUE_VALUES = {a.name: a.true_value for a in ADAPTERS}
