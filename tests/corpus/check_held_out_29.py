@@ -461,6 +461,11 @@ def check_grid2d(adapters):
         S[d] = max(abs(math.floor(x + 2 * d) - math.floor(x)) for x in fs)
     best = max((S[d1] + S[d2], d1, d2) for d1 in S for d2 in S if d1 * d1 + d2 * d2 <= 1)
     expect(best[0] == 4, f"grid2d: largest lattice move {best[0]}")
+    # moves along one axis, and pairs with both ends on the 0.5 grid (d_i in multiples of 1/2):
+    axis = max(S[d] for d in S)
+    on_grid = max(abs(a) + abs(b) for a in range(-2, 3) for b in range(-2, 3) if a * a + b * b <= 4)
+    axis_or_grid = max(axis, on_grid)
+    expect(axis_or_grid == 2, f"grid2d: axis / on-grid lattice move {axis_or_grid}")
     # the stated pair as the adapter computes it, on doubles
     x, y = np.array([0.3, 0.3]), np.array([1.0, 1.0])
     expect(
@@ -484,8 +489,8 @@ def check_grid2d(adapters):
         )
         value = 4 * rate
         hi, lo = dl_ge(rate, 0) ** 2, dl_ge(rate, 2) ** 2  # event both coordinates >= 1.0
-        aligned = 2 * rate  # the largest move from grid-aligned starts / axis moves
-        truth = f"rate {f(rate)}; largest L1 lattice move 4 (at |d1|, |d2| in (1/2, 1/sqrt2]) => eps {f(value)}; aligned starts: {f(aligned)}; event both >= 1.0: {f(hi, 4)} vs {f(lo, 4)} (ln {f(mp.log(hi / lo), 5)})"
+        aligned = axis_or_grid * rate  # pairs along an axis or with both ends on the grid
+        truth = f"rate {f(rate)}; largest L1 lattice move 4 (at |d1|, |d2| in (1/2, 1/sqrt2]) => eps {f(value)}; axis moves or both ends on the grid: {f(aligned)}; event both >= 1.0: {f(hi, 4)} vs {f(lo, 4)} (ln {f(mp.log(hi / lo), 5)})"
         record(
             a,
             truth,
@@ -961,7 +966,8 @@ def main():
         for line in FAILURES:
             print("   ", line)
         sys.exit(1)
-    print("\nall labels, true values and sampling checks agree")
+    skipped = " (sampling skipped)" if "--no-sampling" in sys.argv else ""
+    print(f"\nall labels, true values and sampling checks agree{skipped}")
 
 
 if __name__ == "__main__":

@@ -73,9 +73,9 @@ Mechanisms
    multiples of 0.5.  A move (d1, d2) in the unit l2 ball moves index i by at most
    ceil(2 |d_i|) <= 2, and both by 2 when |d1|, |d2| > 1/2: an L1 lattice move of 4, so
    r = eps/4 is exact (tight at (0.3, 0.3) -> (1.0, 1.0)).  Bug: r = eps g / (sqrt 2 Delta)
-   = eps / 2.828, the continuous bound: true eps 4 r = 1.41421.  Axis-aligned moves of 1 and
-   grid-aligned starts move the lattice by at most 2 + 0 or 1 + 1 (loss 0.71): only a start
-   inside a step, moved by about 0.7 in both coordinates, shows it.  Pair (0.3, 0.3) ->
+   = eps / 2.828, the continuous bound: true eps 4 r = 1.41421.  Moves along an axis, and pairs
+   with both ends on the grid, move the lattice by at most 2 + 0 or 1 + 1 (loss 0.71): only a
+   pair with an end inside a step, moved by 0.5 to 0.71 in both coordinates, shows it.  Pair (0.3, 0.3) ->
    (1.0, 1.0); event {both coordinates >= 1.0}: 0.3451 vs 0.0839 (ln 1.414; easy once the
    pair is found).
 6. log_buckets.  A real answer (Delta 1) clamped to [lo, 20] and bucketed on the grid 1.5^j
@@ -163,7 +163,9 @@ class _Base:
 
 class UserPartitions(_Base):
     """Keys held by users of up to 4 records each, released with their noisy counts when these
-    reach T.  Output: keyed, {"k3": 25, ...}.  Claim (2, 7.69e-5) per user."""
+    reach T.  Output: keyed, {"k3": 25, ...}.  Claim (2, 7.69e-5) per user.  Correct (T 22):
+    delta at eps 2 is 7.68e-5.  Broken (T 19): eps inf at delta 7.69e-5, delta at eps 2 is
+    3.44e-4; pair D vs D + 4 copies of an absent key, event: that key released."""
 
     mechanism = "user_partitions"
     description = "keys released with discrete-Laplace counts above a threshold, users of 4 records"
@@ -209,7 +211,9 @@ class UserPartitions(_Base):
 class StableMode(_Base):
     """The most common record (0..9, ties to the smallest), released when its gap to the
     runner-up plus discrete Laplace noise reaches T; NaN otherwise.  Integer values declared
-    as real.  Claim (1.5, 1.01e-4)."""
+    as real.  Claim (1.5, 1.01e-4).  Correct (T 7): delta at eps 1.5 is 1.009e-4.  Broken
+    (T 6): eps inf at delta 1.01e-4, delta at eps 1.5 is 4.52e-4; pair {1, 2} vs {1, 2, 2},
+    event: output = 2."""
 
     mechanism = "stable_mode"
     description = "the mode, released when (top count - second count) + noise reaches T"
@@ -248,7 +252,9 @@ class StableMode(_Base):
 
 class RRClear(_Base):
     """Local value v in 0..5: sent in the clear (output v + 6) with probability q, else
-    6-ary randomized response at eps (output 0..5).  Claim (1.2, 5e-4)."""
+    6-ary randomized response at eps (output 0..5).  Claim (1.2, 5e-4).  Correct (q = 5e-4):
+    exactly (1.2, 5e-4), tight in both.  Broken (q = 3e-3): eps inf at delta 5e-4, delta at
+    eps 1.2 is 3e-3; pair v = 0 vs v = 1, event: output = 6."""
 
     mechanism = "rr_clear"
     description = "6-ary randomized response, a fraction q of reports sent in the clear"
@@ -288,7 +294,9 @@ class RRClear(_Base):
 class GapArgmax(_Base):
     """The index of the largest of 5 integer utilities (ties to the smallest index), released
     when its gap to the runner-up plus discrete Laplace noise of rate eps/2 reaches T; -1
-    otherwise.  Claim (2.4, 1.73e-4)."""
+    otherwise.  Claim (2.4, 1.73e-4).  Correct (T 9): delta at eps 2.4 is 1.728e-4.  Broken
+    (T 8): eps inf at delta 1.73e-4, delta at eps 2.4 is 5.74e-4; pair (1, 3, 0, 0, 0) vs
+    (2, 2, 0, 0, 0), event: output = 1."""
 
     mechanism = "gap_argmax"
     description = "the argmax, released when (top - second) + noise reaches T"
@@ -330,7 +338,8 @@ class GapArgmax(_Base):
 class Grid2D(_Base):
     """Two answers within l2 distance 1 of their neighbours' answers, each floored to the grid
     of step 0.5, discrete Laplace noise per grid index, released as multiples of 0.5.
-    Claim eps 1."""
+    Claim eps 1.  Correct (rate 1/4): eps 1.  Broken (rate 0.354): eps 1.41421; pair
+    (0.3, 0.3) vs (1.0, 1.0), event: both coordinates >= 1.0."""
 
     mechanism = "grid2d"
     description = "a 2-vector floored to a 0.5 grid plus discrete Laplace steps"
@@ -368,7 +377,8 @@ class Grid2D(_Base):
 
 class LogBuckets(_Base):
     """A real answer (Delta 1) clamped to [lo, 20], bucketed on the grid 1.5^k, released as the
-    bucket index plus discrete Laplace noise of rate eps.  Claim eps 0.8."""
+    bucket index plus discrete Laplace noise of rate eps.  Claim eps 0.8.  Correct (lo 2):
+    eps 0.8.  Broken (lo 1.2): eps 1.6; pair 1.3 vs 2.3, event: output >= 2."""
 
     mechanism = "log_buckets"
     description = "log-scale bucket index (base 1.5) plus discrete Laplace noise"
@@ -402,7 +412,8 @@ class LogBuckets(_Base):
 class CappedCount(_Base):
     """An integer count in [0, 40] plus discrete Laplace noise of rate eps; at the cap x = 40
     the noise comes from a cached sampler whose tail beyond |z| = 2 is drawn on its own.
-    Claim eps 1."""
+    Claim eps 1.  Correct (tail ratio e^-1): eps 1.  Broken (tail ratio e^-1/2): eps inf;
+    pair 40 vs 39, event: output >= 45 (0.0134 vs 0.0018, loss 2)."""
 
     mechanism = "capped_count"
     description = "count plus discrete Laplace noise; the cap's sampler draws its own tail"
@@ -443,7 +454,8 @@ class CappedCount(_Base):
 
 class SnappedGauss(_Base):
     """A real answer (Delta 1) rounded to the nearest multiple of 0.625, plus N(0, sigma^2),
-    released floored to a multiple of 0.25.  Claim 1-GDP."""
+    released floored to a multiple of 0.25.  Claim 1-GDP.  Correct (sigma 1.25): mu 1.
+    Broken (sigma 1): mu 1.25; pair 0.2 vs 1.2, event: output >= 0.75."""
 
     mechanism = "snapped_gauss"
     description = "answer snapped to a 0.625 grid, Gaussian noise, output floored to 0.25"
