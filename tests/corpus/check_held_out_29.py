@@ -544,57 +544,69 @@ def check_log_buckets(adapters):
 # ---------------------------------------------------------------------------------------------
 
 
-def capped_pmf(rate, tail_rate, z, core=2):
+def capped_pmf(rate, tail_rate, z, core):
     """The cached sampler's noise law: |z| <= core as the discrete Laplace, beyond z = +-(core + G)."""
     if abs(z) <= core:
         return dl_pmf(rate, z)
     pt = mp.e ** (-mp.mpf(tail_rate))
     s = abs(z) - core
-    return (1 - dl_ge(rate, -core) + dl_ge(rate, core + 1)) / 2 * (1 - pt) * pt ** (s - 1)
+    return dl_ge(rate, core + 1) * (1 - pt) * pt ** (s - 1)
 
 
 def check_capped_count(adapters):
     # Inputs 0..39 use the plain discrete Laplace (neighbours: loss exactly rate).  The only
     # other pairs are 40 vs 39.
     for a in adapters:
-        rate, tr = mp.mpf(a.epsilon), mp.mpf(a.tail_rate)
+        rate, tr, core = mp.mpf(a.epsilon), mp.mpf(a.tail_rate), a.core
         expect(abs(tr - (rate / 2 if a.broken else rate)) < 1e-15, f"{a.name}: tail rate")
         W = 200
-        P40 = {40 + z: capped_pmf(rate, tr, z) for z in range(-W, W + 1)}
+        P40 = {40 + z: capped_pmf(rate, tr, z, core) for z in range(-W, W + 1)}
         P39 = {39 + z: dl_pmf(rate, z) for z in range(-W, W + 1)}
         expect(
             abs(mp.fsum(P40.values()) - 1) < mp.mpf(10) ** -25,
             f"{a.name}: pmf sums to {mp.fsum(P40.values())}",
         )
         common = [o for o in P40 if o in P39 and abs(o - 40) < 60]
-        losses = [(abs(mp.log(P40[o] / P39[o])), o) for o in common]
-        worst = max(losses)
+        over = []  # outputs whose loss exceeds eps, with the mass of the side they favour
+        for o in common:
+            ell = mp.log(P40[o] / P39[o])
+            if abs(ell) > rate + mp.mpf(10) ** -30:
+                over.append((o, ell, P40[o] if ell > 0 else P39[o]))
+        worst = max(abs(ell) for _, ell, _ in over) if over else rate
+        top = 40 + core + 1  # first output of the upper tail
         if a.broken:
-            value = mp.inf  # loss at 43 + j grows as 1 + j/2 without bound
-            grows = [mp.log(P40[43 + j] / P39[43 + j]) for j in (0, 10, 40)]
-            expect(
-                grows[0] < grows[1] < grows[2] and grows[2] > 10,
-                f"{a.name}: tail loss does not grow",
-            )
+            value = mp.inf  # loss at top + j grows as about 1 + j/2 without bound
+            grows = [mp.log(P40[top + j] / P39[top + j]) for j in (0, 10, 40)]
+            expect(grows[0] < grows[1] < grows[2] and grows[2] > 10, f"{a.name}: no tail growth")
+            heavy = max(m for _, _, m in over)
+            expect(heavy <= mp.mpf("0.02"), f"{a.name}: an output of mass {heavy} shows the loss")
         else:
-            value = worst[0]
+            value = rate
+            expect(not over, f"{a.name}: outputs with loss above eps")
             expect(
                 all(abs(P40[o] - dl_pmf(rate, o - 40)) < mp.mpf(10) ** -45 for o in P40),
                 f"{a.name}: cached sampler is not the discrete Laplace",
             )
         ev = [
             (
-                j,
-                mp.fsum(v for o, v in P40.items() if o >= 43 + j),
-                mp.fsum(v for o, v in P39.items() if o >= 43 + j),
+                top + j,
+                mp.fsum(v for o, v in P40.items() if o >= top + j),
+                mp.fsum(v for o, v in P39.items() if o >= top + j),
             )
-            for j in (1, 2, 3)
+            for j in (0, 1, 2)
         ]
         evs = "; ".join(
-            f"o >= {43 + j}: {f(p, 3)} vs {f(q, 3)} (ln {f(mp.log(p / q), 3)})" for j, p, q in ev
+            f"o >= {t}: {f(p, 3)} vs {f(q, 3)} (ln {f(mp.log(p / q), 3)})" for t, p, q in ev
         )
-        truth = f"tail ratio e^-{f(tr, 3)}; largest loss for |o - 40| < 60: {f(worst[0], 5)} at {worst[1]}; eps {f(value)}; {evs}"
-        record(a, truth, "40 vs 39; event: output >= 45", value > a.epsilon + 1e-12, value)
+        low = 40 - core - 1
+        lows = f"o = {low}: {f(P40[low], 3)} vs {f(P39[low], 3)} (ln {f(mp.log(P39[low] / P40[low]), 3)})"
+        if over:
+            most = max(over, key=lambda t: t[2])
+            overs = f"{len(over)} outputs in |o - 40| < 60 exceed eps (largest loss {f(worst, 4)}), the heaviest o = {most[0]} of mass {f(most[2], 3)} (loss {f(abs(most[1]), 4)})"
+        else:
+            overs = "no output exceeds eps"
+        truth = f"core {core}, tail ratio e^-{f(tr, 3)}; {overs}; eps {f(value)}; {evs}; {lows}"
+        record(a, truth, f"40 vs 39; event: output >= {top + 2}", value > a.epsilon + 1e-12, value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -846,14 +858,16 @@ def sampling_checks(A, n=100_000, swap=False):
             lambda s, a=a, tr=tr: [
                 (
                     "x = 40",
-                    chi2_p(s, {40 + z: capped_pmf(a.epsilon, tr, z) for z in range(-150, 151)}),
+                    chi2_p(
+                        s, {40 + z: capped_pmf(a.epsilon, tr, z, a.core) for z in range(-150, 151)}
+                    ),
                 ),
                 (
-                    "x = 40, output >= 45",
+                    "x = 40, output >= 47",
                     binom_p(
-                        (s >= 45).sum(),
+                        (s >= 47).sum(),
                         n,
-                        mp.fsum(capped_pmf(a.epsilon, tr, z) for z in range(5, 300)),
+                        mp.fsum(capped_pmf(a.epsilon, tr, z, a.core) for z in range(7, 300)),
                     ),
                 ),
             ],
@@ -907,8 +921,8 @@ def power_rows(A, n=200_000):
     a = A["ho29.log_buckets.broken"]
     rows.append((a.name, "2.3 vs 1.3: output >= 2", dl_ge(a.epsilon, 0), dl_ge(a.epsilon, 2)))
     a = A["ho29.capped_count.broken"]
-    p = mp.fsum(capped_pmf(a.epsilon, a.tail_rate, z) for z in range(5, 300))
-    rows.append((a.name, "40 vs 39: output >= 45", p, dl_ge(a.epsilon, 6)))
+    p = mp.fsum(capped_pmf(a.epsilon, a.tail_rate, z, a.core) for z in range(7, 300))
+    rows.append((a.name, "40 vs 39: output >= 47", p, dl_ge(a.epsilon, 8)))
     a = A["ho29.snapped_gauss.broken"]
     rows.append(
         (a.name, "1.2 vs 0.2: output >= 0.75", mp.ncdf(0.5 / a.sigma), mp.ncdf(-0.75 / a.sigma))

@@ -35,7 +35,7 @@ Mechanisms
 | 4 | gap_argmax | 5 ints in [0, 40]; linf 1 (not monotone) | index, nullable (-1) | (2.4, 1.73e-4) | threshold solved for a gap move of 1 (monotone counts), not 2 | eps inf; delta 5.74e-4 (3.32x) |
 | 5 | grid2d | 2 reals in [-20, 20]; l2 1 | vector of 2 reals (multiples of 0.5) | eps 1 | rate eps g / (sqrt 2 Delta) (the continuous L1 bound of the l2 ball), not eps / 4 (the largest lattice move) | eps 1.41421 |
 | 6 | log_buckets | scalar real in [0, 20]; Delta 1 | integer (bucket index) | eps 0.8 | lower clamp at 1.2, off the grid where one bucket holds a move of 1 (needs >= 2) | eps 1.6 |
-| 7 | capped_count | scalar int in [0, 40]; Delta 1 | integer | eps 1 | the cap's cached sampler draws its tail beyond |z| = 2 at rate eps / 2 | eps inf (loss > 1 only in outputs of mass <= 0.022) |
+| 7 | capped_count | scalar int in [0, 40]; Delta 1 | integer | eps 1 | the cap's cached sampler draws its tail beyond |z| = 4 at rate eps / 2 | eps inf (loss > 1 only in outputs of mass <= 0.0085) |
 | 8 | snapped_gauss | scalar real in [0, 30]; Delta 1 | real (multiples of 0.25) | 1-GDP | sigma = Delta / mu, not (largest snapped move 1.25) / mu | mu 1.25 |
 
 1. user_partitions.  Each record is one key 0..7 (keys "k0".."k7"); a user holds up to 4
@@ -87,14 +87,16 @@ Mechanisms
    do (1 -> 2 and 2 -> 3 cross one edge).  Event {output >= 2} at 2.3 vs 1.3: 0.6900 vs 0.1393
    (ln 1.6).
 7. capped_count.  An integer count in [0, 40] (Delta 1) plus discrete Laplace noise of rate
-   eps; at the cap x = 40 the noise comes from a cached sampler: |z| <= 2 as the discrete
-   Laplace, beyond that z = +-(2 + G) with G >= 1 geometric of ratio p_t.  Correct: p_t =
+   eps; at the cap x = 40 the noise comes from a cached sampler: |z| <= 4 as the discrete
+   Laplace, beyond that z = +-(4 + G) with G >= 1 geometric of ratio p_t.  Correct: p_t =
    e^-eps, so that the law is exactly the discrete Laplace (tight: eps at every pair x,
-   x + 1).  Bug: p_t = e^-(eps/2).  The tail event {|z| > 2} keeps its mass, so the pair
-   (40, 39) differs only in how deep the tail goes: {output >= 43 + j} has mass
-   0.0364 e^-(j/2) at 40 against 0.0364 e^-j e^-1 at 39, loss 1 + j/2: 1.5 at j = 1 (mass
-   0.0221), 2 at j = 2 (0.0134), 2.5 at j = 3 (0.0081); unbounded (eps inf).  Only the top
-   of the range uses the sampler, and only outputs of probability <= 0.022 show the loss.
+   x + 1).  Bug: p_t = e^-(eps/2).  The tail {|z| > 4} keeps its mass (0.0049 a side), so the
+   pair (40, 39) differs only inside it: {output >= 45 + j} has mass 0.0049 e^-(j/2) at 40
+   against 0.0049 e^-j at 39 (loss 1 + j/2: 1.5 at j = 1, mass 0.0030 vs 0.00067; 2 at j = 2,
+   0.0018 vs 0.00025), and the output 35 has mass 0.0085 at 39 against 0.0019 at 40 (loss
+   1.47, the heaviest output that exceeds eps); unbounded deeper (eps inf).  Only the top of
+   the range uses the sampler, and every output whose loss exceeds eps has probability
+   <= 0.0085 on the side it favours.
 8. snapped_gauss.  A real answer (Delta 1) rounded to the nearest multiple of g = 0.625
    (index floor(x / g + 1/2)), plus N(0, sigma^2), the sum floored to a multiple of 0.25 (a
    post-processing: no float noise bits are released).  A move of 1 moves the index by at most
@@ -411,16 +413,16 @@ class LogBuckets(_Base):
 
 class CappedCount(_Base):
     """An integer count in [0, 40] plus discrete Laplace noise of rate eps; at the cap x = 40
-    the noise comes from a cached sampler whose tail beyond |z| = 2 is drawn on its own.
+    the noise comes from a cached sampler whose tail beyond |z| = 4 is drawn on its own.
     Claim eps 1.  Correct (tail ratio e^-1): eps 1.  Broken (tail ratio e^-1/2): eps inf;
-    pair 40 vs 39, event: output >= 45 (0.0134 vs 0.0018, loss 2)."""
+    pair 40 vs 39, event: output >= 47 (0.0018 vs 0.00025, loss 2)."""
 
     mechanism = "capped_count"
     description = "count plus discrete Laplace noise; the cap's sampler draws its own tail"
     true_values = (1.0, math.inf)
     true_texts = (
-        "eps 1 (exact discrete Laplace at every input)",
-        "eps inf (tail ratio grows as e^(j/2)): 40 vs 39, event: output >= 45, mass 0.0134 vs 0.0018 (loss 2)",
+        "eps 1 (exact discrete Laplace at every input; tight at every pair x, x + 1)",
+        "eps inf (tail ratio grows as e^(j/2)): 40 vs 39, event: output >= 47, mass 0.0018 vs 0.00025 (loss 2)",
     )
     epsilon = 1.0
     input_kind = "scalar"
@@ -428,7 +430,7 @@ class CappedCount(_Base):
     integer_queries = True
     query_bounds = (0, 40)
     output_kind = "integer"
-    cap, core = 40, 2
+    cap, core = 40, 4
 
     def __init__(self, broken=False):
         super().__init__(broken)
