@@ -20,10 +20,13 @@ How it was written
 ------------------
 Blind: of the repository only README.md, docs/writing-an-adapter.md, docs/claims.md,
 docs/systems-analytics.md and the docstrings / declarations of set 28 (for the file format)
-were read; nothing under auditor/, attacks/ or tests/ (beyond set 28's format) was opened, and
-dp-audit was run only as `dp-audit list` / `dp-audit check` on this file (no audit).  Imports
-numpy and math only.  Labels and true values are recomputed exactly by
-tests/corpus/check_held_out_29.py (integers, fractions, mpmath; see there).
+were read, and, to print the claims as labels.toml does, the `describe` methods of
+auditor/core/claims.py and auditor/core/claim_kinds/gdp.py.  Nothing under auditor/engine,
+auditor/statistics, attacks/ or tests/ (beyond set 28's format) was opened; dp-audit was run
+only as `dp-audit check --adapter tests/corpus/held_out_mechanisms_29.py:ADAPTERS` (16 of 16
+follow the contract; no audit).  Imports numpy and math only.  Labels and true values are
+recomputed exactly by tests/corpus/check_held_out_29.py (integers, fractions, mpmath; see
+there).
 
 Mechanisms
 ----------
