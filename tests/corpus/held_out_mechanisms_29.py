@@ -10,11 +10,12 @@ BROKEN twin that differs by one bug, marked `# BUG` beside the line; `broken=Tru
 `ADAPTERS` holds the 16 adapters, named `ho29.<mechanism>.correct` / `ho29.<mechanism>.broken`,
 each with `broken`, `true_value` (pure claims: eps; (eps, delta) claims: eps at the claimed
 delta, math.inf where no eps holds; for the correct (eps, delta) twins the claimed eps, an
-upper bound, see the checker for the interval; the GDP claim: mu) and `true_text` (in words, with the pair that
-shows it).  The noise is integer (discrete Laplace, a difference of geometrics) except in
-mechanism 8, whose Gaussian sum is floored to a multiple of 0.25 before release: no output
-carries a float noise sample's low bits.  Every adapter is seeded (`seed(entropy)`; a fixed
-default) and vectorised, except the keyed one, which builds one mapping per output.
+upper bound, see the checker for the interval; the GDP claim: mu) and `true_text` (in words,
+with the pair that shows it). The noise is integer (discrete Laplace, a difference of
+geometrics) except in mechanism 8, whose Gaussian sum is floored to a multiple of 0.25 before
+release: no output carries a float noise sample's low bits. Every adapter is seeded
+(`seed(entropy)`; a fixed default) and vectorised, except the keyed one, which builds one
+mapping per output.
 
 How it was written
 ------------------
@@ -51,13 +52,14 @@ Mechanisms
    T with P(Z >= T - 1) <= delta, as for one record per user: a user of 4 copies of a new key
    shows it w.p. P(Z >= 15) = 3.4427e-4.  Pair: D vs D + 4 copies of an absent key; event
    {that key released}: 3.44e-4 vs 0 (about 2,900 outputs per occurrence; 69 in 200,000).
-2. stable_mode.  The mode of records 0..9 (ties to the smallest value) is released when its
-   gap g = (top count) - (second count) plus discrete Laplace noise of rate eps reaches T,
-   else NaN.  g moves by at most 1 per record, and the mode changes only where the two gaps
-   sum to at most 1 (a tie and its neighbour), so the one-sided mass is P(Z >= T - 1).  Correct T = 7: 1.00897e-4 <=
-   1.01e-4 (tight).  Bug: T = 6, the least T with P(Z >= T) <= delta: P(Z >= 5) = 4.5219e-4.
-   Pair: {1, 2} (tie, mode 1) vs {1, 2, 2} (mode 2, gap 1); event {output = 2}: 4.52e-4 vs 0
-   (about 2,200 outputs per occurrence; 90 in 200,000).  Integer outputs declared `real`.
+2. stable_mode. The mode of records 0..9 (ties to the smallest value) is released when its gap
+   g = (top count) - (second count) plus discrete Laplace noise of rate eps reaches T, else
+   NaN. g moves by at most 1 per record, and the mode changes only where the two gaps sum to at
+   most 1 (a tie and its neighbour), so the one-sided mass is P(Z >= T - 1). Correct T = 7:
+   1.00897e-4 <= 1.01e-4 (tight). Bug: T = 6, the least T with P(Z >= T) <= delta: P(Z >= 5) =
+   4.5219e-4. Pair: {1, 2} (tie, mode 1) vs {1, 2, 2} (mode 2, gap 1); event {output = 2}:
+   4.52e-4 vs 0 (about 2,200 outputs per occurrence; 90 in 200,000). Integer outputs declared
+   `real`.
 3. rr_clear.  A local value v in 0..5: with probability q the value is sent in the clear
    (output v + 6), else K-ary randomized response at eps (v w.p. e^eps / (e^eps + 5), each
    other value w.p. 1 / (e^eps + 5)).  delta(eps) = q exactly, and eps is attained by the RR
@@ -76,11 +78,11 @@ Mechanisms
    multiples of 0.5.  A move (d1, d2) in the unit l2 ball moves index i by at most
    ceil(2 |d_i|) <= 2, and both by 2 when |d1|, |d2| > 1/2: an L1 lattice move of 4, so
    r = eps/4 is exact (tight at (0.3, 0.3) -> (1.0, 1.0)).  Bug: r = eps g / (sqrt 2 Delta)
-   = eps / 2.828, the continuous bound: true eps 4 r = 1.41421.  Moves along an axis, and pairs
-   with both ends on the grid, move the lattice by at most 2 + 0 or 1 + 1 (loss 0.71): only a
-   pair with an end inside a step, moved by 0.5 to 0.71 in both coordinates, shows it.  Pair (0.3, 0.3) ->
-   (1.0, 1.0); event {both coordinates >= 1.0}: 0.3451 vs 0.0839 (ln 1.414; easy once the
-   pair is found).
+   = eps / 2.828, the continuous bound: true eps 4 r = 1.41421.  Moves along an axis, and
+   pairs with both ends on the grid, move the lattice by at most 2 + 0 or 1 + 1 (loss 0.71):
+   only a pair with an end inside a step, moved by 0.5 to 0.71 in both coordinates, shows it.
+   Pair (0.3, 0.3) -> (1.0, 1.0); event {both coordinates >= 1.0}: 0.3451 vs 0.0839 (ln
+   1.414; easy once the pair is found).
 6. log_buckets.  A real answer (Delta 1) clamped to [lo, 20] and bucketed on the grid 1.5^j
    (bucket k: 1.5^k <= y < 1.5^(k+1), so bucket 0 holds [lo, 1.5)), released as the bucket
    index plus discrete Laplace noise of rate eps.  For y >= 2 = Delta / (1.5 - 1), y + 1 <=
@@ -95,7 +97,7 @@ Mechanisms
    e^-eps, so that the law is exactly the discrete Laplace (tight: eps at every pair x,
    x + 1).  Bug: p_t = e^-(eps/2).  The tail {|z| > 4} keeps its mass (0.0049 a side), so the
    pair (40, 39) differs only inside it: {output >= 45 + j} has mass 0.0049 e^-(j/2) at 40
-   against 0.0049 e^-j at 39 (loss 1 + j/2: 1.5 at j = 1, mass 0.0030 vs 0.00067; 2 at j = 2,
+   against 0.0018 e^-j at 39 (loss 1 + j/2: 1.5 at j = 1, mass 0.0030 vs 0.00067; 2 at j = 2,
    0.0018 vs 0.00025), and the output 35 has mass 0.0085 at 39 against 0.0019 at 40 (loss
    1.47, the heaviest output that exceeds eps); unbounded deeper (eps inf).  Only the top of
    the range uses the sampler, and every output whose loss exceeds eps has probability
