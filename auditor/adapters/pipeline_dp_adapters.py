@@ -38,9 +38,11 @@ class CountPerPartition:
     """``DPEngine.aggregate(metrics=[COUNT], noise_kind=LAPLACE)`` over ``partitions`` keys.
 
     ``public_partitions=True``: every key is released (``public_partitions`` given), a noisy
-    count each; claim ``(epsilon, 0)``, the accountant's total budget.  ``False``: the keys are
-    chosen privately from the data, a key without enough (noisy) users is not released: NaN
-    ("none", ``nullable = True``); claim ``(epsilon, delta)``, the accountant's total budget
+    count each, in key order; claim ``(epsilon, 0)``, the accountant's total budget.
+    ``False``: the keys are chosen privately from the data, and each release is what
+    PipelineDP returns, a mapping key → noisy count of the keys it released (an open key set,
+    ``output_kind = "keyed"``: a key it released outside ``0 .. partitions - 1`` would count
+    too, ``auditor.core.keyed``); claim ``(epsilon, delta)``, the accountant's total budget
     split by PipelineDP between selection and counting.
 
     ``max_partitions_contributed=k``: records are rows ``(privacy id, partition key)`` and a
@@ -72,7 +74,9 @@ class CountPerPartition:
         self.output_length = as_integer(partitions, "partitions")
         self.domain: Any = (0, self.output_length - 1)
         self.public_partitions = bool(public_partitions)
-        self.nullable = not self.public_partitions
+        if not self.public_partitions:  # the released keys are part of the output
+            self.output_kind, self.value_kind = "keyed", "real"
+            self.keys = tuple(range(self.output_length))
         which = "public" if self.public_partitions else "private"
         self.name = f"pipeline_dp.count_{which}_partitions"
         units = "one row per privacy unit"
@@ -96,7 +100,8 @@ class CountPerPartition:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 
-    def _release(self, pipeline_dp: Any, rows: list[tuple[int, int]]) -> np.ndarray:
+    def _release(self, pipeline_dp: Any, rows: list[tuple[int, int]]) -> dict[Any, float]:
+        """One ``aggregate`` call: the keys released, each with its noisy count."""
         accountant = pipeline_dp.NaiveBudgetAccountant(
             total_epsilon=self.epsilon, total_delta=self.delta
         )
@@ -115,13 +120,12 @@ class CountPerPartition:
         public = list(range(self.output_length)) if self.public_partitions else None
         result = engine.aggregate(rows, params, extractors, public_partitions=public)
         accountant.compute_budgets()
-        out = np.full(self.output_length, np.nan)
-        for key, metrics in result:  # lazy on the local backend: runs here
-            out[key] = metrics.count
-        return out
+        # lazy on the local backend: runs here
+        return {key: float(metrics.count) for key, metrics in result}
 
-    def sample(self, query: Any, n: int) -> np.ndarray:
-        """``n`` releases on dataset ``query`` (partition keys): shape (n, partitions)."""
+    def sample(self, query: Any, n: int) -> Any:
+        """``n`` releases on dataset ``query`` (partition keys): shape (n, partitions), or
+        ``n`` mappings key → count for private partitions."""
         import pipeline_dp
 
         if self.user_column is None:
@@ -133,9 +137,12 @@ class CountPerPartition:
         hi = self.output_length - 1
         if any(not 0 <= k <= hi for _, k in rows):
             raise ValueError(f"partition keys must be in 0..{hi}")
+        releases = [self._release(pipeline_dp, rows) for _ in range(n)]
+        if not self.public_partitions:
+            return releases
         out = np.empty((n, self.output_length), dtype=np.float64)
-        for i in range(n):
-            out[i] = self._release(pipeline_dp, rows)
+        for i, release in enumerate(releases):
+            out[i] = [release[k] for k in range(self.output_length)]
         return out
 
 

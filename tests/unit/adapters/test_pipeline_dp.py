@@ -37,7 +37,7 @@ def test_provenance_and_kinds():
         assert not spec.vectorised and not spec.seedable and a.description
         assert a.neighbours == "add_remove" and a.domain == (0, 4)
     assert check_adapter(public).kind_label == "dataset → real[5]"
-    assert check_adapter(private).kind_label == "dataset → real[5]?"
+    assert check_adapter(private).kind_label == "dataset → keyed(real)[5 keys + other]"
     assert (public.epsilon, public.delta) == (1.0, 0.0)
     assert (private.epsilon, private.delta) == (1.0, 1e-5)
     assert public.name == "pipeline_dp.count_public_partitions"
@@ -56,9 +56,12 @@ def test_public_partitions_count_every_key():
 def test_private_partitions_drop_small_keys():
     a = pdp.CountPerPartition(epsilon=1.0, delta=1e-5, partitions=3, public_partitions=False)
     data = np.array([0] * 200 + [1])
+    raw = a.sample(data, 3)  # what PipelineDP returns: the keys released and their counts
+    assert len(raw) == 3 and all(set(r) <= {0, 1, 2} and 0 in r for r in raw)
     x = draw(check_adapter(a), data, N, 0)
-    assert x.shape == (N, 3)
+    assert x.shape == (N, 4)  # keys 0, 1, 2 and the count of other keys released
     assert not np.isnan(x[:, 0]).any() and np.isnan(x[:, 2]).all()  # no user: never released
+    assert (x[:, 3] == 0).all()
     assert np.isnan(x[:, 1]).mean() > 0.99  # one user: released with probability <= delta-ish
     assert abs(np.nanmean(x[:, 0]) - 200) < 6 * 2 * math.sqrt(2) / math.sqrt(N)
 
