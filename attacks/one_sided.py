@@ -38,7 +38,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from attacks.neighbours import Pair, dataset_pairs, local_pairs, vector_pairs
+from attacks.neighbours import Pair, dataset_pairs, local_pairs, split_tie_pairs, vector_pairs
 from attacks.pair_search import distinguisher_for
 from attacks.selection_common import largest_move
 from auditor.core.claim_kinds import is_point
@@ -70,14 +70,16 @@ def present_pairs(spec: AdapterSpec) -> list[Pair]:
     """Vector queries whose entries go from 0 to something (a count of a key nobody held, a
     score that appears): the patterns moving up from a base of zeros, "all up" and "one up"
     first.  A histogram, a threshold or a gap test released only for keys present shows its
-    one-sided outputs there; the patterns' other moves are the pair search's."""
+    one-sided outputs there; for index outputs, also the ties split apart
+    (``split_tie_pairs``).  The patterns' other moves are the pair search's."""
     ups = [p for p in vector_pairs(spec, 0.0) if _rises_from_zero(p[0], p[1])]
     moved = [int(np.count_nonzero(np.asarray(b) - np.asarray(a))) for a, b, _ in ups]
     most = max(moved, default=0)
     # all up first, then one up, then the others in the patterns' order (a stable sort)
     order = sorted(range(len(ups)), key=lambda i: 0 if moved[i] == most else moved[i] != 1)
     ups = [ups[i] for i in order]
-    return ups[:MAX_PAIRS]
+    # an index released past a gap test shows one-sided where a tie is split (no zero base)
+    return (ups[:2] + split_tie_pairs(spec) + ups[2:])[:MAX_PAIRS]
 
 
 def _rises_from_zero(x: np.ndarray, x_prime: np.ndarray) -> bool:

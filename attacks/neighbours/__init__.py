@@ -41,6 +41,7 @@ from attacks.neighbours.vectors import (
     integer_move,
     short_vector_pairs,
     sign_patterns,
+    split_tie_pairs,
     tie_pairs,
     vector_pairs,
 )
@@ -106,6 +107,7 @@ __all__ = [
     "scalar_pair_groups",
     "search_pairs",
     "short_vector_pairs",
+    "split_tie_pairs",
     "sign_patterns",
     "size_pair",
     "tie_pairs",

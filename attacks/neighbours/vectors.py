@@ -233,3 +233,41 @@ def short_vector_pairs(spec: AdapterSpec, rng: np.random.Generator) -> list[Pair
             base, moved = base.astype(np.int64), moved.astype(np.int64)
         pairs.append((base, moved, text))
     return pairs
+
+
+def split_tie_pairs(spec: AdapterSpec) -> list[Pair]:
+    """Index releases: two entries tied above the others, then pulled apart by the largest
+    move of one entry up and the other down (each way round).  A selection that releases its
+    argmax only past a gap to the runner-up (propose-test-release, a stable argmax) sees no
+    gap at the tie and the gap's whole sensitivity after it, twice a single entry's move
+    under L∞; a test calibrated for a gap that moves by one entry's move releases the raised
+    index on one side only, a leak in delta alone."""
+    if spec.output.kind is not OutputKind.INDEX or spec.sensitivity is None:
+        return []
+    m, norm = spec.input.length or DEFAULT_QUERIES, spec.input.norm
+    if m < 2 or norm is None:
+        return []
+    delta = float(spec.sensitivity)
+    lo, hi = spec.input_bounds or (-math.inf, math.inf)
+    pairs: list[Pair] = []
+    for up, down in ((1, 0), (0, 1)):
+        signs = np.zeros(m)
+        signs[up], signs[down] = 1.0, -1.0
+        if not spec.accepts_move(np.zeros(m), signs):
+            continue  # not neighbours under a monotone relation
+        if spec.integer_queries:
+            move, _ = integer_move(signs, delta, norm)
+        else:
+            move = delta * signs / float_norm(signs, norm)
+        d = float(move[up])
+        rest = lo if math.isfinite(lo) else 0.0
+        if d <= 0 or rest + 2 * d > hi:
+            continue
+        base = np.full(m, rest)
+        base[[up, down]] = rest + d  # the tie, one move above the others
+        moved = pull_within(base, base + move, norm, delta)
+        if spec.integer_queries:
+            base, moved = base.astype(np.int64), moved.astype(np.int64)
+        text = f"{m} queries at {rest:g}, entries 0 and 1 tied at {rest + d:g}"
+        pairs.append((base, moved, f"{text}; entry {up} up, entry {down} down"))
+    return pairs

@@ -324,3 +324,50 @@ def test_scalar_one_sided_trials_only_where_outputs_can_sit_on_one_side():
     per_call = UniformJitter(100)
     per_call.vectorised = False
     assert not OneSidedAttack().applies_to(check_adapter(per_call))  # cannot draw enough
+
+
+class GapReleasedArgmax:
+    """The argmax of 4 integer scores in 0..20 (ties to the smallest index), released when
+    the gap to the runner-up plus two-sided geometric noise of rate eps/2 reaches T, else
+    -1.  The gap moves by up to 2 under L∞ moves of 1, so T must leave P[Z >= T - 2] <=
+    delta: at a tie (gap 0) split into a gap of 2 the raised index shows on one side only.
+    Correct: T for a gap that moves by 2.  Broken: T for a gap that moves by 1 (one score's
+    move), so the split tie releases the raised index with about e delta = 2.7 delta; every
+    move from a base of zeros raises a gap by 1 at most, and shows nothing."""
+
+    input_kind, norm, sensitivity, integer_queries = "vector", "linf", 1, True
+    query_length, query_bounds, output_kind, nullable = 4, (0, 20), "index", True
+    epsilon, delta = 2.0, 1e-3
+
+    def __init__(self, shift: int) -> None:
+        p = math.exp(-self.epsilon / 2)
+        self.p, self.threshold = (
+            p,
+            next(t for t in range(1, 100) if p ** max(t - shift, 0) / (1 + p) <= self.delta),
+        )
+        self.name = f"test.gap_released_argmax(T={self.threshold})"
+        self._rng = np.random.default_rng(0)
+
+    def seed(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def sample(self, query, n):
+        u = np.asarray(query, dtype=np.int64).ravel()
+        top, second = np.sort(u)[::-1][:2]
+        q = 1 - self.p
+        z = self._rng.geometric(q, n) - self._rng.geometric(q, n)  # two-sided geometric
+        return np.where(top - second + z >= self.threshold, int(np.argmax(u)), -1)
+
+
+def test_an_argmax_released_past_a_gap_test_is_found_where_a_tie_is_split():
+    correct, broken = GapReleasedArgmax(shift=2), GapReleasedArgmax(shift=1)
+    pairs = OneSidedAttack().trials(check_adapter(broken), np.random.default_rng(0))[0].pairs
+    assert any((x == [1, 1, 0, 0]).all() and (y == [0, 2, 0, 0]).all() for x, y, _ in pairs)
+    config = AuditConfig(budget=20_000, seed=0)
+    (found,) = run_audit([broken], load_attacks(None), config).results
+    (clean,) = run_audit([correct], load_attacks(None), config).results
+    assert found.verdict is Verdict.VIOLATION, found.to_dict()
+    assert found.best.attack == "one-sided"
+    assert found.best.delta_bound is not None
+    assert found.best.delta_bound.delta_lower_bound > GapReleasedArgmax.delta
+    assert clean.verdict is Verdict.NO_VIOLATION, clean.to_dict()

@@ -13,8 +13,8 @@ from attacks.pair_search import PairSearchAttack
 from auditor.adapters.base import SeededAdapter
 from auditor.core.configs import AuditConfig
 from auditor.core.results import Verdict
-from auditor.engine.search_units.base import BASE_DOUBLINGS, BASE_PROBE
 from auditor.engine.runner import run_audit
+from auditor.engine.search_units.base import BASE_DOUBLINGS, BASE_PROBE
 
 CONFIG = AuditConfig(budget=40_000, seed=3)
 

@@ -18,8 +18,8 @@ from attacks.neighbours import are_neighbours
 from auditor.core.configs import AuditConfig
 from auditor.core.results import Verdict
 from auditor.core.spec import check_adapter
-from auditor.engine.search_units.datasets import DATASET_PROBE, climb, probes_for, shift_score
 from auditor.engine.runner import run_audit
+from auditor.engine.search_units.datasets import DATASET_PROBE, climb, probes_for, shift_score
 
 
 def test_the_score_grows_with_the_shift_of_any_column_and_sees_none_outputs():
