@@ -41,7 +41,7 @@ _EXPORTS: dict[str, str] = {
     "AdapterSpec": "auditor.core.spec",
     "check_adapter": "auditor.core.spec",
     "assert_private": "auditor.shell.pytest_plugin",
-    "check_adapter_conformance": "auditor.shell.testing",
+    "check_adapter_conformance": "auditor.testing",
 }
 
 __all__ = [
@@ -92,7 +92,7 @@ if TYPE_CHECKING:
     from auditor.core.trials import CertificationPlan, Event, Trial
     from auditor.engine.runner import run_audit
     from auditor.shell.pytest_plugin import assert_private
-    from auditor.shell.testing import check_adapter_conformance
+    from auditor.testing import check_adapter_conformance
 
 
 #: modules of dp-audit 0.1 that moved in 0.2 (see CHANGELOG.md); importing a submodule of an
@@ -111,7 +111,7 @@ MOVED: dict[str, str] = {
     },
     **{
         f"auditor.{m}": f"auditor.shell.{m}"
-        for m in ("cli", "arguments", "loading", "progress", "pytest_plugin", "testing")
+        for m in ("cli", "arguments", "loading", "progress", "pytest_plugin")
     },
 }
 

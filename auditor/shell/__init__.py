@@ -1,3 +1,3 @@
 """The application shell: the ``dp-audit`` command line, the pytest plugin, loading built-in
-adapters by name, progress output and the conformance check for adapter authors.  The top
-layer: it may import everything, nothing imports it."""
+adapters by name and progress output.  The top layer: it may import everything, nothing
+imports it."""
