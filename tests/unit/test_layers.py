@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import grimp
 
-PACKAGES = ("dp_audit", "auditor", "attacks", "reports", "reference_mechanisms")
+PACKAGES = ("dp_audit", "auditor", "attacks", "reports", "reference_mechanisms", "dp_params")
 
 
 def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
