@@ -3,8 +3,9 @@
 The public API, in the order a user meets it: describe a claim and an adapter, run an audit,
 read the result.  Importing this package never imports an optional DP library, and imports
 nothing heavy at all: every public name is imported on first use (PEP 562).  This matters
-because the pytest plugin (``auditor.shell.pytest_plugin``) is loaded by every pytest run in an
-environment where dp-audit is installed.
+because the pytest plugin (``dp_audit.pytest_plugin``) is loaded by every pytest run in an
+environment where dp-audit is installed.  Nothing here names the shell above it (``dp_audit``:
+the command line, the plugin and its ``assert_private``), so the two packages import one way.
 """
 
 from __future__ import annotations
@@ -40,8 +41,7 @@ _EXPORTS: dict[str, str] = {
     "Trial": "auditor.core.trials",
     "AdapterSpec": "auditor.core.spec",
     "check_adapter": "auditor.core.spec",
-    "assert_private": "auditor.shell.pytest_plugin",
-    "check_adapter_conformance": "auditor.shell.testing",
+    "check_adapter_conformance": "auditor.testing",
 }
 
 __all__ = [
@@ -66,7 +66,6 @@ __all__ = [
     "PrivacyClaim",
     "Trial",
     "Verdict",
-    "assert_private",
     "check_adapter",
     "check_adapter_conformance",
     "load_target",
@@ -91,12 +90,12 @@ if TYPE_CHECKING:
     from auditor.core.targets import load_target
     from auditor.core.trials import CertificationPlan, Event, Trial
     from auditor.engine.runner import run_audit
-    from auditor.shell.pytest_plugin import assert_private
-    from auditor.shell.testing import check_adapter_conformance
+    from auditor.testing import check_adapter_conformance
 
 
-#: modules of dp-audit 0.1 that moved in 0.2 (see CHANGELOG.md); importing a submodule of an
-#: old package fails at the package, so only these names need an entry
+#: modules of dp-audit 0.1 that moved in 0.2, and the shell, which moved to ``dp_audit`` after
+#: 0.2 (see CHANGELOG.md); importing a submodule of an old package fails at the package, so
+#: only these names need an entry
 MOVED: dict[str, str] = {
     **{
         f"auditor.{m}": f"auditor.core.{m}"
@@ -110,10 +109,13 @@ MOVED: dict[str, str] = {
         for m in ("runner", "certify", "sampling", "timed_sampling", "probes", "backends")
     },
     **{
-        f"auditor.{m}": f"auditor.shell.{m}"
-        for m in ("cli", "arguments", "loading", "progress", "pytest_plugin", "testing")
+        f"auditor.{m}": f"dp_audit.{m}"
+        for m in ("cli", "arguments", "loading", "progress", "pytest_plugin")
     },
+    "auditor.shell": "dp_audit",
 }
+#: public names that moved out of ``auditor`` -> their new home
+MOVED_NAMES: dict[str, str] = {"assert_private": "dp_audit.assert_private"}
 
 
 class _MovedModules(importlib.abc.MetaPathFinder):
@@ -124,8 +126,8 @@ class _MovedModules(importlib.abc.MetaPathFinder):
         new = MOVED.get(fullname)
         if new is not None:
             raise ModuleNotFoundError(
-                f"{fullname} moved to {new} in dp-audit 0.2 (see CHANGELOG.md); the public "
-                "names are importable from 'auditor' itself",
+                f"{fullname} moved to {new} (see CHANGELOG.md); the public names are "
+                "importable from 'auditor' itself, assert_private from 'dp_audit'",
                 name=fullname,
             )
 
@@ -135,6 +137,10 @@ if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
 
 
 def __getattr__(name: str) -> Any:
+    if name in MOVED_NAMES:
+        raise AttributeError(
+            f"auditor.{name} moved to {MOVED_NAMES[name]} (see CHANGELOG.md)", name=name
+        )
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'auditor' has no attribute {name!r}")

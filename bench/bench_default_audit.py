@@ -39,7 +39,7 @@ from attacks import load_attacks  # noqa: E402
 from auditor.core.configs import AuditConfig, EngineConfig  # noqa: E402
 from auditor.core.results import AuditReport  # noqa: E402
 from auditor.engine.runner import _plan, run_audit  # noqa: E402
-from auditor.shell.cli import _collect_adapters  # noqa: E402
+from dp_audit.cli import _collect_adapters  # noqa: E402
 
 KINDS = ("vectorised", "per-call")
 #: the settings of 0.2 (issue #19): a tenth of the budget for per-call adapters, no futility

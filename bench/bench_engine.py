@@ -6,7 +6,7 @@
 Prints:
 1. audit throughput / raw numpy Laplace throughput (target >= 0.5), one worker;
 2. 2 workers / 1 worker, local processes and Dask LocalCluster (target >= 1.7);
-3. wall time of the default ``python -m auditor run`` (target <= 300 s on 2 cores);
+3. wall time of the default ``python -m dp_audit run`` (target <= 300 s on 2 cores);
 4. peak RSS of an audit of 1e8 samples per side (target < 2 GB).
 
 Throughput counts the certification phase only (from the first to the last progress report),
@@ -268,7 +268,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
             proc = subprocess.run(
-                [sys.executable, "-m", "auditor", "run", "--quiet", "--out", out],
+                [sys.executable, "-m", "dp_audit", "run", "--quiet", "--out", out],
                 cwd=ROOT,
                 capture_output=True,
                 text=True,
@@ -276,7 +276,7 @@ def main() -> None:
             wall = time.perf_counter() - start
             n = len(json.loads((Path(out) / "report.json").read_text())["results"])
         print(
-            f"default `python -m auditor run`: {wall:.1f} s for {n} adapters, exit {proc.returncode} (target <= 300 s)"
+            f"default `python -m dp_audit run`: {wall:.1f} s for {n} adapters, exit {proc.returncode} (target <= 300 s)"
         )
 
     if not args.skip_memory:

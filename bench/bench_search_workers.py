@@ -66,7 +66,7 @@ def main() -> int:
             out = Path(tmp) / f"out{workers}"
             start = time.monotonic()
             proc = subprocess.run(
-                [sys.executable, "-m", "auditor", "run", "--adapter", f"{target}:adapters",
+                [sys.executable, "-m", "dp_audit", "run", "--adapter", f"{target}:adapters",
                  "--search", "--configurations", str(args.configurations), "--finalists", "2",
                  "--budget", str(args.budget), "--attack", "black-box", "--workers",
                  str(workers), "--quiet", "--out", str(out)],

@@ -12,13 +12,12 @@ References:
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from numbers import Rational
 from typing import Any
 
 import numpy as np
 
+from dp_params.checks import as_fraction
 from reference_mechanisms.randomness import INT64_SAFE, IntegerSource, randbelow, resolve_rng
 
 __all__ = [
@@ -31,30 +30,6 @@ __all__ = [
 #: Denominators up to this size take the vectorised path of ``bernoulli_exp_many`` (leaves room
 #: for the factor ``k`` in Bernoulli(gamma/k) before reaching ``INT64_SAFE``).
 _VEC_DEN_MAX = 1 << 56
-
-
-def as_fraction(x: Any, name: str) -> Fraction:
-    """Exact rational value of ``x`` (int, Fraction, gmpy2 mpz/mpq, or a finite float, exactly).
-
-    Raises:
-        ValueError: ``x`` is NaN, infinite, or not a number.
-    """
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, (bool, np.bool_)):
-        raise ValueError(f"{name}={x!r} must be a number, not a bool")
-    if isinstance(x, (int, np.integer)):
-        return Fraction(int(x))
-    if isinstance(x, Rational) or (hasattr(x, "numerator") and hasattr(x, "denominator")):
-        try:
-            return Fraction(int(x.numerator), int(x.denominator))
-        except (TypeError, ValueError, ZeroDivisionError) as exc:
-            raise ValueError(f"{name}={x!r} is not a valid rational") from exc
-    if isinstance(x, (float, np.floating)):
-        if not math.isfinite(float(x)):
-            raise ValueError(f"{name}={x!r} must be finite")
-        return Fraction(float(x))
-    raise ValueError(f"{name}={x!r} must be an int, Fraction, gmpy2 mpq or finite float")
 
 
 def positive_fraction(x: Any, name: str) -> Fraction:

@@ -1,10 +1,9 @@
-"""Argument checks for the whole project, and exact, claim-preserving rational conversions for
-the reference mechanisms.
+"""Exact, claim-preserving rational conversions and the argument checks of the reference
+mechanisms.
 
-The checks live here, in the bottom layer, so that every layer above (the claims and configs of
-``auditor.core``, the adapters) uses the same ones; each takes the exception class its caller
-raises (``ValueError`` here, ``InvalidArgument`` in the auditor) and names the argument and its
-value in a one-line message.
+The checks every layer shares (``check_integer``, ``check_real``, ``check_epsilon``,
+``check_delta``) live in the bottom package ``dp_params`` and are importable from here too; the
+ones here are the mechanisms' own (counts, sensitivities, integer queries).
 
 A float privacy parameter is turned into a rational *in the direction that keeps the claim*:
 epsilon is rounded down (less budget spent means more noise), sensitivity is taken exactly (floats
@@ -20,7 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from reference_mechanisms.bernoulli import as_fraction
+from dp_params.checks import (
+    as_fraction,
+    check_delta,
+    check_epsilon,
+    check_finite,
+    check_integer,
+    check_real,
+)
 
 __all__ = [
     "check_count",
@@ -40,96 +46,14 @@ QUERY_BOUND = 2**52
 EPSILON_BITS = 30
 
 
-def check_integer(
-    value: Any,
-    name: str,
-    *,
-    minimum: int | None = None,
-    maximum: int | None = None,
-    error: type[Exception] = ValueError,
-) -> int:
-    """``value`` as an ``int`` if it is an integer (Python or numpy; never a bool) in
-    ``[minimum, maximum]``; raises ``error`` naming ``name`` otherwise."""
-    ok = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
-    if ok and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
-        return int(value)
-    if minimum is not None and maximum is not None:
-        where = f" in [{minimum}, {maximum}]"
-    elif minimum is not None:
-        where = f" >= {minimum}"
-    else:
-        where = f" <= {maximum}" if maximum is not None else ""
-    raise error(f"{name}={value!r} must be an integer{where}")
-
-
 def check_count(n: Any, name: str = "n") -> int:
     """A number of outputs to draw: an integer >= 0."""
     return check_integer(n, name, minimum=0)
 
 
-def check_real(
-    value: Any,
-    name: str,
-    interval: str = "(-inf, inf)",
-    *,
-    what: str = "a number",
-    error: type[Exception] = ValueError,
-) -> float:
-    """``value`` as a float if it is a real number (not a bool) in ``interval``, written as
-    in mathematics: ``"(0, 1)"``, ``"[0, 1)"``, ``"(0, inf)"``; raises ``error`` otherwise.
-
-    A finite bound excludes infinities and NaN; ``what`` words the message ("a number of
-    seconds")."""
-    left, right = interval[0], interval[-1]
-    lo_text, hi_text = (t.strip() for t in interval[1:-1].split(","))
-    lo, hi = float(lo_text), float(hi_text)
-    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(
-        value, bool | np.bool_
-    )
-    v = float(value) if ok else math.nan
-    inside = (
-        (lo < v or (left == "[" and lo == v))
-        and (v < hi or (right == "]" and hi == v))
-        and not math.isnan(v)
-    )
-    if inside:
-        return v
-    if interval.endswith(", inf)") and left == "(":
-        shown = f"a finite number > {lo_text}" if what == "a number" else f"{what} > {lo_text}"
-    else:
-        shown = f"{what} in {interval}"
-    raise error(f"{name}={value!r} must be {shown}")
-
-
-def _finite_float(x: Any, name: str) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}={x!r} must be a real number") from exc
-    if math.isnan(v) or math.isinf(v):
-        raise ValueError(f"{name}={x!r} must be finite")
-    return v
-
-
-def check_epsilon(epsilon: Any) -> float:
-    """``epsilon`` as a float; raises ValueError unless it is finite and > 0."""
-    v = _finite_float(epsilon, "epsilon")
-    if v <= 0:
-        raise ValueError(f"epsilon={epsilon!r} must be > 0")
-    return v
-
-
-def check_delta(delta: Any, *, positive: bool = False) -> float:
-    """``delta`` as a float in [0, 1) (or (0, 1) when ``positive``); raises ValueError otherwise."""
-    v = _finite_float(delta, "delta")
-    if not 0 <= v < 1 or (positive and v == 0):
-        raise ValueError(f"delta={delta!r} must be in {'(0' if positive else '[0'}, 1)")
-    return v
-
-
 def check_sensitivity(sensitivity: Any) -> Fraction:
     """Exact rational value of ``sensitivity``; raises ValueError unless finite and > 0."""
-    _finite_float(sensitivity, "sensitivity")
+    check_finite(sensitivity, "sensitivity")
     f = as_fraction(sensitivity, "sensitivity")
     if f <= 0:
         raise ValueError(f"sensitivity={sensitivity!r} must be > 0")

@@ -52,13 +52,13 @@ Assumptions:
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
 import gmpy2
 import numpy as np
 
+from dp_params.zcdp import smallest_epsilon, zcdp_delta, zcdp_epsilon
 from reference_mechanisms.bernoulli import as_fraction
 from reference_mechanisms.discrete_gaussian import (
     discrete_gaussian_delta,
@@ -187,76 +187,8 @@ class VectorDiscreteLaplace:
         return vector_discrete_laplace_pmf(output, query, self.scale, precision)
 
 
-def zcdp_delta(rho: Any, epsilon: Any) -> gmpy2.mpfr:
-    """An upper bound on the delta that rho-zCDP gives at ``epsilon`` (CKS20 Cor. 13), certified.
-
-    ``delta = inf_{alpha > 1} exp((alpha - 1)(alpha rho - epsilon)) / (alpha - 1) *
-    (1 - 1/alpha)^alpha``.  Every alpha > 1 gives a valid bound; alpha is located by float
-    bisection on the derivative (as in the authors' ``cdp2adp.py``) and the bound is then
-    evaluated at that (dyadic) alpha in MPFR with every operation rounded up.  Capped at 1.
-
-    Raises:
-        ValueError: rho not > 0 or epsilon < 0 (or either not finite).
-    """
-    r = as_fraction(rho, "rho")
-    if r <= 0:
-        raise ValueError(f"rho={rho!r} must be > 0")
-    eps = as_fraction(epsilon, "epsilon")
-    if eps < 0:
-        raise ValueError(f"epsilon={epsilon!r} must be >= 0")
-    rf, ef = float(r), float(eps)
-    lo, hi = 1.0 + 2.0**-20, (ef + 1) / (2 * rf) + 2
-    for _ in range(200):  # d/d alpha of the log of the bound is increasing in alpha
-        alpha = (lo + hi) / 2
-        if (2 * alpha - 1) * rf - ef + math.log1p(-1 / alpha) < 0:
-            lo = alpha
-        else:
-            hi = alpha
-    a = Fraction(hi)  # exact dyadic, > 1
-    with gmpy2.context(precision=_PREC, round=gmpy2.RoundUp):
-        first = gmpy2.mpfr(gmpy2.mpq(*_ratio((a - 1) * (a * r - eps))))  # >= exact value
-        log_term = gmpy2.log(gmpy2.mpfr(gmpy2.mpq(*_ratio(1 - 1 / a))))  # >= ln(1 - 1/a)
-        expo = first + gmpy2.mpfr(gmpy2.mpq(*_ratio(a))) * log_term  # a is exact in mpfr
-        bound = gmpy2.exp(expo) / gmpy2.mpfr(gmpy2.mpq(*_ratio(a - 1)))
-    return min(bound, gmpy2.mpfr(1))
-
-
 def _ratio(x: Fraction) -> tuple[int, int]:
     return x.numerator, x.denominator
-
-
-def zcdp_epsilon(rho: Any, delta: float) -> float:
-    """The smallest float epsilon (to a relative 2^-30) with ``zcdp_delta(rho, epsilon) <= delta``.
-
-    Raises:
-        ValueError: rho not > 0; delta not in (0, 1).
-    """
-    check_delta(delta, positive=True)
-    return _smallest_epsilon(lambda e: zcdp_delta(rho, e), delta)
-
-
-def _smallest_epsilon(delta_of: Any, delta: float) -> float:
-    """Bisection for the smallest float epsilon whose certified delta is <= ``delta``.
-
-    ``delta_of`` is non-increasing in epsilon; the returned value is checked, so it is certified
-    whatever rounding happened inside the search.
-    """
-    target = gmpy2.mpfr(delta, _PREC)
-    if delta_of(0.0) <= target:
-        return 0.0
-    hi = 1.0
-    while delta_of(hi) > target:
-        hi *= 2
-        if hi > 2.0**40:
-            raise RuntimeError(f"no epsilon below 2^40 reaches delta={delta!r}")
-    lo = 0.0
-    while hi - lo > hi * 2.0**-30:
-        mid = (lo + hi) / 2
-        if delta_of(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 class VectorDiscreteGaussian:
@@ -323,7 +255,7 @@ class VectorDiscreteGaussian:
             ValueError: delta not in (0, 1).
         """
         check_delta(delta, positive=True)
-        return _smallest_epsilon(self.delta_for_epsilon, delta)
+        return smallest_epsilon(self.delta_for_epsilon, delta)
 
     def sample(self, query: Any, n: int, rng: IntegerSource | None = None) -> np.ndarray:
         """``n`` independent releases of the integer vector ``query``: int64 array (n, d).

@@ -11,7 +11,7 @@ from typing import Any
 
 from auditor.core.errors import InvalidArgument
 from auditor.core.spec import AdapterSpec
-from reference_mechanisms.params import check_integer, check_real
+from dp_params.checks import check_integer, check_real
 
 _integer = partial(check_integer, error=InvalidArgument)
 _real = partial(check_real, error=InvalidArgument)

@@ -2,7 +2,9 @@
 
 Each test writes a test module, runs pytest on it in-process and checks outcomes and output.
 The plugin is loaded through its ``pytest11`` entry point when dp-audit is installed with it,
-else with ``-p auditor.shell.pytest_plugin`` (never both: pytest refuses a plugin registered twice).
+else with ``-p dp_audit.pytest_plugin`` (never both: pytest refuses a plugin registered twice);
+an entry point ``dp_audit`` that names another module (an install made before the shell moved to
+``dp_audit``) is then blocked by its name.
 """
 
 from __future__ import annotations
@@ -25,14 +27,14 @@ load_attacks()
 
 PLUGIN_ARGS = (
     []
-    if any(ep.value == "auditor.shell.pytest_plugin" for ep in entry_points(group="pytest11"))
-    else ["-p", "auditor.shell.pytest_plugin"]
+    if any(ep.value == "dp_audit.pytest_plugin" for ep in entry_points(group="pytest11"))
+    else ["-p", "no:dp_audit", "-p", "dp_audit.pytest_plugin"]
 )
 
 TESTS = '''
 import numpy as np
 from auditor.adapters.textbook import TextbookLaplace
-from auditor.shell.pytest_plugin import assert_private
+from dp_audit.pytest_plugin import assert_private
 
 
 class Response:
@@ -89,7 +91,7 @@ def test_one_audit_passes_one_fails_with_a_readable_message(pytester: pytest.Pyt
 def test_adapter_error_fails_with_its_message(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_error="""
-from auditor.shell.pytest_plugin import assert_private
+from dp_audit.pytest_plugin import assert_private
 
 class Raises:
     name, family, epsilon, delta = "broken", "binary", 1.0, 0.0

@@ -77,7 +77,7 @@ def test_dp_audit_run_over_all_of_them_exits_2(tmp_path):
         [
             sys.executable,
             "-m",
-            "auditor",
+            "dp_audit",
             "run",
             "--adapter",
             f"{FILE}:bad",
@@ -116,7 +116,7 @@ def test_ctrl_c_stops_the_audit_and_its_workers(tmp_path):
     import time
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "auditor", "run", "--adapter", f"{FILE}:bad"]
+        [sys.executable, "-m", "dp_audit", "run", "--adapter", f"{FILE}:bad"]
         + ["--attack", "black-box", "--budget", "2000", "--timeout", "600"]
         + ["--out", str(tmp_path / "out")],
         cwd=ROOT,

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def dp_audit(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "auditor", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "dp_audit", *args], cwd=ROOT, capture_output=True, text=True,
         timeout=120,
     )  # fmt: skip
 

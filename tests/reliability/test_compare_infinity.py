@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from auditor.shell.cli import main
+from dp_audit.cli import main
 from reports.compare_plot import axis_extent
 
 

@@ -212,7 +212,7 @@ def cluster(tmp_path_factory, adapter_folder) -> Iterator[dict]:
 
 def dp_audit(*args: str, cwd: Path, env: dict | None = None, timeout: float = 300):
     return subprocess.run(
-        [sys.executable, "-m", "auditor", "run", *args],
+        [sys.executable, "-m", "dp_audit", "run", *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
 
@@ -290,7 +290,7 @@ def test_a_scheduler_lost_during_the_run_ends_the_adapter_as_an_error(
 ):
     env = {**os.environ, "PYTHONPATH": str(adapter_folder)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "auditor", "run",
+        [sys.executable, "-m", "dp_audit", "run",
          "--adapter", f"{adapter_folder / 'remote_adapters.py'}:slow",
          "--backend", "dask", "--scheduler", cluster["address"],
          "--attack", "black-box", "--budget", "100000", "--timeout", "60",

@@ -19,7 +19,7 @@ TARGET = f"{HERE / 'exiting_adapters.py'}:adapters"
 
 def dp_audit(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "auditor", *args],
+        [sys.executable, "-m", "dp_audit", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -58,7 +58,7 @@ def test_system_exit_at_import_is_a_usage_error(tmp_path):
 
 def test_an_unexpected_failure_is_exit_2_never_0_or_1(monkeypatch, capsys):
     """The CLI's last line of defence: whatever escapes, the exit code says 'error'."""
-    from auditor.shell import cli
+    from dp_audit import cli
 
     def escape(args):
         raise SystemExit(0)
@@ -69,7 +69,7 @@ def test_an_unexpected_failure_is_exit_2_never_0_or_1(monkeypatch, capsys):
 
 
 def test_help_still_exits_0(capsys):
-    from auditor.shell import cli
+    from dp_audit import cli
 
     with pytest.raises(SystemExit) as stop:
         cli.main(["run", "--help"])

@@ -26,7 +26,7 @@ FILE = HERE / "search_adapters.py"
 def test_an_input_changed_in_place_is_named(tmp_path, target, attacks, name, what, backend):
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--adapter", f"{FILE}:{target}", *attacks,
+        [sys.executable, "-m", "dp_audit", "run", "--adapter", f"{FILE}:{target}", *attacks,
          "--budget", "2000", "--workers", "1", "--backend", backend, "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=240,
     )  # fmt: skip

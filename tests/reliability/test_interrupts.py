@@ -24,7 +24,7 @@ def previous(tmp_path_factory) -> Path:
     """A complete report set, as an earlier run left it."""
     out = tmp_path_factory.mktemp("previous") / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--adapter", "reference.geometric",
+        [sys.executable, "-m", "dp_audit", "run", "--adapter", "reference.geometric",
          "--budget", "2000", "--backend", "inline", "--quiet", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
@@ -40,7 +40,7 @@ def test_ctrl_c_during_search_screening_stops_it_and_keeps_the_old_report(
     shutil.copytree(previous, out)
     before = json.loads((out / "report.json").read_text())["run_id"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "auditor", "run", "--adapter", f"{FILE}:slow_searchable",
+        [sys.executable, "-m", "dp_audit", "run", "--adapter", f"{FILE}:slow_searchable",
          "--search", "--configurations", "8", "--budget", "2000", "--attack", "black-box",
          "--workers", "2", "--out", str(out)],
         cwd=ROOT, stderr=subprocess.PIPE, text=True,

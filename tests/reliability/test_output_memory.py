@@ -17,7 +17,7 @@ FILE = HERE / "search_adapters.py"
 
 def dp_audit(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "auditor", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "dp_audit", *args], cwd=ROOT, capture_output=True, text=True,
         timeout=240,
     )  # fmt: skip
 

@@ -76,7 +76,7 @@ def test_a_second_run_into_the_same_folder_is_refused(tmp_path):
         with pytest.raises(FolderBusy):
             hold(out)  # another descriptor: flock locks are per open file
         proc = subprocess.run(
-            [sys.executable, "-m", "auditor", "run", "--adapter", "textbook.laplace*",
+            [sys.executable, "-m", "dp_audit", "run", "--adapter", "textbook.laplace*",
              "--budget", "2000", "--out", str(out)],
             cwd=ROOT, capture_output=True, text=True, timeout=120,
         )  # fmt: skip

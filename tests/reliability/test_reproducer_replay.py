@@ -54,7 +54,7 @@ def audited(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("leaky")
     write(folder, RELEASE, "[Leaky()]")
     proc = subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--adapter", f"{folder / 'leaky.py'}:leaky",
+        [sys.executable, "-m", "dp_audit", "run", "--adapter", f"{folder / 'leaky.py'}:leaky",
          "--budget", "2000", "--attack", "black-box", "--backend", "inline",
          "--out", str(folder / "out")],
         cwd=ROOT, capture_output=True, text=True, timeout=240,

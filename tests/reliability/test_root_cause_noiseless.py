@@ -15,7 +15,7 @@ FILE = HERE / "search_adapters.py"
 def test_a_noiseless_configuration_is_named_as_such(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--adapter", f"{FILE}:zero_scale_laplace",
+        [sys.executable, "-m", "dp_audit", "run", "--adapter", f"{FILE}:zero_scale_laplace",
          "--search", "--configurations", "2", "--finalists", "1", "--budget", "2000",
          "--backend", "inline", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=240,

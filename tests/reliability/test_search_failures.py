@@ -20,7 +20,7 @@ FILE = HERE / "search_adapters.py"
 def search(tmp_path: Path, target: str, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--adapter", f"{FILE}:{target}", "--search",
+        [sys.executable, "-m", "dp_audit", "run", "--adapter", f"{FILE}:{target}", "--search",
          "--configurations", "3", "--finalists", "1", "--budget", "2000", "--attack", "black-box",
          "--backend", "inline", "--out", str(out), *args],
         cwd=ROOT, capture_output=True, text=True, timeout=240,
@@ -66,7 +66,7 @@ def test_a_search_over_a_file_target_samples_in_worker_processes(tmp_path):
     plain runs' workers load file targets: nothing is sampled unisolated in this process."""
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--adapter", f"{FILE}:searchable", "--search",
+        [sys.executable, "-m", "dp_audit", "run", "--adapter", f"{FILE}:searchable", "--search",
          "--configurations", "2", "--finalists", "1", "--budget", "2000", "--attack", "black-box",
          "--workers", "1", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=240,
@@ -83,7 +83,7 @@ def test_a_configuration_that_crashes_its_process_ends_only_that_configuration(t
     own in the screening, and the configurations that work are still audited."""
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--adapter",
+        [sys.executable, "-m", "dp_audit", "run", "--adapter",
          f"{FILE}:crashes_at_large_epsilon", "--search", "--configurations", "4",
          "--finalists", "1", "--budget", "2000", "--attack", "black-box", "--workers", "1",
          "--timeout", "30", "--out", str(out)],

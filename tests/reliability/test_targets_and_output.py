@@ -15,7 +15,7 @@ FILE = HERE / "mixed_targets.py"
 
 def dp_audit(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--attack", "black-box", "--budget", "2000",
+        [sys.executable, "-m", "dp_audit", "run", "--attack", "black-box", "--budget", "2000",
          "--backend", "inline", *args],
         cwd=ROOT, capture_output=True, text=True, timeout=240,
     )  # fmt: skip

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def dp_audit(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "auditor", *args], cwd=cwd, capture_output=True, text=True,
+        [sys.executable, "-m", "dp_audit", *args], cwd=cwd, capture_output=True, text=True,
         timeout=240,
     )  # fmt: skip
 

@@ -44,7 +44,7 @@ def raise_line() -> int:
 
 def dp_audit(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--backend", "local", "--attack", "black-box",
+        [sys.executable, "-m", "dp_audit", "run", "--backend", "local", "--attack", "black-box",
          "--budget", "2000", *args],
         cwd=ROOT, capture_output=True, text=True, timeout=240,
     )  # fmt: skip

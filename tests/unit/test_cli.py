@@ -6,7 +6,7 @@ import textwrap
 import pytest
 from engine_fixtures import strip_timing
 
-from auditor.shell.cli import main
+from dp_audit.cli import main
 
 TEXTBOOK = textwrap.dedent(
     """
@@ -246,7 +246,7 @@ def test_a_log_hears_from_a_run_that_prints_nothing_for_a_while(
     tmp_path, write, capsys, monkeypatch
 ):
     """Outside a terminal there is no bar: a long first adapter still shows signs of life."""
-    monkeypatch.setattr("auditor.shell.progress.LOG_INTERVAL", 0.2)
+    monkeypatch.setattr("dp_audit.progress.LOG_INTERVAL", 0.2)
     f = write("slow.py", SLOW)
     main(["run", "--out", str(tmp_path / "o"), "--adapter", f"{f}:slow", "--budget", "5000"])
     err = capsys.readouterr().err
@@ -260,7 +260,7 @@ def test_a_closed_pipe_is_not_a_traceback():
     import sys
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "auditor", "list"],
+        [sys.executable, "-m", "dp_audit", "list"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -16,7 +16,7 @@ from auditor.core.claims import PrivacyClaim
 from auditor.core.configs import AuditConfig
 from auditor.core.results import Verdict
 from auditor.engine.runner import run_audit
-from auditor.shell.pytest_plugin import assert_private
+from dp_audit.pytest_plugin import assert_private
 
 
 class Gaussian:
@@ -90,7 +90,7 @@ def test_assert_private_takes_a_claim_of_any_kind():
 
 def test_cli_claim_option_parses_and_rejects_with_the_syntax():
     from auditor.core.errors import InvalidArgument
-    from auditor.shell.cli import build_parser
+    from dp_audit.cli import build_parser
 
     args = build_parser().parse_args(["run", "--claim", "zcdp:rho=0.5,delta=1e-5"])
     assert args.claim == parse_claim("zcdp:rho=0.5,delta=1e-5")
@@ -137,7 +137,7 @@ def test_white_box_evidence_is_stated_in_the_curve_parameter() -> None:
 
 
 def test_pytest_failure_message_states_a_curve_bound_in_its_parameter() -> None:
-    from auditor.shell.pytest_plugin import failure_message
+    from dp_audit.pytest_plugin import failure_message
 
     claim = {"kind": "gdp", "mu": 1.0, "report_delta": 1e-6, "epsilon": 4.88, "delta": 1e-6}
     result = {

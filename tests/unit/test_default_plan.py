@@ -12,7 +12,7 @@ import signal
 from attacks import load_attacks
 from auditor.core.configs import AuditConfig
 from auditor.engine.runner import _plan
-from auditor.shell.loading import load_builtins
+from dp_audit.loading import load_builtins
 
 #: seconds the whole plan may take (it takes a few): past this the test fails, not hangs
 LIMIT = 300

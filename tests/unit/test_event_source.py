@@ -23,7 +23,7 @@ from auditor.statistics.events.event_selection import (
 )
 from auditor.statistics.events.histogram_events import BinUnion
 
-FORBIDDEN = {"auditor", "attacks", "reports", "reference_mechanisms"}
+FORBIDDEN = {"dp_audit", "auditor", "attacks", "reports", "reference_mechanisms", "dp_params"}
 
 
 def standalone(event: Event):

@@ -47,7 +47,7 @@ def test_per_call_adapters_get_the_full_default_budget() -> None:
 
 
 def test_the_command_line_defaults_to_the_full_budget_for_per_call_adapters() -> None:
-    from auditor.shell.cli import build_parser
+    from dp_audit.cli import build_parser
 
     args = build_parser().parse_args(["run"])
     assert args.budget == args.loop_budget == 200_000

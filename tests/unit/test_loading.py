@@ -3,7 +3,7 @@ import textwrap
 import pytest
 
 from auditor import AdapterLoadError, load_target
-from auditor.shell.loading import load_builtins
+from dp_audit.loading import load_builtins
 
 ADAPTER_FILE = textwrap.dedent(
     """
@@ -41,7 +41,7 @@ def test_file_targets(adapter_file):
 
 def test_a_file_target_is_recorded_with_its_absolute_path(adapter_file, monkeypatch):
     # workers and reproducer scripts load it from wherever they run
-    from auditor.shell.loading import load_named
+    from dp_audit.loading import load_named
 
     monkeypatch.chdir(adapter_file.parent)
     ((adapter, target),) = load_named(f"{adapter_file.name}:one")

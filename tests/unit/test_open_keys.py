@@ -187,7 +187,7 @@ class Standalone(Fixed):
 
 
 def test_a_reproducer_encodes_open_key_outputs_as_the_audit_did():
-    from auditor.shell.reproduce import mechanism_source
+    from dp_audit.reproduce import mechanism_source
 
     source = mechanism_source(Standalone([]), None)
     scope: dict = {"np": np}
@@ -249,7 +249,7 @@ def test_an_open_key_finding_reproduces_without_dp_audit(tmp_path):
     import sys
     import sysconfig
 
-    from auditor.shell.cli import main
+    from dp_audit.cli import main
 
     module = tmp_path / "user_keys.py"
     module.write_text(USER_MODULE)

@@ -54,7 +54,7 @@ def project(tmp_path: Path, table: str = TABLE) -> Path:
 
 def dp_audit(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "auditor", "run", "--backend", "inline", *args],
+        [sys.executable, "-m", "dp_audit", "run", "--backend", "inline", *args],
         cwd=cwd, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.shell.cli import main
+from dp_audit.cli import main
 
 #: a user's adapter module that imports nothing of dp-audit: float Laplace (broken), a correct
 #: discrete one, and a searchable one broken above a sensitivity of 16

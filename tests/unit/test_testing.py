@@ -4,7 +4,7 @@ from audit_fixtures import GeometricLaplace, RandomizedResponse
 
 from auditor import AdapterContractError, AdapterOutputError
 from auditor.adapters.textbook import TextbookLaplace
-from auditor.shell.testing import check_adapter_conformance
+from auditor.testing import check_adapter_conformance
 
 
 @pytest.mark.parametrize("adapter", [TextbookLaplace(), GeometricLaplace(), RandomizedResponse()])

@@ -21,7 +21,7 @@ def test_vector_and_record_adapters_are_audited_and_reported(tmp_path):
         [
             sys.executable,
             "-m",
-            "auditor",
+            "dp_audit",
             "run",
             "--adapter",
             f"{TARGET}:adapters",

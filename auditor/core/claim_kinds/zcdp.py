@@ -31,7 +31,7 @@ from auditor.core.claims import (
     check_levels,
     profile_tradeoff,
 )
-from reference_mechanisms.vector_noise import zcdp_delta, zcdp_epsilon
+from dp_params.zcdp import zcdp_delta, zcdp_epsilon
 
 #: orders of the fast zCDP estimate used to rank events
 _ESTIMATE_ORDERS = 1.0 + np.geomspace(1e-4, 1e7, 240)
@@ -70,12 +70,12 @@ class ZeroConcentratedDP(_CurveClaim):
         return profile_tradeoff(arr, *self._profile)
 
     def delta_for_epsilon(self, epsilon: float) -> float:
-        """CKS20 Cor. 13 (``reference_mechanisms.vector_noise.zcdp_delta``), rounded up."""
+        """CKS20 Cor. 13 (``dp_params.zcdp.zcdp_delta``), rounded up."""
         e = check_epsilon_arg(epsilon)
         return min(1.0, _mpfr_up(zcdp_delta(self.rho, e)))
 
     def epsilon_for_delta(self, delta: float) -> float:
-        """CKS20 Cor. 13 inverted (``reference_mechanisms.vector_noise.zcdp_epsilon``)."""
+        """CKS20 Cor. 13 inverted (``dp_params.zcdp.zcdp_epsilon``)."""
         d = check_delta_arg(delta)
         edge = _epsilon_at_the_ends(self.delta_for_epsilon, d)
         if edge is not None:

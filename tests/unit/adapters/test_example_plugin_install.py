@@ -38,7 +38,7 @@ def test_installed_example_plugin_appears_in_dp_audit_list(tmp_path):
         "PYTHONPATH": os.pathsep.join([str(target), os.environ.get("PYTHONPATH", "")]),
     }
     listed = subprocess.run(
-        [sys.executable, "-m", "auditor", "list"],
+        [sys.executable, "-m", "dp_audit", "list"],
         env=env,
         capture_output=True,
         text=True,

@@ -159,6 +159,6 @@ def test_registry_lists_the_reference_target() -> None:
 
 @pytest.mark.parametrize("adapter", _ADAPTERS, ids=lambda a: a.name)
 def test_project_conformance_check(adapter) -> None:
-    from auditor.shell.testing import check_adapter_conformance
+    from auditor.testing import check_adapter_conformance
 
     check_adapter_conformance(adapter)

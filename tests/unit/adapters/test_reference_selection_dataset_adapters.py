@@ -110,6 +110,6 @@ def test_base2_adapter_probabilities_for_many_fractional_utilities() -> None:
 
 @pytest.mark.parametrize("adapter", selection_adapters() + dataset_adapters(), ids=lambda a: a.name)
 def test_conformance(adapter) -> None:
-    from auditor.shell.testing import check_adapter_conformance
+    from auditor.testing import check_adapter_conformance
 
     assert check_adapter_conformance(adapter).name == adapter.name

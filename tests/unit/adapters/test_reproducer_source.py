@@ -30,7 +30,7 @@ from auditor.core.source import literal
 from auditor.core.spec import check_adapter
 
 #: dp-audit's own packages: a reproducer must import none of them
-DP_AUDIT = {"auditor", "attacks", "reports", "reference_mechanisms"}
+DP_AUDIT = {"dp_audit", "auditor", "attacks", "reports", "reference_mechanisms", "dp_params"}
 #: what a reproducer may import: the standard library, numpy, scipy, the library under test
 ALLOWED = set(sys.stdlib_module_names) | {
     "numpy",
@@ -235,7 +235,7 @@ import sys
 if "seed" in globals():
     seed(ENTROPY)
 out = sample(QUERY, N)
-assert not {"auditor", "attacks", "reports", "reference_mechanisms"} & set(sys.modules)
+assert not {"dp_audit", "auditor", "attacks", "reports", "reference_mechanisms", "dp_params"} & set(sys.modules)
 print(json.dumps({"dtype": out.dtype.str, "shape": out.shape, "bytes": out.tobytes().hex(),
                   "mean": float(out.mean()), "std": float(out.std())}))
 """

@@ -191,7 +191,7 @@ def test_datasets_the_probe_refuses_are_left_out_and_refusing_all_is_an_error():
 
 
 def test_the_conformance_check_asks_a_vector_probe_for_the_output_length():
-    from auditor.shell.testing import check_adapter_conformance
+    from auditor.testing import check_adapter_conformance
 
     check_adapter_conformance(DegreeHistogram())
 

@@ -4,7 +4,7 @@ import pytest
 
 from attacks import ATTACKS, DEFAULT_ATTACKS, OPT_IN, available, default_attacks, load_attacks
 from auditor.core.errors import InvalidArgument
-from auditor.shell.cli import main
+from dp_audit.cli import main
 
 
 def test_defaults_exclude_opt_in_attacks():
@@ -31,8 +31,8 @@ def test_unknown_attack_is_rejected_with_the_known_names():
 
 def test_list_shows_opt_in_attacks_marked(capsys, monkeypatch):
     # no library adapters: this test is about the attack listing
-    monkeypatch.setattr("auditor.shell.loading.load_builtins", lambda opt_in=False: [])
-    monkeypatch.setattr("auditor.shell.loading.load_entry_point_adapters", lambda: [])
+    monkeypatch.setattr("dp_audit.loading.load_builtins", lambda opt_in=False: [])
+    monkeypatch.setattr("dp_audit.loading.load_entry_point_adapters", lambda: [])
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     timing = [line for line in out.splitlines() if line.strip().startswith("timing ")]

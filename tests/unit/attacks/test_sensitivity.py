@@ -235,7 +235,7 @@ def test_white_box_findings_render_without_clopper_pearson_wording():
 
 
 def test_conformance_check_covers_the_probe():
-    from auditor.shell.testing import check_adapter_conformance
+    from auditor.testing import check_adapter_conformance
 
     check_adapter_conformance(NaiveFloatSumWithProbe())
     check_adapter_conformance(ExactIntegerSum())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditor.shell.cli import main
+from dp_audit.cli import main
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Through ``python -m auditor run``: the same seed gives the same report.json for any --workers."""
+"""Through ``python -m dp_audit run``: the same seed gives the same report.json for any --workers."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ TARGET = f"{HELPERS / 'engine_fixtures.py'}:cli_adapters"
 
 def start(out: Path, *args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HELPERS), str(ROOT)])}
-    command = [sys.executable, "-m", "auditor", "run", "--quiet", "--adapter", TARGET]
+    command = [sys.executable, "-m", "dp_audit", "run", "--quiet", "--adapter", TARGET]
     command += ["--budget", "50000", "--out", str(out), *args]
     return subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from auditor.shell.cli import main
+from dp_audit.cli import main
 from reports.baseline import compare_with_baseline, exit_code_with_baseline
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from auditor.shell.cli import main
+from dp_audit.cli import main
 from reports.compare import COLUMNS, comparison_rows
 from reports.json_report import render_json
 

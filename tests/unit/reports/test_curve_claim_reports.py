@@ -19,8 +19,8 @@ from attacks import load_attacks
 from auditor.core.claim_kinds import GaussianDP, ZeroConcentratedDP
 from auditor.core.configs import AuditConfig
 from auditor.engine.runner import run_audit
-from auditor.shell.cli import _verdict_line, main
 from auditor.statistics.exact import WHITE_BOX_ESTIMATOR
+from dp_audit.cli import _verdict_line, main
 from reports.baseline import compare_with_baseline, exit_code_with_baseline
 from reports.compare import comparison_rows, render_comparison_markdown
 from reports.evidence import TradeoffEvidence, claim_object, curve_bound_text

@@ -3,7 +3,7 @@ from __future__ import annotations
 import io
 import time
 
-from auditor.shell.progress import LogProgress, TerminalProgress
+from dp_audit.progress import LogProgress, TerminalProgress
 
 
 class _Tty(io.StringIO):

@@ -89,7 +89,7 @@ def test_html_renders_a_report_without_output_samples(report_dict: dict[str, Any
 def test_cli_report_rerenders_html_and_junit_from_json(
     tmp_path: Any, report_dict: dict[str, Any], capsys: Any
 ) -> None:
-    from auditor.shell.cli import main
+    from dp_audit.cli import main
     from reports.json_report import render_json
 
     path = tmp_path / "report.json"

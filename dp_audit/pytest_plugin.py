@@ -8,7 +8,7 @@ Options (group "dp-audit"): ``--dp-audit-seed``, ``--dp-audit-budget``, ``--dp-a
 They set the defaults of :func:`assert_private` inside that pytest run; explicit arguments
 win.  The seed is printed in the report header, so a failing run can be replayed::
 
-    from auditor.shell.pytest_plugin import assert_private
+    from dp_audit.pytest_plugin import assert_private
 
     def test_my_laplace_is_private():
         assert_private(MyLaplaceAdapter(epsilon=1.0))
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from auditor.shell.arguments import budget, probability, whole_number
+from dp_audit.arguments import budget, probability, whole_number
 
 SEED_OPTION, BUDGET_OPTION, ALPHA_OPTION = (
     "--dp-audit-seed",

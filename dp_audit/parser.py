@@ -1,5 +1,5 @@
 """The ``dp-audit`` command line's parser: its subcommands and options, in the order ``--help``
-lists them (``auditor.shell.cli`` runs the commands).
+lists them (``dp_audit.cli`` runs the commands).
 """
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from auditor.core.errors import InvalidArgument
-from auditor.shell.arguments import MIN_BUDGET, budget, probability, whole_number
-from auditor.shell.arguments import claim as _claim
-from auditor.shell.arguments import configurations as _configurations
-from auditor.shell.arguments import folder as _folder
-from auditor.shell.arguments import futility as _futility
-from auditor.shell.arguments import non_negative_float as _non_negative_float
-from auditor.shell.arguments import positive as _positive
-from auditor.shell.arguments import seconds as _seconds
-from auditor.shell.arguments import workers as _workers
+from dp_audit.arguments import MIN_BUDGET, budget, probability, whole_number
+from dp_audit.arguments import claim as _claim
+from dp_audit.arguments import configurations as _configurations
+from dp_audit.arguments import folder as _folder
+from dp_audit.arguments import futility as _futility
+from dp_audit.arguments import non_negative_float as _non_negative_float
+from dp_audit.arguments import positive as _positive
+from dp_audit.arguments import seconds as _seconds
+from dp_audit.arguments import workers as _workers
 
 EPILOG = """\
 examples:

@@ -1,6 +1,6 @@
 """A conformance check adapter authors can call from their own test suites.
 
-    from auditor.shell.testing import check_adapter_conformance
+    from auditor.testing import check_adapter_conformance
 
     def test_my_adapter_follows_the_contract():
         check_adapter_conformance(MyLaplace())

@@ -130,7 +130,7 @@ def reproducer_for(data: dict[str, Any], name: str) -> str:
     Raises:
         InvalidArgument: no such violation, no target, or nothing to replay (the message says).
     """
-    from auditor.shell.loading import load_named
+    from dp_audit.loading import load_named
 
     results = {r.get("adapter"): r for r in data.get("results", [])}
     if name not in results:

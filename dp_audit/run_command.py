@@ -51,7 +51,7 @@ def collect_adapters(
 ) -> tuple[list[Any], list[str], dict[str, str]]:
     """Adapters, skip notes, and the target each adapter came from (workers load their own)."""
     from auditor.core.spec import adapter_label
-    from auditor.shell.loading import load_builtins, load_named
+    from dp_audit.loading import load_builtins, load_named
 
     origins: dict[str, str] = {}
     if targets:
@@ -154,7 +154,7 @@ def _audit_config(args: argparse.Namespace, project: dict[str, Any]) -> Any:
 
 def _claim_out(args: argparse.Namespace) -> None:
     """Check ``--out`` and lock it for this process, before anything is sampled."""
-    from auditor.shell.out_folder import check_out
+    from dp_audit.out_folder import check_out
     from reports.writing import FolderBusy, hold
 
     if check_out(args.out):
@@ -174,7 +174,7 @@ class _Terminal:
     while.  Nothing after Ctrl-C but "interrupted"; nothing at all with ``--quiet``."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from auditor.shell.progress import LogProgress, TerminalProgress
+        from dp_audit.progress import LogProgress, TerminalProgress
 
         self.quiet = bool(args.quiet)
         self.verbose = bool(getattr(args, "verbose", False))
@@ -186,8 +186,8 @@ class _Terminal:
         )
 
     def say(self, text: str) -> None:
-        from auditor.shell.interrupts import interrupted
-        from auditor.shell.progress import LogProgress
+        from dp_audit.interrupts import interrupted
+        from dp_audit.progress import LogProgress
 
         if not self.quiet and not interrupted():
             print(printable(text), file=sys.stderr, flush=True)
@@ -209,7 +209,7 @@ def _report(
     terminal: _Terminal,
 ) -> int:
     """Judge against the baseline, print what was not printed live, write the report set."""
-    from auditor.shell.reproduce import reproducers
+    from dp_audit.reproduce import reproducers
     from reports import RENDERERS
     from reports.baseline import compare_with_baseline, exit_code_with_baseline
     from reports.tradeoff_plot import tradeoff_files
@@ -313,7 +313,7 @@ def search(
 
 def remove_unused_out(args: argparse.Namespace) -> None:
     """A run that created its --out folder and wrote no report there leaves no folder."""
-    from auditor.shell.out_folder import remove_if_unused
+    from dp_audit.out_folder import remove_if_unused
 
     created = getattr(args, "out_created", None)
     if created is not None:

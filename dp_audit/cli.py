@@ -19,17 +19,17 @@ from typing import Any
 
 from auditor.core.errors import DPAuditError, InvalidArgument, describe
 from auditor.core.text import printable
-from auditor.shell.arguments import futility as _futility
-from auditor.shell.arguments import probability, whole_number
-from auditor.shell.arguments import seconds as _seconds
-from auditor.shell.arguments import workers as _workers
-from auditor.shell.parser import build_parser
-from auditor.shell.run_command import cmd_run as _cmd_run
-from auditor.shell.run_command import collect_adapters as _collect_adapters
-from auditor.shell.run_command import engine_config as _engine
-from auditor.shell.run_command import read_report as _read_report
-from auditor.shell.run_command import remove_unused_out as _remove_unused_out
-from auditor.shell.run_command import verdict_line as _verdict_line  # noqa: F401 - as before
+from dp_audit.arguments import futility as _futility
+from dp_audit.arguments import probability, whole_number
+from dp_audit.arguments import seconds as _seconds
+from dp_audit.arguments import workers as _workers
+from dp_audit.parser import build_parser
+from dp_audit.run_command import cmd_run as _cmd_run
+from dp_audit.run_command import collect_adapters as _collect_adapters
+from dp_audit.run_command import engine_config as _engine
+from dp_audit.run_command import read_report as _read_report
+from dp_audit.run_command import remove_unused_out as _remove_unused_out
+from dp_audit.run_command import verdict_line as _verdict_line  # noqa: F401 - as before
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
 
@@ -65,7 +65,7 @@ def _kind(adapter: Any) -> str:
 
 def _cmd_list(args: argparse.Namespace) -> int:
     from attacks import OPT_IN, available, load_attacks
-    from auditor.shell.loading import load_builtins, load_entry_point_adapters
+    from dp_audit.loading import load_builtins, load_entry_point_adapters
 
     print(
         "Built-in adapters (those marked [opt-in] run only when named, e.g. --adapter 'benchmark.*'):"
@@ -181,7 +181,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from auditor.shell.reproduce import FOLDER, reproducer_for, script_name
+    from dp_audit.reproduce import FOLDER, reproducer_for, script_name
     from reports.writing import write_atomic
 
     script = reproducer_for(_read_report(args.path), args.adapter)
@@ -217,7 +217,7 @@ def _warnings_restored() -> Iterator[None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from auditor.shell import interrupts, project_config
+    from dp_audit import interrupts, project_config
 
     parser = build_parser()
     try:
