@@ -28,7 +28,7 @@ from attacks import load_attacks  # noqa: E402
 from auditor.adapters.base import SeededAdapter  # noqa: E402
 from auditor.core.configs import AuditConfig  # noqa: E402
 from auditor.core.space import Range  # noqa: E402
-from auditor.engine.search import SearchConfig, search_audit  # noqa: E402
+from auditor.engine.parameter_search import SearchConfig, search_audit  # noqa: E402
 
 EPSILON = Range(0.05, 5.0, log=True)
 

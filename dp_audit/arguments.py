@@ -136,7 +136,7 @@ def folder(text: str) -> Path:
 
 
 def configurations(text: str) -> int:
-    from auditor.engine.search import MAX_CONFIGURATIONS
+    from auditor.engine.parameter_search import MAX_CONFIGURATIONS
 
     value = positive(text)
     if value > MAX_CONFIGURATIONS:

@@ -270,7 +270,7 @@ def search(
     on_result: Callable[[Any], None] | None,
 ) -> Any:
     """``run --search``: screen the declared parameter spaces, then certify the finalists."""
-    from auditor.engine.search import SearchConfig, declares_space, search_audit
+    from auditor.engine.parameter_search import SearchConfig, declares_space, search_audit
 
     say = terminal.say
     searched = [a for a in adapters if declares_space(a)]

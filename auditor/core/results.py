@@ -344,7 +344,7 @@ class AdapterResult:
     #: where the adapter was loaded from (``--adapter`` target), for reproducers
     target: str | None = None
     #: the point of its parameter space a searched adapter was audited at
-    #: (``{"adapter": base name, "parameters": {...}}``; see ``auditor.engine.search``)
+    #: (``{"adapter": base name, "parameters": {...}}``; see ``auditor.engine.parameter_search``)
     configuration: dict[str, Any] | None = None
 
     @property

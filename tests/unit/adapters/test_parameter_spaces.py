@@ -24,8 +24,8 @@ from auditor.core.kinds import InputKind
 from auditor.core.source import literal
 from auditor.core.space import check_space, design
 from auditor.core.spec import check_adapter, typical_query
+from auditor.engine.parameter_search import searchable
 from auditor.engine.sampling import check_outputs
-from auditor.engine.search import searchable
 
 #: the library adapter modules, and the library each needs
 LIBRARIES = (

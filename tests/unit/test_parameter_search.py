@@ -14,7 +14,7 @@ from auditor.adapters.base import SeededAdapter
 from auditor.core.configs import AuditConfig
 from auditor.core.errors import InvalidArgument
 from auditor.core.space import Choice, Configurable, Configured, Range, design, label
-from auditor.engine.search import SearchConfig, configurations, search_audit
+from auditor.engine.parameter_search import SearchConfig, configurations, search_audit
 
 
 class CappedSensitivityLaplace(SeededAdapter, Configurable):
