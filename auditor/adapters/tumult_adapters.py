@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
+from auditor.core.claim_kinds import ZeroConcentratedDP
 
 __all__ = ["REGIONS", "TumultQuery", "builtin_adapters", "spark_session", "stop_spark"]
 
@@ -82,13 +83,17 @@ def spark_session() -> Any:
     """The process's Spark session (``local[2]``), started on first use, stopped at exit.
 
     Spark's Python workers must run this interpreter (where Tumult is installed), so
-    ``PYSPARK_PYTHON`` is set to it unless the user set it.
+    ``PYSPARK_PYTHON`` is set to it unless the user set it.  A session the caller already
+    started is used as it is, and left running.
     """
+    from pyspark.sql import SparkSession
+
     with _LOCK:
+        existing = SparkSession.getActiveSession()
+        if "session" not in _SPARK and existing is not None:
+            return existing
         if "session" not in _SPARK:
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-            from pyspark.sql import SparkSession
-
             session = (
                 SparkSession.builder.master("local[2]")
                 .appName("dp-audit")
@@ -105,11 +110,28 @@ def spark_session() -> Any:
 
 
 def stop_spark() -> None:
-    """Stop the shared Spark session and its JVM (if this module started one)."""
+    """Stop the shared Spark session and end its JVM (if this module started one).
+
+    ``SparkSession.stop`` leaves PySpark's gateway JVM running until the interpreter exits;
+    shutting the gateway down and waiting for its process ends the JVM now, so a test (or
+    a long-lived worker) that is done with Spark holds no JVM.
+    """
     with _LOCK:
         session = _SPARK.pop("session", None)
-        if session is not None:
-            session.stop()
+        if session is None:
+            return
+        from pyspark import SparkContext
+
+        session.stop()
+        gateway = SparkContext._gateway
+        if gateway is not None:
+            process = getattr(gateway, "proc", None)
+            gateway.shutdown()
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=60)
+            SparkContext._gateway = None
+            SparkContext._jvm = None
 
 
 class TumultQuery:
@@ -263,16 +285,18 @@ class TumultQuery:
         return self._claim
 
     @property
-    def epsilon(self) -> float:
-        """Pure DP: the ε Tumult's accountant spends on one evaluation (zCDP: no ε)."""
-        if self.zcdp:
-            raise AttributeError("a zCDP adapter declares claim, not epsilon")
-        return self._read_claim()[0]
+    def claim(self) -> Any:
+        """zCDP: ``ZeroConcentratedDP(rho)``, the ρ Tumult's accountant spends; pure: None."""
+        return ZeroConcentratedDP(self._read_claim()[0]) if self.zcdp else None
 
     @property
-    def claim(self) -> str | None:
-        """zCDP: ``zcdp:rho=…``, the ρ Tumult's accountant spends; None for pure DP."""
-        return f"zcdp:rho={self._read_claim()[0]!r}" if self.zcdp else None
+    def epsilon(self) -> float:
+        """Pure DP: the ε Tumult's accountant spends; zCDP: the ε of the point ρ implies."""
+        return float(self.claim.epsilon) if self.zcdp else self._read_claim()[0]
+
+    @property
+    def delta(self) -> float:
+        return float(self.claim.delta) if self.zcdp else 0.0
 
     @property
     def description(self) -> str:
