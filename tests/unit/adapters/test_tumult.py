@@ -110,28 +110,38 @@ def test_keysets_public_and_from_the_data(adapters):
     assert (from_data[:, 4] == 0).all()
 
 
-@pytest.mark.parametrize(
-    ("name", "broken"),
-    [
-        ("tumult.count", False),
-        ("tumult.count(AddOneRow, users with many rows)", True),
-        ("tumult.groupby_count(KeySet from the data)", True),
-    ],
-    ids=["correct", "add_one_row_many_rows", "keyset_from_data"],
-)
-def test_misconfigurations_are_caught_and_the_correct_count_is_not(adapters, name, broken):
-    """Pair search at a budget of 1,000 (seed 0), inline (the test process's one JVM): a user
-    of 32 rows moves the count by 32 at scale 1 when a row is the protected change, and a
-    region held by one user appears with probability 1 against 0 when the KeySet is read
-    from the data.  Tumult's noise is not seeded: alpha = 0.001 bounds the correct count's
-    false failure."""
-    config = AuditConfig(budget=1000, seed=0, alpha=0.001)
+def _verdict(adapter, budget: int) -> Verdict:
+    config = AuditConfig(budget=budget, seed=0, alpha=0.001)
     attacks = load_attacks(["pair-search"])
-    report = run_audit([adapters[name]], attacks, config, engine=EngineConfig.in_process())
+    report = run_audit([adapter], attacks, config, engine=EngineConfig.in_process())
     (result,) = report.results
     assert result.error is None, result.to_dict()
-    expected = Verdict.VIOLATION if broken else Verdict.NO_VIOLATION
-    assert result.verdict is expected, result.to_dict()
+    return result.verdict
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("tumult.count", Verdict.NO_VIOLATION),
+        ("tumult.groupby_count(KeySet from the data)", Verdict.VIOLATION),
+    ],
+    ids=["correct", "keyset_from_data"],
+)
+def test_the_keyset_from_the_data_is_caught_and_the_correct_count_is_not(adapters, name, expected):
+    """Pair search at a budget of 1,000 (seed 0), inline (the test process's one JVM): a
+    region held by one user appears with probability 1 against 0 when the KeySet is read
+    from the data.  Tumult's noise is not seeded: alpha = 0.001 bounds the correct count's
+    false failure.  About 100 s and 70 s on two loaded cores (one Spark job per call)."""
+    assert _verdict(adapters[name], 1000) is expected
+
+
+@pytest.mark.slow
+def test_add_one_row_with_many_rows_per_user_is_caught(adapters):
+    """At 1,000 pair search does not screen users of many rows; at 4,000 (seed 0) it adds a
+    user of 32 rows beside 1,000 users, which moves the count by 32 at scale 1: 3,194 of
+    3,200 outputs against 0 in the command-line run (docs/systems-analytics.md)."""
+    adapter = adapters["tumult.count(AddOneRow, users with many rows)"]
+    assert _verdict(adapter, 4000) is Verdict.VIOLATION
 
 
 def test_stopping_spark_ends_its_jvm():
