@@ -2,7 +2,7 @@
 
 Each target is a ``module:attr`` string naming a zero-argument callable that returns a list of
 adapters.  Strings, not imports: listing the built-ins must not import optional libraries
-(diffprivlib, OpenDP, python-dp, Opacus, SmartNoise).  A target whose library is missing is skipped with a note.
+(diffprivlib, OpenDP, python-dp, Opacus, SmartNoise, Tumult).  A target whose library is missing is skipped with a note.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 #: epsilon, are for comparing testers and for teaching; the libraries' vector, quantile and
 #: partition APIs call the library once per output, so at the full budget each takes minutes,
 #: too long for every default run (``--adapter 'diffprivlib.tools.*'``, ``'pipeline_dp.*'``,
-#: ``'smartnoise_sql.*'``, ``'opendp_context.*'``).
+#: ``'smartnoise_sql.*'``, ``'opendp_context.*'``, ``'tumult.*'``).
 OPT_IN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.benchmarks:builtin_adapters", "numpy", None),
     ("auditor.adapters.diffprivlib_adapters:vector_adapters", "diffprivlib", "libs"),
@@ -31,6 +31,8 @@ OPT_IN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.smartnoise_sql_adapters:builtin_adapters", "smartnoise-sql", "sql"),
     # the same queries on the PostgreSQL server named by $DP_AUDIT_POSTGRES_DSN
     ("auditor.adapters.smartnoise_sql_adapters:postgres_adapters", "smartnoise-sql", "sql"),
+    # Tumult Analytics on Spark local[2]: many outputs per Spark job (systems-analytics.md)
+    ("auditor.adapters.tumult_adapters:builtin_adapters", "tmlt.analytics (tumult.*)", "tumult"),
 )
 
 BUILTIN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
