@@ -52,15 +52,18 @@ def _write(action: Callable[[], Any], where: Path) -> Any:
         raise InvalidArgument(f"cannot write {str(where)!r}: {exc.strerror or exc}") from None
 
 
-def _kind(adapter: Any) -> str:
-    """The adapter's family, or its input and output kinds (``vector(l1) → real[query]``)."""
+def _kind_and_claim(adapter: Any) -> tuple[str, str]:
+    """The adapter's family, or its input and output kinds (``vector(l1) → real[query]``), and
+    its claim as reports print it (``(1, 1e-05)-DP``, ``0.5-zCDP``): an adapter may declare a
+    ``claim`` instead of ``epsilon`` and ``delta``."""
     from auditor.core.errors import AdapterContractError
     from auditor.core.spec import check_adapter
 
     try:
-        return check_adapter(adapter).kind_label
+        spec = check_adapter(adapter)
     except AdapterContractError as exc:
-        return f"[invalid: {exc}]"
+        return f"[invalid: {exc}]", ""
+    return spec.kind_label, spec.claim.describe()
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -77,8 +80,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
             mode = "vectorised" if getattr(a, "vectorised", True) else "loop"
             library = getattr(a, "library", "") or group.library
             version = getattr(a, "library_version", "")
+            kind, claim = _kind_and_claim(a)
             print(
-                f"  {a.name:<40} {_kind(a):<10} eps={a.epsilon:g} delta={getattr(a, 'delta', 0.0):g}"
+                f"  {a.name:<40} {kind:<10} {claim}"
                 f"  {library} {version} ({mode}){' [opt-in]' if group.opt_in else ''}"
             )
     plugins = load_entry_point_adapters()
@@ -90,7 +94,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
             print(f"  [failed] {found}")
         else:
             for a in found:
-                print(f"  {a.name:<40} {_kind(a):<10} eps={a.epsilon:g}  (entry point {name})")
+                kind, claim = _kind_and_claim(a)
+                print(f"  {a.name:<40} {kind:<10} {claim}  (entry point {name})")
     print("Attacks:")
     for attack in load_attacks(available()):
         opt_in = (
@@ -142,7 +147,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             shape = "" if out.ndim == 1 else f" of {out.shape[1]}"
             what = f"fields {', '.join(out.dtype.names)}" if out.dtype.names else str(out.dtype)
             print(
-                f"ok     {name}  {spec.kind_label}  eps={spec.claim.epsilon:g}: "
+                f"ok     {name}  {spec.kind_label}  {spec.claim.describe()}: "
                 f"{len(out)} outputs{shape} ({what}) at {_query_text(query, spec.input.label)}"
             )
     finally:

@@ -314,6 +314,17 @@ def test_check_of_good_adapters_exits_0(tmp_path, write, capsys):
     assert capsys.readouterr().out.startswith("ok")
 
 
+def test_check_prints_the_claim_of_an_adapter_that_declares_only_claim(tmp_path, write, capsys):
+    f = write(
+        "zcdp.py",
+        GOOD.replace("exact = GeometricLaplace(epsilon=1.0,", "exact = GeometricLaplace(")
+        + "del exact.epsilon\nexact.claim = 'zcdp:rho=0.5'\n",
+    )
+    assert main(["check", "--adapter", f"{f}:exact", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ok") and "0.5-zCDP" in out and "eps=" not in out
+
+
 def test_check_reports_a_target_with_no_adapter_and_checks_the_others(tmp_path, write, capsys):
     f = write("good.py", GOOD)
     bad = write("bad.py", "nothing = 3\n")
