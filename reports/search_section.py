@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from reports.view import AdapterReport
 
 #: screened configurations listed per adapter (the rest are in report.json)
 SHOWN = 10
@@ -10,7 +13,7 @@ SHOWN = 10
 SCREENED = {"violation": "bound above claim", "no_violation": "bound below claim"}
 
 
-def search_summary(search: dict[str, Any]) -> list[str]:
+def search_summary(search: Mapping[str, Any]) -> list[str]:
     """Sentences: the design, the screening budget, how alpha was spent."""
     return [
         f"Design: {search['design']}; {search['configurations']} configurations per searched "
@@ -20,7 +23,7 @@ def search_summary(search: dict[str, Any]) -> list[str]:
     ]
 
 
-def search_rows(adapter: dict[str, Any]) -> tuple[str, list[tuple[str, str, str, str]]]:
+def search_rows(adapter: Mapping[str, Any]) -> tuple[str, list[tuple[str, str, str, str]]]:
     """A heading line for one searched adapter, and its most suspicious configurations as
     (configuration, screening verdict, bound at screening / claim, finalist?) rows."""
     space = "; ".join(f"{k}: {v}" for k, v in adapter["space"].items())
@@ -46,7 +49,6 @@ def search_rows(adapter: dict[str, Any]) -> tuple[str, list[tuple[str, str, str,
     return head, rows
 
 
-def reproducer_path(r: dict[str, Any]) -> str | None:
+def reproducer_path(r: AdapterReport) -> str | None:
     """Where ``dp-audit run`` wrote the violation's script (None: it wrote none)."""
-    path = r.get("reproducer")
-    return str(path) if path and r.get("verdict") == "violation" else None
+    return r.reproducer if r.reproducer and r.verdict == "violation" else None

@@ -27,10 +27,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reports.evidence import is_cells
 from reports.root_cause.floats import float_root_cause
 from reports.root_cause.loss import loss_region
 from reports.root_cause.sample import _queries, _scalar_sample
+from reports.view import parse_result
 
 __all__ = [
     "float_root_cause",
@@ -69,9 +69,9 @@ def root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
     ``"finding": "noiseless"``, :func:`float_root_cause`'s with ``"finding": "float"``, or :func:`loss_region`'s with ``"finding": "statistical"``; None
     otherwise, and when the result's data cannot be read (a report from elsewhere: the root
     cause is commentary, the verdict and the counts are the report)."""
-    if is_cells(r):
-        return None  # the cells' counts, in the event's text, are where its divergence shows
     try:
+        if parse_result(r).is_cells:
+            return None  # the cells' counts, in the event's text, are where its divergence shows
         noiseless = noiseless_root_cause(r)
         if noiseless is not None:
             return {"finding": "noiseless", **noiseless}

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from reports.evidence import as_float, is_cells, is_curve_claim, is_sampled
+from reports.evidence import as_float
 from reports.root_cause.floats import float_root_cause
 from reports.root_cause.sample import (
     DISCRETE_VALUES,
@@ -17,6 +17,7 @@ from reports.root_cause.sample import (
     _queries,
     _scalar_sample,
 )
+from reports.view import parse_result
 
 # --- statistical: the empirical privacy-loss distribution ----------------------------------
 
@@ -65,7 +66,7 @@ def _claimed_epsilon(r: dict[str, Any]) -> tuple[float, str]:
     claim = r.get("claim") or {}
     eps = as_float(claim.get("epsilon"))
     delta = as_float(claim.get("delta"))
-    if is_curve_claim(r):
+    if parse_result(r).is_curve:
         described = claim.get("description") or claim.get("kind")
         return eps, (
             f"ε = {_g(eps)}, the ε the claimed {described} implies at δ = {delta:g}"
@@ -242,13 +243,14 @@ def _certified_clause(r: dict[str, Any]) -> str:
     event = r.get("event") or "the event"
     bound = f"ε ≥ {_g(as_float(r.get('epsilon_lower_bound')))}"
     counts = _counts(r)
-    if counts is not None and is_sampled(r):
+    view = parse_result(r)
+    if counts is not None and view.is_sampled:
         n0, k0, n1, k1 = counts
         return (
             f"the certified bound, {bound}, rests on the event's counts alone ({event}): "
             f"{k0:,} of {n0:,} outputs at x against {k1:,} of {n1:,} at x′."
         )
-    if counts is not None and is_cells(r):
+    if counts is not None and view.is_cells:
         return (
             f"the certified bound rests on the counts of the cells alone ({event}); its "
             f"(ε, δ) statement, {bound}, on the same confidence limits."
