@@ -9,7 +9,7 @@ Every string that comes from an adapter, an attack or the report file goes throu
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -27,7 +27,7 @@ from reports.evidence import (
     tightened_text,
     white_box_bound_sentence,
 )
-from reports.root_cause import root_cause
+from reports.root_cause import cause_of
 from reports.search_section import reproducer_path, search_rows, search_summary
 from reports.view import (
     AdapterReport,
@@ -37,6 +37,7 @@ from reports.view import (
     Report,
     parse_report,
 )
+from reports.view_fields import SearchView
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1100px;
@@ -276,7 +277,7 @@ def _figure_parts(r: AdapterReport, curve: bool) -> list[str]:
 def _root_cause_html(r: AdapterReport) -> str:
     """A violation's "Root cause" subsection: the sentence, exact hex examples and, for a
     statistical finding, the empirical privacy-loss plot; "" without one."""
-    found = root_cause(r.source)
+    found = cause_of(r)
     if found is None:
         return ""
     parts = ["<h4>Root cause</h4>", f"<p>{escape(str(found['sentence']))}</p>"]
@@ -289,7 +290,7 @@ def _root_cause_html(r: AdapterReport) -> str:
     if found["finding"] == "statistical":
         parts.append(
             _plot_or_note(
-                lambda: plots.privacy_loss_png(r.source), f"empirical privacy loss of {r.adapter}"
+                lambda: plots.result_privacy_loss_png(r), f"empirical privacy loss of {r.adapter}"
             )
         )
     return "\n".join(parts)
@@ -356,12 +357,12 @@ def _baseline_section(baseline: BaselineView | None) -> str:
     return head + f"<ul>{items}</ul>"
 
 
-def _search_section(search: Mapping[str, Any] | None) -> str:
-    if not search:
+def _search_section(search: SearchView | None) -> str:
+    if search is None:
         return ""
     parts = ["<h2>Parameter search</h2>"]
     parts += [f"<p>{escape(t)}</p>" for t in search_summary(search)]
-    for adapter in search["adapters"]:
+    for adapter in search.adapters:
         head, rows = search_rows(adapter)
         body = "".join(
             "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows

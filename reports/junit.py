@@ -17,7 +17,7 @@ from typing import Any
 
 from auditor.core.text import printable
 from reports.evidence import as_float, curve_text, delta_bound_text, tightened_text
-from reports.root_cause import root_cause_text
+from reports.root_cause import cause_text
 from reports.view import AdapterReport, Report, parse_report, parse_result
 
 #: characters XML 1.0 cannot carry, even escaped
@@ -96,7 +96,7 @@ def _details(r: AdapterReport) -> str:
         lines.append(f"power: {r.power_statement}")
     lines += [f"note: {n}" for n in r.notes]
     lines.append(f"outputs drawn: {_or(r.samples, 0)}")
-    cause = root_cause_text(r.source)
+    cause = cause_text(r)
     if cause:
         lines.append(f"root cause: {cause}")
     return "\n".join(lines)

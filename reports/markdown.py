@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from auditor.core.text import printable
@@ -18,9 +17,10 @@ from reports.evidence import (
     tightened_text,
     white_box_bound_sentence,
 )
-from reports.root_cause import root_cause
+from reports.root_cause import cause_of
 from reports.search_section import reproducer_path, search_rows, search_summary
 from reports.view import AdapterReport, BaselineView, Report, parse_report
+from reports.view_fields import SearchView
 
 
 def md_escape(text: Any) -> str:
@@ -241,7 +241,7 @@ def _provenance_lines(report: Report) -> list[str]:
 
 def _root_cause_lines(r: AdapterReport) -> list[str]:
     """A violation's "Root cause" subsection (reports/root_cause/); none without one."""
-    found = root_cause(r.source)
+    found = cause_of(r)
     if found is None:
         return []
     lines = ["", "### Root cause", "", md_escape(found["sentence"])]
@@ -275,11 +275,11 @@ def _baseline_lines(baseline: BaselineView | None) -> list[str]:
     return lines
 
 
-def _search_lines(search: Mapping[str, Any] | None) -> list[str]:
-    if not search:
+def _search_lines(search: SearchView | None) -> list[str]:
+    if search is None:
         return []
     lines = ["", "## Parameter search", "", *(md_escape(t) for t in search_summary(search))]
-    for adapter in search["adapters"]:
+    for adapter in search.adapters:
         head, rows = search_rows(adapter)
         lines += ["", md_escape(head), ""]
         lines += [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,7 @@ from reports.figure_base import (
     _short,
     to_png,
 )
-from reports.view import AdapterReport
+from reports.view import AdapterReport, parse_result
 
 #: attack names / event texts for which the low-order-bits ("porous support") plot is drawn
 POROUS_PATTERN = re.compile(r"lsb|precision|porous|float|ulp|grid|mantissa|double", re.I)
@@ -140,10 +140,10 @@ def distributions_png(r: AdapterReport) -> bytes | None:
     if not sample:
         return None
     sides = [
-        (as_floats(sample["x"]), np.asarray(sample["in_event_x"], bool), "x", X_COLOUR),
+        (as_floats(sample.x), np.asarray(sample.in_event_x, bool), "x", X_COLOUR),
         (
-            as_floats(sample["x_prime"]),
-            np.asarray(sample["in_event_x_prime"], bool),
+            as_floats(sample.x_prime),
+            np.asarray(sample.in_event_x_prime, bool),
             "x'",
             X_PRIME_COLOUR,
         ),
@@ -201,7 +201,8 @@ def distributions_png(r: AdapterReport) -> bytes | None:
         ax.legend(fontsize=7, loc="upper right")
     if discrete and len(support) <= 12:
         axes[1].set_xticks(support)
-    axes[1].set_xlabel(f"output ({sample.get('source', 'training')} sample)")
+    source = "training" if sample.source is None else sample.source
+    axes[1].set_xlabel(f"output ({source} sample)")
     return to_png(fig)
 
 
@@ -241,9 +242,12 @@ def porosity_png(r: AdapterReport) -> bytes | None:
     left, right = fig.subplots(1, 2)
     rng = np.random.default_rng(0)  # jitter only, so points do not hide each other
     binades: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for key, label, colour in (("x", "x", X_COLOUR), ("x_prime", "x'", X_PRIME_COLOUR)):
-        values = as_floats(sample[key])
-        hits = np.asarray(sample[f"in_event_{key}"], bool)
+    for outputs, marks, label, colour in (
+        (sample.x, sample.in_event_x, "x", X_COLOUR),
+        (sample.x_prime, sample.in_event_x_prime, "x'", X_PRIME_COLOUR),
+    ):
+        values = as_floats(outputs)
+        hits = np.asarray(marks, bool)
         keep = np.isfinite(values) & (values != 0)
         values, hits = values[keep], hits[keep]
         if not len(values):
@@ -315,7 +319,7 @@ def _loss_positions(
     return pos, quantile_axis
 
 
-def _claim_and_bound_lines(ax: Any, r: dict[str, Any], found: dict[str, Any]) -> None:
+def _claim_and_bound_lines(ax: Any, r: AdapterReport, found: dict[str, Any]) -> None:
     """Dashed lines at ± the claimed ε and, when finite, the certified bound dotted."""
     eps = float(found["epsilon"])
     if math.isfinite(eps):
@@ -327,8 +331,8 @@ def _claim_and_bound_lines(ax: Any, r: dict[str, Any], found: dict[str, Any]) ->
                 color=CLAIM_COLOUR,
                 label=f"± claimed ε = {_g(eps)}" if sign > 0 else None,
             )
-    bound = as_float(r.get("epsilon_lower_bound"))
-    if math.isfinite(bound) and bound > 0 and not r.get("unbounded"):
+    bound = as_float(r.epsilon_lower_bound)
+    if math.isfinite(bound) and bound > 0 and not r.unbounded:
         ax.axhline(
             bound,
             ls=":",
@@ -338,7 +342,7 @@ def _claim_and_bound_lines(ax: Any, r: dict[str, Any], found: dict[str, Any]) ->
         )
 
 
-def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
+def privacy_loss_png(r: Mapping[str, Any]) -> bytes | None:
     """The empirical privacy-loss distribution of a statistical violation against its claim.
 
     Per bin of the pooled output sample (:func:`reports.root_cause.loss_region`), the empirical
@@ -347,10 +351,16 @@ def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
     Heavy-tailed outputs (the outer bins much wider than the bulk) are drawn at their quantile
     positions instead, ticks labelled with output values.  Descriptive: the certified bound
     (dotted, when finite) rests on the event's counts.  None when there is no such finding.
+    ``r``: a report.json result.
     """
-    from reports.root_cause import loss_region
+    return result_privacy_loss_png(parse_result(r))
 
-    found = loss_region(r)
+
+def result_privacy_loss_png(r: AdapterReport) -> bytes | None:
+    """:func:`privacy_loss_png` of a result of the report view."""
+    from reports.root_cause.loss import result_loss_region
+
+    found = result_loss_region(r)
     if found is None:
         return None
     edges = np.asarray(found["edges"], dtype=np.float64)
@@ -396,7 +406,7 @@ def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
     ax.set_ylabel("privacy loss ln(P̂_x / P̂_x′)")
     ax.set_title(
         _short(
-            f"{r['adapter']}: empirical privacy loss, {found['sample_x']:,} + "
+            f"{r.adapter}: empirical privacy loss, {found['sample_x']:,} + "
             f"{found['sample_x_prime']:,} outputs (descriptive)",
             100,
         ),

@@ -19,17 +19,31 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
-from auditor.core.claim_kinds import REGISTRY, Claim, claim_from_dict
-from auditor.core.claims import PrivacyClaim, exceeds
+from auditor.core.claim_kinds import Claim
+from auditor.core.claims import exceeds
 from auditor.core.errors import InvalidArgument
 from auditor.core.results import SCHEMA, CertifiedFirst, DeltaBound, EventCounts
 from auditor.statistics.clopper_pearson import cp_lower, cp_upper, epsilon_lower_bound
 from auditor.statistics.conditional import CONDITIONAL_ESTIMATOR, conditional_upper_bound
 from auditor.statistics.events.cell_chains import CELLS_ESTIMATOR
 from auditor.statistics.exact import WHITE_BOX_ESTIMATOR
-from reports.view_fields import Reader
+from reports.view_fields import (
+    ClaimView,
+    Reader,
+    SampleView,
+    SearchView,
+    read_claim,
+    read_counts,
+    read_delta_bound,
+    read_first_certified,
+    read_pair,
+    read_sample,
+    read_search,
+)
+from reports.view_fields import claim_object as claim_object
 
 
 @dataclass(frozen=True)
@@ -186,85 +200,6 @@ def tradeoff_evidence(
     )
 
 
-#: keys report.json adds to a curve claim's own dict (``claim_to_dict``): the implied point
-_IMPLIED_KEYS = ("epsilon", "delta", "description")
-
-
-@dataclass(frozen=True)
-class ClaimView:
-    """A result's claim: ``(epsilon, delta)`` for a point claim; a curve claim (``kind`` not a
-    point kind) also carries its ``description`` and its own ``parameters``, and ``epsilon``,
-    ``delta`` are the point it implies at its report δ.  ``claim`` is the claim object rebuilt
-    from them (None when it does not rebuild: a report from elsewhere)."""
-
-    epsilon: float | None
-    delta: float | None
-    kind: str | None
-    description: str | None
-    parameters: Mapping[str, Any]
-    claim: Claim | None = field(compare=False)
-
-    @property
-    def is_curve(self) -> bool:
-        """Whether it is a curve (GDP, zCDP, RDP, profile, f-DP), not one point."""
-        return self.kind is not None and not (self.kind in REGISTRY and REGISTRY[self.kind].point)
-
-    @property
-    def name(self) -> str:
-        """How a curve claim is named: its description, else its kind."""
-        return self.description or str(self.kind)
-
-
-def claim_object(r: Mapping[str, Any]) -> Claim | None:
-    """The claim of a report.json result as an object (``auditor.core.claim_kinds``), or None
-    when the result has none or its dict does not rebuild (a report from elsewhere)."""
-    claim = r.get("claim")
-    if not isinstance(claim, Mapping) or not claim:
-        return None
-    return _claim(claim, "claim", "report").claim
-
-
-def _claim(data: Mapping[str, Any], where: str, source: str) -> ClaimView:
-    read = Reader(data, where, source)
-    kind = read.text("kind")
-    parameters = {k: v for k, v in data.items() if k not in _IMPLIED_KEYS}
-    view = ClaimView(
-        epsilon=read.number("epsilon"),
-        delta=read.number("delta"),
-        kind=kind,
-        description=read.text("description"),
-        parameters=parameters,
-        claim=None,
-    )
-    try:
-        if not view.is_curve:
-            claim: Claim | None = PrivacyClaim(float(data["epsilon"]), float(view.delta or 0.0))
-        else:
-            claim = claim_from_dict(dict(parameters))
-    except (InvalidArgument, KeyError, TypeError, ValueError):
-        claim = None
-    return replace(view, claim=claim)
-
-
-def _counts(read: Reader, key: str) -> EventCounts | None:
-    sub = read.sub(key)
-    if sub is None or not sub.data:
-        return None
-    n0, k0, n1, k1 = (sub.integer(k) for k in ("n0", "k0", "n1", "k1"))
-    if n0 is None or k0 is None or n1 is None or k1 is None:
-        raise read.fail(key, "counts n0, k0, n1, k1")
-    return EventCounts(n0=n0, k0=k0, n1=n1, k1=k1)
-
-
-def _pair(read: Reader, key: str) -> tuple[Any, Any] | None:
-    value = read.data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        raise read.fail(key, "a pair")
-    return (value[0], value[1])
-
-
 @dataclass(frozen=True)
 class AdapterReport:
     """One adapter's result: its verdict, the best finding's evidence as report.json states it,
@@ -305,12 +240,10 @@ class AdapterReport:
     seconds: float | None = None
     #: where ``dp-audit run`` wrote the violation's reproducer, relative to the report
     reproducer: str | None = None
-    #: the outputs kept for plots (``x``, ``x_prime``, ``in_event_*``, ``source``), as stored
-    output_sample: Mapping[str, Any] | None = field(default=None, repr=False)
+    output_sample: SampleView | None = field(default=None, repr=False)
     #: the event's limits and interval; None without counts, or for another estimator than
     #: a sampled event's or the cells' (see ``event_evidence``)
     limits: EventEvidence | None = None
-    tradeoff: TradeoffEvidence | None = None
     #: the dictionary this was read from, for the readers not yet on this view (root causes,
     #: reproducers); renderers do not read it
     source: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -339,6 +272,13 @@ class AdapterReport:
     @property
     def is_curve(self) -> bool:
         return self.claim is not None and self.claim.is_curve
+
+    @cached_property
+    def tradeoff(self) -> TradeoffEvidence | None:
+        """The best event's trade-off box against the claim (None without counts of a sampled
+        event or a claim that rebuilds); computed on first use: a curve claim's trade-off
+        function can take a while."""
+        return _tradeoff(self)
 
     @property
     def event_evidence(self) -> EventEvidence | None:
@@ -382,36 +322,6 @@ def _tradeoff(r: AdapterReport) -> TradeoffEvidence | None:
     )
 
 
-def _delta_bound(read: Reader) -> DeltaBound | None:
-    sub = read.sub("delta_lower_bound")
-    if sub is None or not sub.data:
-        return None
-    counts = _counts(sub, "counts")
-    queries = _pair(sub, "queries") or (None, None)
-    return DeltaBound(
-        delta_lower_bound=sub.number("delta_lower_bound"),  # type: ignore[arg-type]
-        epsilon=sub.number("epsilon"),  # type: ignore[arg-type]
-        alpha=sub.number("alpha"),  # type: ignore[arg-type]
-        event=sub.text("event") or "",
-        counts=counts or EventCounts(0, 0, 0, 0),
-        alpha_split=sub.number("alpha_split") or 0.5,
-        x=queries[0],
-        x_prime=queries[1],
-        trial=sub.text("trial") or "",
-    )
-
-
-def _first_certified(read: Reader) -> CertifiedFirst | None:
-    sub = read.sub("first_certified")
-    if sub is None or not sub.data:
-        return None
-    return CertifiedFirst(
-        bound=sub.number("bound"),  # type: ignore[arg-type]
-        looks=sub.integer("looks"),  # type: ignore[arg-type]
-        n_certify=sub.integer("n_certify"),  # type: ignore[arg-type]
-    )
-
-
 def parse_result(
     data: Mapping[str, Any], where: str = "results/0", source: str = "report"
 ) -> AdapterReport:
@@ -432,14 +342,14 @@ def parse_result(
         adapter=str(read.text("adapter", required=True)),
         verdict=read.text("verdict"),
         family=read.text("family"),
-        claim=_claim(claim, f"{where}/claim", source) if claim else None,
+        claim=read_claim(claim, f"{where}/claim", source) if claim else None,
         epsilon_lower_bound=read.number("epsilon_lower_bound"),
         claim_bound=read.number("claim_bound"),
         parameter=read.text("parameter"),
         point_estimate=read.number("point_estimate"),
         attack=read.text("attack"),
         estimator=read.text("estimator"),
-        queries=_pair(read, "queries"),
+        queries=read_pair(read, "queries"),
         event=read.text("event"),
         white_box=bool(data.get("white_box")),
         unbounded=bool(data.get("unbounded")),
@@ -447,9 +357,9 @@ def parse_result(
         alpha=read.number("alpha"),
         alpha_split=read.number("alpha_split"),
         poisson_mean=read.number("poisson_mean"),
-        counts=_counts(read, "counts"),
-        delta_bound=_delta_bound(read),
-        first_certified=_first_certified(read),
+        counts=read_counts(read, "counts"),
+        delta_bound=read_delta_bound(read),
+        first_certified=read_first_certified(read),
         error=read.text("error"),
         error_traceback=read.text("error_traceback"),
         library=lib.text("name") if lib else None,
@@ -460,10 +370,10 @@ def parse_result(
         configuration=read.mapping("configuration"),
         seconds=timing.number("seconds") if timing else None,
         reproducer=read.text("reproducer"),
-        output_sample=read.mapping("output_sample"),
+        output_sample=read_sample(read),
         source=data if isinstance(data, dict) else dict(data),
     )
-    return replace(r, limits=_limits(r), tradeoff=_tradeoff(r))
+    return replace(r, limits=_limits(r))
 
 
 @dataclass(frozen=True)
@@ -534,8 +444,8 @@ class Report:
     started: str | None = None
     run_id: str | None = None
     baseline: BaselineView | None = None
-    #: what a parameter search screened (``reports.search_section`` reads it), as stored
-    search: Mapping[str, Any] | None = None
+    #: what a parameter search screened (None: no search)
+    search: SearchView | None = None
 
     @property
     def by_adapter(self) -> dict[str, AdapterReport]:
@@ -575,5 +485,5 @@ def parse_report(data: Mapping[str, Any], source: str = "report") -> Report:
         started=timing.text("started") if timing else None,
         run_id=read.text("run_id"),
         baseline=_baseline(read),
-        search=read.mapping("search"),
+        search=read_search(read),
     )
