@@ -1,4 +1,5 @@
-"""A typed, read-only view of report.json: the one place that knows its field names.
+"""A typed, read-only view of report.json: with ``reports.view_fields`` (the parts of a
+result), the one place that knows its field names.
 
 ``parse_report`` turns the report dictionary (``AuditReport.to_dict()``, or a saved
 report.json) into frozen objects once; the renderers read those, never the dictionary.  It
@@ -11,7 +12,8 @@ Every bound a page shows is the one the engine wrote (``epsilon_lower_bound``, `
 the δ bound).  What a page shows beyond them (the best event's four one-sided Clopper-Pearson
 limits, the upper end of its loss interval, its trade-off box) is derived here from the stored
 counts, once per result and only through the engine's own functions (``auditor.statistics``):
-no renderer computes a bound.
+no renderer computes a bound.  One number has no engine function: the upper end of the loss
+interval, ln((p0_high − δ) / p1_low), composed here from the engine's limits.
 """
 
 from __future__ import annotations
@@ -244,9 +246,6 @@ class AdapterReport:
     #: the event's limits and interval; None without counts, or for another estimator than
     #: a sampled event's or the cells' (see ``event_evidence``)
     limits: EventEvidence | None = None
-    #: the dictionary this was read from, for the readers not yet on this view (root causes,
-    #: reproducers); renderers do not read it
-    source: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def is_cells(self) -> bool:
@@ -371,7 +370,6 @@ def parse_result(
         seconds=timing.number("seconds") if timing else None,
         reproducer=read.text("reproducer"),
         output_sample=read_sample(read),
-        source=data if isinstance(data, dict) else dict(data),
     )
     return replace(r, limits=_limits(r))
 

@@ -4,6 +4,7 @@ wrong), the claim, the counts, the δ bound and the kept output sample."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -36,10 +37,15 @@ class Reader:
         return value
 
     def number(self, key: str) -> float | None:
-        """A JSON number as written (an int stays an int); "inf", "nan" as floats."""
+        """A JSON number as written (an int stays an int); "inf", "nan" as floats; a numpy
+        scalar of a dictionary built in-process as the Python number it stands for."""
         value = self.data.get(key)
         if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
             return value
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            return int(value)
+        if isinstance(value, numbers.Real):
+            return float(value)
         if isinstance(value, str):
             try:
                 return float(value)
@@ -65,6 +71,8 @@ class Reader:
         value = self.data.get(key)
         if value is None or (isinstance(value, int) and not isinstance(value, bool)):
             return value
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            return int(value)  # a numpy integer of a dictionary built in-process
         raise self.fail(key, "an integer")
 
     def mapping(self, key: str) -> Mapping[str, Any] | None:
