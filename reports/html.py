@@ -167,8 +167,8 @@ def _statement_items(r: AdapterReport) -> list[tuple[str, str]]:
     for note in r.notes:
         items.append(("note", escape(note)))
     items.append(("outputs drawn", f"{int(r.samples or 0):,}"))
-    if r.configuration:
-        values = ", ".join(f"{k}={v}" for k, v in r.configuration["parameters"].items())
+    if r.configuration is not None:
+        values = ", ".join(f"{k}={v}" for k, v in r.configuration.items())
         items.append(("configuration searched", escape(values)))
     if script := reproducer_path(r):
         items.append(("reproduce", f"<code>python {escape(script)}</code> (needs no dp-audit)"))

@@ -169,8 +169,8 @@ def _result_lines(r: AdapterReport) -> list[str]:
     for note in r.notes:
         lines.append(f"- note: {md_escape(note)}")
     lines.append(f"- outputs drawn: {r.samples or 0:,}")
-    if r.configuration:
-        values = ", ".join(f"{k}={v}" for k, v in r.configuration["parameters"].items())
+    if r.configuration is not None:
+        values = ", ".join(f"{k}={v}" for k, v in r.configuration.items())
         lines.append(f"- configuration searched: {md_escape(values)}")
     if script := reproducer_path(r):
         lines.append(f"- reproduce: `python {script}` (needs no dp-audit)")

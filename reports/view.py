@@ -238,6 +238,7 @@ class AdapterReport:
     samples: int | None = None
     notes: tuple[str, ...] = ()
     power_statement: str | None = None
+    #: the parameters a searched adapter was audited at (None: not a searched configuration)
     configuration: Mapping[str, Any] | None = None
     seconds: float | None = None
     #: where ``dp-audit run`` wrote the violation's reproducer, relative to the report
@@ -321,6 +322,16 @@ def _tradeoff(r: AdapterReport) -> TradeoffEvidence | None:
     )
 
 
+def _searched_at(read: Reader) -> Mapping[str, Any] | None:
+    sub = read.sub("configuration")
+    if sub is None or not sub.data:
+        return None
+    parameters = sub.mapping("parameters")
+    if parameters is None:
+        raise sub.fail("parameters", "an object")
+    return parameters
+
+
 def parse_result(
     data: Mapping[str, Any], where: str = "results/0", source: str = "report"
 ) -> AdapterReport:
@@ -366,7 +377,7 @@ def parse_result(
         samples=read.integer("samples"),
         notes=tuple(str(n) for n in read.items("notes")),
         power_statement=power.text("statement") if power else None,
-        configuration=read.mapping("configuration"),
+        configuration=_searched_at(read),
         seconds=timing.number("seconds") if timing else None,
         reproducer=read.text("reproducer"),
         output_sample=read_sample(read),

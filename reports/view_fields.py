@@ -23,8 +23,9 @@ class Reader:
 
     def fail(self, key: str, expected: str) -> InvalidArgument:
         value = repr(self.data.get(key))[:60]
+        where = f"{self.where}/{key}" if self.where else key
         return InvalidArgument(
-            f"{self.source} is not a valid {SCHEMA} report: at {self.where}/{key}, expected "
+            f"{self.source} is not a valid {SCHEMA} report: at {where}, expected "
             f"{expected}, found {value}"
         )
 
@@ -91,7 +92,8 @@ class Reader:
 
     def sub(self, key: str) -> Reader | None:
         value = self.mapping(key)
-        return None if value is None else Reader(value, f"{self.where}/{key}", self.source)
+        where = f"{self.where}/{key}" if self.where else key
+        return None if value is None else Reader(value, where, self.source)
 
 
 #: keys report.json adds to a curve claim's own dict (``claim_to_dict``): the implied point

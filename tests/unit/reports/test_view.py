@@ -133,3 +133,69 @@ def test_a_partial_result_is_read_with_absent_fields_as_none() -> None:
     r = parse_result({"adapter": "a", "verdict": "error", "error": "boom"})
     assert (r.counts, r.claim, r.limits, r.tradeoff, r.samples) == (None, None, None, None, None)
     assert r.error == "boom" and not r.is_curve and r.is_sampled
+
+
+def test_numpy_integers_of_an_in_process_dictionary_are_read_as_ints() -> None:
+    import numpy as np
+
+    r = parse_result(
+        {
+            "adapter": "a",
+            "verdict": "no_violation",
+            "samples": np.int64(40_000),
+            "counts": {"n0": np.int64(10), "k0": 3, "n1": 10, "k1": np.int32(1)},
+        }
+    )
+    assert r.samples == 40_000 and type(r.samples) is int
+    assert r.counts is not None and (r.counts.n0, r.counts.k1) == (10, 1)
+    with pytest.raises(InvalidArgument, match="expected an integer, found True"):
+        parse_result({"adapter": "a", "verdict": "error", "samples": True})
+
+
+def test_a_search_section_is_typed() -> None:
+    ranking = [
+        {
+            "name": "g[eps=2]",
+            "score": [1.5, 2.0],
+            "rejected": None,
+            "error": None,
+            "verdict_at_screening": "violation",
+        },
+        {
+            "name": "g[eps=0]",
+            "score": [None],
+            "rejected": "eps must be > 0",
+            "error": None,
+            "verdict_at_screening": None,
+        },
+    ]
+    search = {
+        "design": "Sobol",
+        "configurations": 2,
+        "screening_budget": 5000,
+        "screening_seed": 7,
+        "alpha": "a sentence",
+        "adapters": [
+            {
+                "adapter": "g",
+                "space": {"eps": [0, 4]},
+                "screened": 2,
+                "rejected": 1,
+                "finalists": ["g[eps=2]"],
+                "ranking": ranking,
+            }
+        ],
+    }
+    view = parse_report({"results": [], "search": search}).search
+    assert view is not None and view.alpha == "a sentence" and view.screening_seed == 7
+    (adapter,) = view.adapters
+    assert adapter.finalists == ("g[eps=2]",) and adapter.space == {"eps": [0, 4]}
+    assert [(s.ratio, s.rejected) for s in adapter.ranking] == [
+        (1.5, None),
+        (None, "eps must be > 0"),
+    ]
+    ranking[0]["name"] = 3
+    with pytest.raises(
+        InvalidArgument, match="at search/adapters/0/ranking/0/name, expected a string"
+    ):
+        parse_report({"results": [], "search": search})
