@@ -24,10 +24,12 @@ CI on not getting worse while a known issue is being fixed.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from auditor.core.errors import InvalidArgument
-from reports.evidence import EventEvidence, as_float, curve_bound_text
+from reports.evidence import as_float, curve_text
+from reports.view import AdapterReport, parse_report
 
 DEFAULT_MARGIN = 0.0
 
@@ -36,68 +38,34 @@ def _g(x: Any) -> str:
     return f"{as_float(x):.4g}"
 
 
-def _index(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {str(r["adapter"]): r for r in report.get("results") or []}
-
-
 def compare_with_baseline(
-    new: dict[str, Any], old: dict[str, Any], *, margin: float = DEFAULT_MARGIN, path: str = ""
+    new: Mapping[str, Any],
+    old: Mapping[str, Any],
+    *,
+    margin: float = DEFAULT_MARGIN,
+    path: str = "",
 ) -> dict[str, Any]:
-    """The ``baseline`` section of a report: regressions, fixes and accepted violations.
+    """The ``baseline`` section of a report: regressions, fixes and accepted violations
+    (``new`` and ``old``: report.json dictionaries).
 
     Raises:
         InvalidArgument: ``margin`` is negative or not finite.
     """
     if not isinstance(margin, int | float) or not math.isfinite(margin) or margin < 0:
         raise InvalidArgument(f"margin={margin!r} must be a finite number >= 0")
-    old_by, new_by = _index(old), _index(new)
-    regressions, fixed, accepted = [], [], []
+    old_by, new_by = parse_report(old).by_adapter, parse_report(new).by_adapter
+    regressions: list[dict[str, Any]] = []
+    accepted: list[dict[str, Any]] = []
+    fixed: list[str] = []
     for name, r in new_by.items():
         before = old_by.get(name)
-        old_verdict = before["verdict"] if before else "absent"
-        lb = as_float(r.get("epsilon_lower_bound"))
-        # a curve claim (GDP, zCDP, ...): its bound in its own parameter, beside the epsilon
-        curve = curve_bound_text(r, _g)
-        if r["verdict"] == "violation" and old_verdict != "violation":
-            regressions.append(
-                {
-                    "adapter": name,
-                    "kind": "new_violation",
-                    "old_verdict": old_verdict,
-                    "new_verdict": r["verdict"],
-                    "old_epsilon_lower_bound": before.get("epsilon_lower_bound")
-                    if before
-                    else None,
-                    "new_epsilon_lower_bound": lb,
-                    "threshold": None,
-                    "message": f"{name}: new violation (baseline verdict {old_verdict}), "
-                    + (f"certified {curve}" if curve else f"certified epsilon >= {lb:.4g}"),
-                }
-            )
-        elif r["verdict"] == "violation" and before is not None:
-            ev = EventEvidence.from_result(before, cells_cut=True)
-            threshold = (ev.upper if ev else math.inf) + margin
-            entry = {
-                "adapter": name,
-                "old_verdict": old_verdict,
-                "new_verdict": r["verdict"],
-                "old_epsilon_lower_bound": before.get("epsilon_lower_bound"),
-                "new_epsilon_lower_bound": lb,
-                "threshold": threshold if math.isfinite(threshold) else None,
-            }
-            if lb > threshold:
-                regressions.append(
-                    entry
-                    | {
-                        "kind": "larger_bound",
-                        "message": f"{name}: certified epsilon >= {lb:.4g} exceeds the baseline "
-                        f"interval's upper end + margin ({threshold:.4g})"
-                        + (f" ({curve_bound_text(r, _g, implied=False)})" if curve else ""),
-                    }
-                )
-            else:
-                accepted.append(entry)
-        elif old_verdict == "violation" and r["verdict"] == "no_violation":
+        old_verdict = str(before.verdict) if before else "absent"
+        if r.verdict == "violation" and old_verdict != "violation":
+            regressions.append(_new_violation(r, before, old_verdict))
+        elif r.verdict == "violation" and before is not None:
+            entry, regressed = _against(r, before, margin)
+            (regressions if regressed else accepted).append(entry)
+        elif old_verdict == "violation" and r.verdict == "no_violation":
             fixed.append(name)
     return {
         "path": path,
@@ -113,10 +81,54 @@ def compare_with_baseline(
     }
 
 
-def exit_code_with_baseline(report: dict[str, Any]) -> int:
+def _new_violation(r: AdapterReport, before: AdapterReport | None, old: str) -> dict[str, Any]:
+    """A violation the baseline did not have (verdict ``old``, "absent" without the adapter)."""
+    lb = as_float(r.epsilon_lower_bound)
+    # a curve claim (GDP, zCDP, ...): its bound in its own parameter, beside the epsilon
+    curve = curve_text(r, _g)
+    return {
+        "adapter": r.adapter,
+        "kind": "new_violation",
+        "old_verdict": old,
+        "new_verdict": r.verdict,
+        "old_epsilon_lower_bound": before.epsilon_lower_bound if before else None,
+        "new_epsilon_lower_bound": lb,
+        "threshold": None,
+        "message": f"{r.adapter}: new violation (baseline verdict {old}), "
+        + (f"certified {curve}" if curve else f"certified epsilon >= {lb:.4g}"),
+    }
+
+
+def _against(r: AdapterReport, before: AdapterReport, margin: float) -> tuple[dict[str, Any], bool]:
+    """A violation in both runs: its entry, and whether its bound left the baseline's interval.
+
+    A baseline bound certified on cells is read through the cut its (ε, δ) statement names."""
+    lb = as_float(r.epsilon_lower_bound)
+    ev = before.limits  # a sampled event's, or the cells' cut
+    threshold = (ev.upper if ev else math.inf) + margin
+    entry: dict[str, Any] = {
+        "adapter": r.adapter,
+        "old_verdict": before.verdict,
+        "new_verdict": r.verdict,
+        "old_epsilon_lower_bound": before.epsilon_lower_bound,
+        "new_epsilon_lower_bound": lb,
+        "threshold": threshold if math.isfinite(threshold) else None,
+    }
+    if lb <= threshold:
+        return entry, False
+    curve = curve_text(r, _g, implied=False)
+    message = (
+        f"{r.adapter}: certified epsilon >= {lb:.4g} exceeds the baseline "
+        f"interval's upper end + margin ({threshold:.4g})" + (f" ({curve})" if curve else "")
+    )
+    return entry | {"kind": "larger_bound", "message": message}, True
+
+
+def exit_code_with_baseline(report: Mapping[str, Any]) -> int:
     """1 if the report's ``baseline`` section lists regressions; else 2 on errors; else 0."""
-    if (report.get("baseline") or {}).get("regressions"):
+    view = parse_report(report)
+    if view.baseline is not None and view.baseline.regressions:
         return 1
-    if any(r["verdict"] == "error" for r in report.get("results") or []):
+    if any(r.verdict == "error" for r in view.results):
         return 2
     return 0

@@ -8,11 +8,13 @@ against claims) and ``compare.csv`` (through pandas, one row per adapter) to a f
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reports.evidence import as_float, claim_text, is_curve_claim
+from reports.evidence import as_float, claim_text
 from reports.markdown import md_escape
+from reports.view import AdapterReport, Report, parse_report
 from reports.writing import write_atomic
 
 COLUMNS = (
@@ -32,7 +34,7 @@ COLUMNS = (
 )
 
 
-def _claim_cell(ra: dict[str, Any] | None, rb: dict[str, Any] | None) -> str:
+def _claim_cell(ra: AdapterReport | None, rb: AdapterReport | None) -> str:
     """The claim as the table shows it: once when both reports agree, else A's and B's (a point
     claim in one report and a curve claim in the other, say)."""
     texts = [claim_text(r, _plain) for r in (ra, rb) if r is not None]
@@ -41,53 +43,52 @@ def _claim_cell(ra: dict[str, Any] | None, rb: dict[str, Any] | None) -> str:
     return texts[0]
 
 
-def comparison_rows(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+def comparison_rows(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One row per adapter in either report (A's order first); missing sides are None.
 
     ``claim_epsilon`` / ``claim_delta`` are A's claim when A has the adapter (a curve claim's
     implied point at its report δ); ``claim_text`` (not a CSV column) names both claims when
-    they differ.  The ε lower bounds are each report's ε at its own claim's δ."""
-    by_a = {str(r["adapter"]): r for r in a.get("results") or []}
-    by_b = {str(r["adapter"]): r for r in b.get("results") or []}
+    they differ.  The ε lower bounds are each report's ε at its own claim's δ.  ``a``, ``b``:
+    report.json dictionaries."""
+    by_a, by_b = parse_report(a).by_adapter, parse_report(b).by_adapter
     names = list(by_a) + [n for n in by_b if n not in by_a]
     rows = []
     for name in names:
         ra, rb = by_a.get(name), by_b.get(name)
         either = ra or rb
         assert either is not None
-        claim = either.get("claim") or {}
-
+        claim = either.claim
         lb_a, lb_b = _bound(ra), _bound(rb)
         rows.append(
             {
                 "adapter": name,
-                "family": either.get("family"),
-                "claim_epsilon": claim.get("epsilon"),
-                "claim_delta": claim.get("delta"),
-                "verdict_a": ra["verdict"] if ra else None,
-                "verdict_b": rb["verdict"] if rb else None,
+                "family": either.family,
+                "claim_epsilon": claim.epsilon if claim else None,
+                "claim_delta": claim.delta if claim else None,
+                "verdict_a": ra.verdict if ra else None,
+                "verdict_b": rb.verdict if rb else None,
                 "epsilon_lower_bound_a": lb_a,
                 "epsilon_lower_bound_b": lb_b,
                 "change": _change(lb_a, lb_b),
-                "attack_a": ra.get("attack") if ra else None,
-                "attack_b": rb.get("attack") if rb else None,
-                "samples_a": ra.get("samples") if ra else None,
-                "samples_b": rb.get("samples") if rb else None,
+                "attack_a": ra.attack if ra else None,
+                "attack_b": rb.attack if rb else None,
+                "samples_a": ra.samples if ra else None,
+                "samples_b": rb.samples if rb else None,
                 "claim_text": _claim_cell(ra, rb),
-                "curve_claim": any(r is not None and is_curve_claim(r) for r in (ra, rb)),
+                "curve_claim": any(r is not None and r.is_curve for r in (ra, rb)),
             }
         )
     return rows
 
 
-def _bound(r: dict[str, Any] | None) -> float | None:
+def _bound(r: AdapterReport | None) -> float | None:
     """The certified ε lower bound; ∞ for an unbounded white-box estimate (report.json holds
     a finite stand-in there, about 708, which is not a bound to compare)."""
-    if r is None or r["verdict"] == "error":
+    if r is None or r.verdict == "error":
         return None
-    if r.get("unbounded"):
+    if r.unbounded:
         return math.inf
-    return as_float(r.get("epsilon_lower_bound"))
+    return as_float(r.epsilon_lower_bound)
 
 
 def _change(a: float | None, b: float | None) -> float | None:
@@ -112,15 +113,18 @@ def _cell(value: Any, *, signed: bool = False) -> str:
 
 
 def render_comparison_markdown(
-    rows: list[dict[str, Any]], labels: tuple[str, str], a: dict[str, Any], b: dict[str, Any]
+    rows: list[dict[str, Any]],
+    labels: tuple[str, str],
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
 ) -> str:
     """The side-by-side table, with each report's seed, budget and alpha above it."""
     la, lb = (md_escape(label) for label in labels)
     lines = [
         "# dp-audit comparison",
         "",
-        f"- A = {la}: seed {a.get('seed')}, budget {a.get('budget')}, alpha {a.get('alpha')}",
-        f"- B = {lb}: seed {b.get('seed')}, budget {b.get('budget')}, alpha {b.get('alpha')}",
+        f"- A = {la}: {_settings(parse_report(a))}",
+        f"- B = {lb}: {_settings(parse_report(b))}",
         "",
         "| adapter | claim (ε, δ) | verdict A | verdict B | ε_lb A | ε_lb B | change | attack A | attack B |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -164,8 +168,12 @@ def render_comparison_markdown(
     return "\n".join(lines) + "\n"
 
 
+def _settings(report: Report) -> str:
+    return f"seed {report.seed}, budget {report.budget}, alpha {report.alpha}"
+
+
 def write_comparison(
-    a: dict[str, Any], b: dict[str, Any], labels: tuple[str, str], out: Path
+    a: Mapping[str, Any], b: Mapping[str, Any], labels: tuple[str, str], out: Path
 ) -> list[Path]:
     """Write compare.md, compare.png and compare.csv into ``out``; return their paths."""
     import pandas as pd

@@ -16,24 +16,28 @@ from typing import Any
 from auditor.core.text import printable
 from reports import plots, tradeoff_plot
 from reports.evidence import (
-    EventEvidence,
     as_float,
     bound_text,
     cells_lines,
     claim_text,
-    curve_bound_text,
+    curve_text,
     delta_bound_text,
-    is_cells,
-    is_curve_claim,
-    is_exact_white_box,
-    is_sampled,
     query_text,
     test_text,
     tightened_text,
     white_box_bound_sentence,
 )
-from reports.root_cause import root_cause
+from reports.root_cause import cause_of
 from reports.search_section import reproducer_path, search_rows, search_summary
+from reports.view import (
+    AdapterReport,
+    BaselineView,
+    EventEvidence,
+    Regression,
+    Report,
+    parse_report,
+)
+from reports.view_fields import SearchView
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1100px;
@@ -84,15 +88,24 @@ def _badge(verdict: str) -> str:
     )
 
 
-def _claim(r: dict[str, Any]) -> str:
+def _claim(r: AdapterReport) -> str:
     return escape(claim_text(r, _num))
 
 
-def _bound_cell(r: dict[str, Any]) -> str:
+def _bound_cell(r: AdapterReport) -> str:
     """The verdict table's bound: ε (as ever) or, for a curve claim, its own parameter."""
-    if r["verdict"] == "error":
+    if r.verdict == "error":
         return "–"
-    return escape(curve_bound_text(r, _num, implied=False) or bound_text(r, _num))
+    return escape(curve_text(r, _num, implied=False) or bound_text(r, _num))
+
+
+def _inputs(r: AdapterReport) -> tuple[str, str]:
+    assert r.queries is not None
+    q0, q1 = r.queries
+    return (
+        "inputs",
+        f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
+    )
 
 
 def _dl(items: list[tuple[str, str]]) -> str:
@@ -107,50 +120,34 @@ def _plot_or_note(make: Callable[[], bytes | None], alt: str) -> str:
         return f'<p class="note">figure "{escape(alt)}" could not be drawn: {escape(type(exc).__name__)}</p>'
 
 
-def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | None) -> str:
-    name = escape(str(r["adapter"]))
-    parts = [f'<section><h3 id="{escape(_anchor(i, r))}">{name} {_badge(r["verdict"])}</h3>']
+def _adapter_section(i: int, r: AdapterReport, regression: Regression | None) -> str:
+    name = escape(r.adapter)
+    parts = [f'<section><h3 id="{escape(_anchor(i, r))}">{name} {_badge(str(r.verdict))}</h3>']
     if regression:
         parts.append(
-            f'<p><span class="badge regression">REGRESSION</span> {escape(regression["message"])}</p>'
+            f'<p><span class="badge regression">REGRESSION</span> {escape(regression.message)}</p>'
         )
-    lib = r.get("library") or {}
-    curve = is_curve_claim(r)
+    curve = r.is_curve
     items = [
-        ("family", escape(str(r.get("family", "")))),
+        ("family", escape(r.family or "")),
         ("claim" if curve else "claim (ε, δ)", _claim(r)),
     ]
-    if lib.get("name"):
-        items.append(("library", escape(f"{lib['name']} {lib.get('version', '')}")))
-    if r.get("error"):
-        items.append(("error", f"<code>{escape(str(r['error']))}</code>"))
-    if r.get("verdict") == "error" and r.get("error_traceback"):
-        items.append(("traceback", _traceback_block(r["error_traceback"])))
-    ev = EventEvidence.from_result(r)
-    if is_exact_white_box(r) and r.get("queries"):
+    if r.library:
+        items.append(("library", escape(f"{r.library} {r.library_version or ''}")))
+    if r.error:
+        items.append(("error", f"<code>{escape(r.error)}</code>"))
+    if r.verdict == "error" and r.error_traceback:
+        items.append(("traceback", _traceback_block(r.error_traceback)))
+    ev = r.event_evidence
+    if r.is_exact_white_box and r.queries:
         items += _white_box_items(r)
     if ev is not None:
         items += _event_items(r, ev, curve)
     else:
         items += _estimate_items(r)
-    if delta := delta_bound_text(r, _num):
-        items.append(("δ bound", escape(delta)))
-    if tightened := tightened_text(r, _num):
-        items.append(("tightened", escape(tightened)))
-    power = r.get("power") or {}
-    if power.get("statement"):
-        items.append(("power", escape(str(power["statement"]))))
-    for note in r.get("notes") or []:
-        items.append(("note", escape(str(note))))
-    items.append(("outputs drawn", f"{int(r.get('samples') or 0):,}"))
-    if r.get("configuration"):
-        values = ", ".join(f"{k}={v}" for k, v in r["configuration"]["parameters"].items())
-        items.append(("configuration searched", escape(values)))
-    if script := reproducer_path(r):
-        items.append(("reproduce", f"<code>python {escape(script)}</code> (needs no dp-audit)"))
-    items.append(("time", f"{_num((r.get('timing') or {}).get('seconds'))} s"))
+    items += _statement_items(r)
     parts.append(_dl(items))
-    if ev is not None or (is_cells(r) and r.get("output_sample")):
+    if ev is not None or (r.is_cells and r.output_sample):
         parts += _figure_parts(r, curve)
     if cause := _root_cause_html(r):
         parts.append(cause)
@@ -158,17 +155,34 @@ def _adapter_section(i: int, r: dict[str, Any], regression: dict[str, Any] | Non
     return "\n".join(parts)
 
 
-def _event_items(r: dict[str, Any], ev: EventEvidence, curve: bool) -> list[tuple[str, str]]:
+def _statement_items(r: AdapterReport) -> list[tuple[str, str]]:
+    """The rows after the evidence: δ bound, tightening, power, notes, outputs, reproducer."""
+    items: list[tuple[str, str]] = []
+    if delta := delta_bound_text(r, _num):
+        items.append(("δ bound", escape(delta)))
+    if tightened := tightened_text(r, _num):
+        items.append(("tightened", escape(tightened)))
+    if r.power_statement:
+        items.append(("power", escape(r.power_statement)))
+    for note in r.notes:
+        items.append(("note", escape(note)))
+    items.append(("outputs drawn", f"{int(r.samples or 0):,}"))
+    if r.configuration is not None:
+        values = ", ".join(f"{k}={v}" for k, v in r.configuration.items())
+        items.append(("configuration searched", escape(values)))
+    if script := reproducer_path(r):
+        items.append(("reproduce", f"<code>python {escape(script)}</code> (needs no dp-audit)"))
+    items.append(("time", f"{_num(r.seconds)} s"))
+    return items
+
+
+def _event_items(r: AdapterReport, ev: EventEvidence, curve: bool) -> list[tuple[str, str]]:
     """A counted event's rows: inputs, event, counts, the bound and how it was computed."""
     items: list[tuple[str, str]] = []
-    q0, q1 = r["queries"]
     items += [
-        ("attack", escape(str(r.get("attack")))),
-        (
-            "inputs",
-            f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
-        ),
-        ("event", escape(str(r.get("event"))) + (" (white-box)" if r.get("white_box") else "")),
+        ("attack", escape(str(r.attack))),
+        _inputs(r),
+        ("event", escape(str(r.event)) + (" (white-box)" if r.white_box else "")),
         (
             "counts",
             f"{ev.k0:,} of {ev.n0:,} outputs on x; {ev.k1:,} of {ev.n1:,} on x′",
@@ -182,7 +196,7 @@ def _event_items(r: dict[str, Any], ev: EventEvidence, curve: bool) -> list[tupl
             if ev.conditional
             else (
                 f"ε ≥ <b>{_num(ev.lower)}</b> at significance {_num(ev.alpha)} (Clopper-Pearson, "
-                f"{_num(r.get('alpha_split') or 0.5)} of α on the limit for x, the rest on x′): "
+                f"{_num(r.alpha_split or 0.5)} of α on the limit for x, the rest on x′): "
                 f"ln((p0_low − δ)/p1_high) = ln(({_num(ev.p0_low)} − {_num(ev.delta)})"
                 f"/{_num(ev.p1_high)})"
             ),
@@ -198,57 +212,49 @@ def _event_items(r: dict[str, Any], ev: EventEvidence, curve: bool) -> list[tupl
             -2,
             (
                 "certified bound (claim)",
-                f"<b>{escape(curve_bound_text(r, _num) or '')}</b>, at significance "
-                f"{_num(r.get('alpha'))}: where the Clopper-Pearson corner (p1_high, 1 − "
+                f"<b>{escape(curve_text(r, _num) or '')}</b>, at significance "
+                f"{_num(r.alpha)}: where the Clopper-Pearson corner (p1_high, 1 − "
                 "p0_low) lies against the claimed trade-off curve (figure below)",
             ),
         )
     return items
 
 
-def _estimate_items(r: dict[str, Any]) -> list[tuple[str, str]]:
+def _estimate_items(r: AdapterReport) -> list[tuple[str, str]]:
     """The rows of a result without a counted event: cells, or another white-box estimate."""
     items: list[tuple[str, str]] = []
-    if is_cells(r) and r.get("counts") and r.get("queries"):
-        q0, q1 = r["queries"]
+    if r.is_cells and r.counts and r.queries:
         how, cut = cells_lines(r, _num)
         items += [
-            ("attack", escape(str(r.get("attack")))),
-            (
-                "inputs",
-                f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
-            ),
-            ("cells", escape(str(r.get("event")))),
+            ("attack", escape(str(r.attack))),
+            _inputs(r),
+            ("cells", escape(str(r.event))),
             (
                 "certified bound (claim)",
-                f"<b>{escape(curve_bound_text(r, _num) or '')}</b>, {escape(how)}",
+                f"<b>{escape(curve_text(r, _num) or '')}</b>, {escape(how)}",
             ),
             ("best cut", escape(cut)),
         ]
-    elif not is_exact_white_box(r) and r.get("counts") and not is_sampled(r):
+    elif not r.is_exact_white_box and r.counts and not r.is_sampled:
         # another white-box estimate (e.g. white-box-sensitivity): no counts to show
-        q0, q1 = r["queries"]
         items += [
-            ("attack", escape(str(r.get("attack")))),
-            (
-                "inputs",
-                f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
-            ),
-            ("event", escape(str(r.get("event"))) + " (white-box)"),
+            ("attack", escape(str(r.attack))),
+            _inputs(r),
+            ("event", escape(str(r.event)) + " (white-box)"),
             (
                 "white-box bound",
-                f"ε ≥ <b>{_num(r.get('epsilon_lower_bound'))}</b> (estimator "
-                f"{escape(str(r.get('estimator')))}: no sampling error; the event states its "
+                f"ε ≥ <b>{_num(r.epsilon_lower_bound)}</b> (estimator "
+                f"{escape(str(r.estimator))}: no sampling error; the event states its "
                 "assumption)",
             ),
         ]
     return items
 
 
-def _figure_parts(r: dict[str, Any], curve: bool) -> list[str]:
+def _figure_parts(r: AdapterReport, curve: bool) -> list[str]:
     """The figures of a result with outputs to show, and a note where its sample is missing."""
     parts: list[str] = []
-    label = str(r["adapter"])
+    label = r.adapter
     figures = [
         _plot_or_note(lambda: plots.distributions_png(r), f"output distributions of {label}"),
         _plot_or_note(lambda: plots.porosity_png(r), f"low-order bits of outputs of {label}"),
@@ -256,20 +262,22 @@ def _figure_parts(r: dict[str, Any], curve: bool) -> list[str]:
     ]
     if curve:
         figures.append(
-            _plot_or_note(lambda: tradeoff_plot.tradeoff_png(r), f"trade-off curve of {label}")
+            _plot_or_note(
+                lambda: tradeoff_plot.result_tradeoff_png(r), f"trade-off curve of {label}"
+            )
         )
     parts.append('<div class="plots">' + "".join(figures) + "</div>")
-    if not r.get("output_sample"):
+    if not r.output_sample:
         parts.append(
             '<p class="note">No output sample in this report: distributions not shown.</p>'
         )
     return parts
 
 
-def _root_cause_html(r: dict[str, Any]) -> str:
+def _root_cause_html(r: AdapterReport) -> str:
     """A violation's "Root cause" subsection: the sentence, exact hex examples and, for a
     statistical finding, the empirical privacy-loss plot; "" without one."""
-    found = root_cause(r)
+    found = cause_of(r)
     if found is None:
         return ""
     parts = ["<h4>Root cause</h4>", f"<p>{escape(str(found['sentence']))}</p>"]
@@ -282,7 +290,7 @@ def _root_cause_html(r: dict[str, Any]) -> str:
     if found["finding"] == "statistical":
         parts.append(
             _plot_or_note(
-                lambda: plots.privacy_loss_png(r), f"empirical privacy loss of {r['adapter']}"
+                lambda: plots.result_privacy_loss_png(r), f"empirical privacy loss of {r.adapter}"
             )
         )
     return "\n".join(parts)
@@ -294,70 +302,67 @@ def _traceback_block(text: Any) -> str:
     return f"<details><summary>show the traceback</summary><pre>{escape(shown)}</pre></details>"
 
 
-def _white_box_items(r: dict[str, Any]) -> list[tuple[str, str]]:
+def _white_box_items(r: AdapterReport) -> list[tuple[str, str]]:
     """Evidence of a white-box finding: exact probabilities from the adapter's oracle."""
-    q0, q1 = r["queries"]
-    p = r.get("probabilities") or {}
+    p0, p1 = r.probabilities or (None, None)
     bound = white_box_bound_sentence(r, _num, "′")
     return [
-        ("attack", escape(str(r.get("attack")))),
-        (
-            "inputs",
-            f"x = <code>{escape(query_text(q0))}</code>, x′ = <code>{escape(query_text(q1))}</code>",
-        ),
-        ("event", escape(str(r.get("event"))) + " (white-box)"),
+        ("attack", escape(str(r.attack))),
+        _inputs(r),
+        ("event", escape(str(r.event)) + " (white-box)"),
         (
             "WHITE-BOX evidence",
             "exact probabilities from the adapter's own probabilities(query), no sampling: "
-            f"P[event | x] = {_num(p.get('p0'))}, P[event | x′] = {_num(p.get('p1'))}; "
+            f"P[event | x] = {_num(p0)}, P[event | x′] = {_num(p1)}; "
             "valid if probabilities() describes sample()",
         ),
         ("bound", escape(bound)),
     ]
 
 
-def _anchor(i: int, r: dict[str, Any]) -> str:
+def _anchor(i: int, r: AdapterReport) -> str:
     """A unique, inert fragment id: the position plus the name's letters and digits."""
-    return f"adapter-{i}-" + "".join(ch if ch.isalnum() else "-" for ch in str(r["adapter"]))
+    return f"adapter-{i}-" + "".join(ch if ch.isalnum() else "-" for ch in r.adapter)
 
 
-def _summary_table(results: list[dict[str, Any]]) -> str:
+def _summary_table(results: tuple[AdapterReport, ...]) -> str:
     rows = [
         "<table><thead><tr><th>adapter</th><th>claim (ε, δ)</th><th>verdict</th>"
         "<th>ε lower bound</th><th>attack</th><th>event / error</th></tr></thead><tbody>"
     ]
     for i, r in enumerate(results):
         rows.append(
-            f'<tr><td><a href="#{escape(_anchor(i, r))}">{escape(str(r["adapter"]))}</a></td>'
-            f"<td>{_claim(r)}</td><td>{_badge(r['verdict'])}</td>"
+            f'<tr><td><a href="#{escape(_anchor(i, r))}">{escape(r.adapter)}</a></td>'
+            f"<td>{_claim(r)}</td><td>{_badge(str(r.verdict))}</td>"
             f'<td class="num">{_bound_cell(r)}</td>'
-            f"<td>{escape(str(r.get('attack') or '–'))}</td>"
-            f"<td>{escape(str(r.get('event') or r.get('error') or '–'))}</td></tr>"
+            f"<td>{escape(r.attack or '–')}</td>"
+            f"<td>{escape(r.event or r.error or '–')}</td></tr>"
         )
     rows.append("</tbody></table>")
     return "\n".join(rows)
 
 
-def _baseline_section(baseline: dict[str, Any] | None) -> str:
-    if not baseline:
+def _baseline_section(baseline: BaselineView | None) -> str:
+    if baseline is None:
         return ""
-    regressions = baseline.get("regressions") or []
+    regressions = baseline.regressions
+    path = "" if baseline.path is None else baseline.path
     head = (
-        f"<h2>Baseline</h2><p>Compared with <code>{escape(str(baseline.get('path', '')))}</code> "
-        f"(margin {_num(baseline.get('margin'))}): {len(regressions)} regression(s).</p>"
+        f"<h2>Baseline</h2><p>Compared with <code>{escape(path)}</code> "
+        f"(margin {_num(baseline.margin)}): {len(regressions)} regression(s).</p>"
     )
     if not regressions:
         return head
-    items = "".join(f"<li>{escape(str(g['message']))}</li>" for g in regressions)
+    items = "".join(f"<li>{escape(g.message)}</li>" for g in regressions)
     return head + f"<ul>{items}</ul>"
 
 
-def _search_section(search: dict[str, Any] | None) -> str:
-    if not search:
+def _search_section(search: SearchView | None) -> str:
+    if search is None:
         return ""
     parts = ["<h2>Parameter search</h2>"]
     parts += [f"<p>{escape(t)}</p>" for t in search_summary(search)]
-    for adapter in search["adapters"]:
+    for adapter in search.adapters:
         head, rows = search_rows(adapter)
         body = "".join(
             "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows
@@ -369,54 +374,42 @@ def _search_section(search: dict[str, Any] | None) -> str:
     return "\n".join(parts)
 
 
-def _provenance(report: dict[str, Any]) -> str:
-    mc = report.get("multiple_comparisons") or {}
-    timing = report.get("timing") or {}
+def _provenance(report: Report) -> str:
     rows = [
-        ("run", escape(str(report.get("run_id") or "—"))),
-        ("seed", _num(report.get("seed"))),
-        ("alpha (family-wise)", _num(report.get("alpha"))),
-        ("budget", f"{int(report.get('budget') or 0):,} outputs per input per trial"),
-        (
-            "tests (Bonferroni)",
-            f"{_num(mc.get('tests'))}, per-test α {_num(mc.get('per_test_alpha'))}",
-        ),
-        (
-            "versions",
-            escape(", ".join(f"{k} {v}" for k, v in (report.get("versions") or {}).items())),
-        ),
-        (
-            "platform",
-            escape(", ".join(f"{k} {v}" for k, v in (report.get("platform") or {}).items())),
-        ),
-        (
-            "settings",
-            escape(", ".join(f"{k}={v}" for k, v in (report.get("settings") or {}).items())),
-        ),
-        ("started", escape(str(timing.get("started", "?")))),
-        ("wall time", f"{_num(timing.get('wall_seconds'))} s"),
+        ("run", escape(report.run_id or "—")),
+        ("seed", _num(report.seed)),
+        ("alpha (family-wise)", _num(report.alpha)),
+        ("budget", f"{int(report.budget or 0):,} outputs per input per trial"),
+        ("tests (Bonferroni)", f"{_num(report.tests)}, per-test α {_num(report.per_test_alpha)}"),
+        ("versions", escape(", ".join(f"{k} {v}" for k, v in report.versions.items()))),
+        ("platform", escape(", ".join(f"{k} {v}" for k, v in report.platform.items()))),
+        ("settings", escape(", ".join(f"{k}={v}" for k, v in report.settings.items()))),
+        ("started", escape("?" if report.started is None else report.started)),
+        ("wall time", f"{_num(report.wall_seconds)} s"),
     ]
     return "<h2>Provenance</h2>" + _dl(rows)
 
 
-def render_html(report: dict[str, Any]) -> str:
+def render_html(data: dict[str, Any]) -> str:
     """The whole report as one HTML document (str)."""
-    results = list(report.get("results") or [])
-    alpha = float(report["alpha"])
-    baseline = report.get("baseline")
-    by_adapter = {g["adapter"]: g for g in (baseline or {}).get("regressions") or []}
-    counts = {v: sum(r["verdict"] == v for r in results) for v in VERDICT_TEXT}
+    report = parse_report(data)
+    results = report.results
+    assert report.alpha is not None, "a report to render states its alpha"
+    alpha = float(report.alpha)
+    baseline = report.baseline
+    by_adapter = {g.adapter: g for g in (baseline.regressions if baseline else ())}
+    counts = {v: sum(r.verdict == v for r in results) for v in VERDICT_TEXT}
     summary = ", ".join(f"{counts[v]} {VERDICT_TEXT[v]}" for v in VERDICT_TEXT if counts[v])
     intro = (
         f"<p>{len(results)} adapter(s): {escape(summary) or 'none'}. Family-wise confidence "
-        f"{_num(1 - alpha)} (α = {_num(alpha)}), seed {_num(report.get('seed'))}, budget "
-        f"{int(report.get('budget') or 0):,} outputs per input per trial.</p>"
+        f"{_num(1 - alpha)} (α = {_num(alpha)}), seed {_num(report.seed)}, budget "
+        f"{int(report.budget or 0):,} outputs per input per trial.</p>"
         '<p class="note">A <b>violation</b> is certified: with the confidence above, the '
         "mechanism's ε is at least the lower bound shown, which exceeds its claim. <b>No violation "
         "found</b> means nothing was found at this budget; it does not mean the mechanism is "
         "private.</p>"
     )
-    if any(is_curve_claim(r) for r in results):
+    if any(r.is_curve for r in results):
         intro += (
             '<p class="note">A claim stated as a curve (μ-GDP, ρ-zCDP, Rényi DP, a δ(ε) profile, '
             "f-DP) is judged on the whole curve: its bound is in the claim's own parameter (μ ≥ …, "
@@ -429,14 +422,14 @@ def render_html(report: dict[str, Any]) -> str:
         _summary_table(results),
         _plot_or_note(lambda: plots.epsilon_png(results), "epsilon lower bounds against claims"),
         _baseline_section(baseline),
-        _search_section(report.get("search")),
+        _search_section(report.search),
         "<h2>Adapters</h2>",
-        *(_adapter_section(i, r, by_adapter.get(r["adapter"])) for i, r in enumerate(results)),
+        *(_adapter_section(i, r, by_adapter.get(r.adapter)) for i, r in enumerate(results)),
     ]
-    if report.get("skipped"):
+    if report.skipped:
         body.append(
             "<h2>Skipped</h2><ul>"
-            + "".join(f"<li>{escape(str(s))}</li>" for s in report["skipped"])
+            + "".join(f"<li>{escape(s)}</li>" for s in report.skipped)
             + "</ul>"
         )
     body.append(_provenance(report))

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from reports.evidence import (
-    EventEvidence,
-    as_float,
-    as_floats,
-)
+from reports.evidence import as_float, as_floats
 from reports.figure_base import (
     CLAIM_COLOUR,
     EVENT_COLOUR,
@@ -32,34 +28,32 @@ from reports.figure_base import (
     _short,
     to_png,
 )
+from reports.view import AdapterReport, parse_result
 
 #: attack names / event texts for which the low-order-bits ("porous support") plot is drawn
 POROUS_PATTERN = re.compile(r"lsb|precision|porous|float|ulp|grid|mantissa|double", re.I)
 
 
-def epsilon_png(results: Sequence[dict[str, Any]]) -> bytes | None:
+def epsilon_png(results: Sequence[AdapterReport]) -> bytes | None:
     """ε lower bound and the event's confidence interval against each adapter's claim.
 
     One row per adapter with counts.  The interval is the event's privacy loss
     ln((p0 − δ)/p1) at the result's significance; its lower end is the certified ε_lb, its
     upper end is drawn as an arrow when no output on x' fell in the event (unbounded).
     """
-    found = [(r, EventEvidence.from_result(r)) for r in results]
-    rows = [(r, ev) for r, ev in found if ev is not None]
+    rows = [(r, r.event_evidence) for r in results if r.event_evidence is not None]
     if not rows:
         return None
     finite = [
-        v
-        for r, ev in rows
-        for v in (ev.lower, ev.upper, ev.point, as_float(r["claim"]["epsilon"]))
-        if math.isfinite(v)
+        v for r, ev in rows for v in (ev.lower, ev.upper, ev.point, _claimed(r)) if math.isfinite(v)
     ]
     x_max = max(1.0, max(finite) * 1.15)
     fig = _figure(7.5, 1.4 + 0.45 * len(rows), fit_labels=True)
     ax = fig.add_subplot()
     for i, (r, ev) in enumerate(rows):
         y = len(rows) - 1 - i
-        colour = EVENT_COLOUR if r["verdict"] == "violation" else X_COLOUR
+        assert ev is not None
+        colour = EVENT_COLOUR if r.verdict == "violation" else X_COLOUR
         upper = ev.upper if math.isfinite(ev.upper) else x_max
         ax.plot([ev.lower, upper], [y, y], color=colour, lw=2, solid_capstyle="butt")
         if not math.isfinite(ev.upper):
@@ -87,7 +81,7 @@ def epsilon_png(results: Sequence[dict[str, Any]]) -> bytes | None:
                 ms=6,
                 label="point estimate" if i == 0 else None,
             )
-        claim = as_float(r["claim"]["epsilon"])  # a curve claim's implied ε may be "inf"
+        claim = _claimed(r)
         if math.isfinite(claim):
             ax.plot(
                 [claim, claim],
@@ -97,7 +91,7 @@ def epsilon_png(results: Sequence[dict[str, Any]]) -> bytes | None:
                 label="claimed ε" if i == 0 else None,
             )
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([_short(r["adapter"], 40) for r, _ in reversed(rows)])
+    ax.set_yticklabels([_short(r.adapter, 40) for r, _ in reversed(rows)])
     ax.set_xlim(0, x_max)
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xlabel("ε: certified lower bound — event interval (red: claim violated)")
@@ -105,9 +99,15 @@ def epsilon_png(results: Sequence[dict[str, Any]]) -> bytes | None:
     return to_png(fig)
 
 
-def event_png(r: dict[str, Any]) -> bytes | None:
+def _claimed(r: AdapterReport) -> float:
+    """The claimed ε (a curve claim's implied ε may be infinite)."""
+    assert r.claim is not None, "a result with counts has a claim"
+    return as_float(r.claim.epsilon)
+
+
+def event_png(r: AdapterReport) -> bytes | None:
     """The event's probability on x and on x' with their Clopper-Pearson limits (from counts)."""
-    ev = EventEvidence.from_result(r)
+    ev = r.event_evidence
     if ev is None:
         return None
     fig = _figure(4.2, 2.6)
@@ -134,16 +134,16 @@ def _discrete(values: np.ndarray) -> bool:
     )
 
 
-def distributions_png(r: dict[str, Any]) -> bytes | None:
+def distributions_png(r: AdapterReport) -> bytes | None:
     """The two output distributions (kept sample) with the outputs in the event marked."""
-    sample = r.get("output_sample")
+    sample = r.output_sample
     if not sample:
         return None
     sides = [
-        (as_floats(sample["x"]), np.asarray(sample["in_event_x"], bool), "x", X_COLOUR),
+        (as_floats(sample.x), np.asarray(sample.in_event_x, bool), "x", X_COLOUR),
         (
-            as_floats(sample["x_prime"]),
-            np.asarray(sample["in_event_x_prime"], bool),
+            as_floats(sample.x_prime),
+            np.asarray(sample.in_event_x_prime, bool),
             "x'",
             X_PRIME_COLOUR,
         ),
@@ -201,19 +201,19 @@ def distributions_png(r: dict[str, Any]) -> bytes | None:
         ax.legend(fontsize=7, loc="upper right")
     if discrete and len(support) <= 12:
         axes[1].set_xticks(support)
-    axes[1].set_xlabel(f"output ({sample.get('source', 'training')} sample)")
+    source = "training" if sample.source is None else sample.source
+    axes[1].set_xlabel(f"output ({source} sample)")
     return to_png(fig)
 
 
-def _query(r: dict[str, Any], side: int) -> Any:
-    queries = r.get("queries") or [None, None]
-    return queries[side]
+def _query(r: AdapterReport, side: int) -> Any:
+    return (r.queries or (None, None))[side]
 
 
-def wants_porosity(r: dict[str, Any]) -> bool:
+def wants_porosity(r: AdapterReport) -> bool:
     """Whether a finding is about floating-point support (attack name or event text says so)."""
-    text = f"{r.get('attack') or ''} {r.get('event') or ''}"
-    return bool(r.get("output_sample")) and bool(POROUS_PATTERN.search(text))
+    text = f"{r.attack or ''} {r.event or ''}"
+    return bool(r.output_sample) and bool(POROUS_PATTERN.search(text))
 
 
 def trailing_zero_bits(values: np.ndarray) -> np.ndarray:
@@ -226,7 +226,7 @@ def trailing_zero_bits(values: np.ndarray) -> np.ndarray:
     return np.where(v == 0, 52, tz)
 
 
-def porosity_png(r: dict[str, Any]) -> bytes | None:
+def porosity_png(r: AdapterReport) -> bytes | None:
     """Low-order bits of the outputs on x vs x': where a float sampler's support is porous.
 
     Left: each output's binade (log2 of its magnitude) against the number of trailing zero bits
@@ -235,16 +235,19 @@ def porosity_png(r: dict[str, Any]) -> bytes | None:
     share of outputs in the event per binade (power-of-two range of |output|): a support
     that x' cannot reach shows as bars on x with nothing on x'.
     """
-    if not wants_porosity(r):
+    sample = r.output_sample
+    if sample is None or not wants_porosity(r):
         return None
-    sample = r["output_sample"]
     fig = _figure(7.5, 3.2)
     left, right = fig.subplots(1, 2)
     rng = np.random.default_rng(0)  # jitter only, so points do not hide each other
     binades: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for key, label, colour in (("x", "x", X_COLOUR), ("x_prime", "x'", X_PRIME_COLOUR)):
-        values = as_floats(sample[key])
-        hits = np.asarray(sample[f"in_event_{key}"], bool)
+    for outputs, marks, label, colour in (
+        (sample.x, sample.in_event_x, "x", X_COLOUR),
+        (sample.x_prime, sample.in_event_x_prime, "x'", X_PRIME_COLOUR),
+    ):
+        values = as_floats(outputs)
+        hits = np.asarray(marks, bool)
         keep = np.isfinite(values) & (values != 0)
         values, hits = values[keep], hits[keep]
         if not len(values):
@@ -316,7 +319,7 @@ def _loss_positions(
     return pos, quantile_axis
 
 
-def _claim_and_bound_lines(ax: Any, r: dict[str, Any], found: dict[str, Any]) -> None:
+def _claim_and_bound_lines(ax: Any, r: AdapterReport, found: dict[str, Any]) -> None:
     """Dashed lines at ± the claimed ε and, when finite, the certified bound dotted."""
     eps = float(found["epsilon"])
     if math.isfinite(eps):
@@ -328,8 +331,8 @@ def _claim_and_bound_lines(ax: Any, r: dict[str, Any], found: dict[str, Any]) ->
                 color=CLAIM_COLOUR,
                 label=f"± claimed ε = {_g(eps)}" if sign > 0 else None,
             )
-    bound = as_float(r.get("epsilon_lower_bound"))
-    if math.isfinite(bound) and bound > 0 and not r.get("unbounded"):
+    bound = as_float(r.epsilon_lower_bound)
+    if math.isfinite(bound) and bound > 0 and not r.unbounded:
         ax.axhline(
             bound,
             ls=":",
@@ -339,7 +342,7 @@ def _claim_and_bound_lines(ax: Any, r: dict[str, Any], found: dict[str, Any]) ->
         )
 
 
-def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
+def privacy_loss_png(r: Mapping[str, Any]) -> bytes | None:
     """The empirical privacy-loss distribution of a statistical violation against its claim.
 
     Per bin of the pooled output sample (:func:`reports.root_cause.loss_region`), the empirical
@@ -348,10 +351,16 @@ def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
     Heavy-tailed outputs (the outer bins much wider than the bulk) are drawn at their quantile
     positions instead, ticks labelled with output values.  Descriptive: the certified bound
     (dotted, when finite) rests on the event's counts.  None when there is no such finding.
+    ``r``: a report.json result.
     """
-    from reports.root_cause import loss_region
+    return result_privacy_loss_png(parse_result(r))
 
-    found = loss_region(r)
+
+def result_privacy_loss_png(r: AdapterReport) -> bytes | None:
+    """:func:`privacy_loss_png` of a result of the report view."""
+    from reports.root_cause.loss import result_loss_region
+
+    found = result_loss_region(r)
     if found is None:
         return None
     edges = np.asarray(found["edges"], dtype=np.float64)
@@ -397,7 +406,7 @@ def privacy_loss_png(r: dict[str, Any]) -> bytes | None:
     ax.set_ylabel("privacy loss ln(P̂_x / P̂_x′)")
     ax.set_title(
         _short(
-            f"{r['adapter']}: empirical privacy loss, {found['sample_x']:,} + "
+            f"{r.adapter}: empirical privacy loss, {found['sample_x']:,} + "
             f"{found['sample_x_prime']:,} outputs (descriptive)",
             100,
         ),

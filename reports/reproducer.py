@@ -19,7 +19,7 @@ import textwrap
 from typing import Any
 
 from auditor.core.source import enclosed, literal
-from reports.evidence import is_cells
+from reports.view import parse_result
 
 #: claim kinds whose bound the script recomputes (the others have no short closed form)
 SUPPORTED_KINDS = ("pure", "approx", "gdp", "zcdp")
@@ -136,7 +136,7 @@ def render_reproducer(
             f"{name}: the finding's draws were not recorded (timed or sensitivity attack)"
         )
     probe = replay.get("probe")
-    if is_cells(r):
+    if parse_result(r).is_cells:
         raise NotReproducible(
             f"{name}: the bound was certified on the counts of several cells (a Rényi "
             "divergence from below), which the script does not recompute; rerun dp-audit to "

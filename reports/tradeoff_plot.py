@@ -6,17 +6,13 @@ Clopper-Pearson box against the claimed curve beta = f(alpha) (report.html, and 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from auditor.core.claim_kinds import REGISTRY
-from reports.evidence import (
-    PARAMETER_SYMBOL,
-    TradeoffEvidence,
-    curve_bound_text,
-    is_curve_claim,
-)
+from reports.evidence import PARAMETER_SYMBOL, TradeoffEvidence, curve_text
 from reports.figure_base import (
     CLAIM_COLOUR,
     EVENT_COLOUR,
@@ -27,6 +23,7 @@ from reports.figure_base import (
     _short,
     to_png,
 )
+from reports.view import AdapterReport, parse_report, parse_result
 
 #: type-I error levels the claimed curve is drawn at: even steps, and log steps towards 0
 #: and 1 where curves such as GDP's are steep
@@ -65,7 +62,7 @@ def corner_style(ev: TradeoffEvidence, kind: str | None) -> tuple[str, str]:
 
 def _draw_panel(
     ax: Any,
-    r: dict[str, Any],
+    r: AdapterReport,
     ev: TradeoffEvidence,
     curve: np.ndarray,
     described: str,
@@ -115,7 +112,7 @@ def _draw_panel(
             edgecolor=X_COLOUR,
             alpha=0.3,
             lw=1,
-            label=label(f"Clopper-Pearson box (significance {_g(r['alpha'])}, one-sided limits)"),
+            label=label(f"Clopper-Pearson box (significance {_g(r.alpha)}, one-sided limits)"),
         )
     )
     ax.plot(
@@ -166,7 +163,7 @@ def _zoom_window(zoom: Any, ev: TradeoffEvidence) -> tuple[float, float, float, 
     return left, right, bottom, top
 
 
-def tradeoff_png(r: dict[str, Any]) -> bytes | None:
+def tradeoff_png(r: Mapping[str, Any]) -> bytes | None:
     """The best event as a test rejecting x′, against the claimed trade-off curve β = f(α).
 
     Left, the whole square [0, 1]²: the claimed curve (the region below it, which refutes the
@@ -176,16 +173,21 @@ def tradeoff_png(r: dict[str, Any]) -> bytes | None:
     Right, the same around the box (a box of a few thousand outputs is a dot on the square,
     and events rare on x′ sit against the axis), with the curve when it passes near, else a
     note of where it is.  None without counts (an error, a white-box estimate).
+    ``r``: a report.json result.
     """
-    ev = TradeoffEvidence.from_result(r)
-    if ev is None:
+    return result_tradeoff_png(parse_result(r))
+
+
+def result_tradeoff_png(r: AdapterReport) -> bytes | None:
+    """:func:`tradeoff_png` of a result of the report view."""
+    ev = r.tradeoff
+    if ev is None or r.claim is None:
         return None
     from matplotlib.patches import Rectangle
 
-    claim = r["claim"]
-    described = _short(claim.get("description") or ev.claim.describe(), 50)
+    described = _short(r.claim.description or ev.claim.describe(), 50)
     curve = ev.claim.tradeoff(_LEVELS)
-    corner = corner_style(ev, claim.get("kind"))
+    corner = corner_style(ev, r.claim.kind)
     fig = _figure(7.5, 4.4, fit_labels=True)
     whole, zoom = fig.subplots(1, 2)
     for ax, labelled in ((whole, True), (zoom, False)):
@@ -215,12 +217,12 @@ def tradeoff_png(r: dict[str, Any]) -> bytes | None:
             ec=NEUTRAL_COLOUR,
         )
     )
-    if is_curve_claim(r):
-        headline = curve_bound_text(r, _g, implied=False) or ""
+    if r.is_curve:
+        headline = curve_text(r, _g, implied=False) or ""
     else:
         symbol = PARAMETER_SYMBOL["epsilon"]
-        headline = f"{symbol} ≥ {_g(r.get('epsilon_lower_bound'))} for a claimed {described}"
-    fig.suptitle(_short(f"{r['adapter']}: {headline}", 110), fontsize=9)
+        headline = f"{symbol} ≥ {_g(r.epsilon_lower_bound)} for a claimed {described}"
+    fig.suptitle(_short(f"{r.adapter}: {headline}", 110), fontsize=9)
     fig.legend(loc="outside lower center", ncols=2, fontsize=7)
     return to_png(fig)
 
@@ -231,22 +233,22 @@ def tradeoff_filename(adapter: Any) -> str:
     return f"tradeoff-{safe or 'adapter'}.png"
 
 
-def tradeoff_files(report: dict[str, Any]) -> dict[str, bytes]:
+def tradeoff_files(report: Mapping[str, Any]) -> dict[str, bytes]:
     """The trade-off figure of every result with a curve claim and counts, as extra files of the
     report set: ``{"tradeoff-<adapter>.png": PNG}`` (names made unique with ``-2``, ``-3``…).
     A figure that cannot be drawn is left out (report.html says why): a figure is decoration,
     the numbers are the report."""
     files: dict[str, bytes] = {}
-    for r in report.get("results") or []:
-        if not is_curve_claim(r):
+    for r in parse_report(report).results:
+        if not r.is_curve:
             continue
         try:
-            png = tradeoff_png(r)
+            png = result_tradeoff_png(r)
         except Exception:  # noqa: BLE001 - see the docstring
             continue
         if png is None:
             continue
-        name = tradeoff_filename(r.get("adapter"))
+        name = tradeoff_filename(r.adapter)
         stem, i = name.removesuffix(".png"), 2
         while name in files:
             name, i = f"{stem}-{i}.png", i + 1

@@ -25,14 +25,17 @@ package names the entry points.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
-from reports.evidence import is_cells
-from reports.root_cause.floats import float_root_cause
-from reports.root_cause.loss import loss_region
+from reports.root_cause.floats import float_root_cause, result_float_root_cause
+from reports.root_cause.loss import loss_region, result_loss_region
 from reports.root_cause.sample import _queries, _scalar_sample
+from reports.view import AdapterReport, parse_result
 
 __all__ = [
+    "cause_of",
+    "cause_text",
     "float_root_cause",
     "loss_region",
     "noiseless_root_cause",
@@ -41,11 +44,16 @@ __all__ = [
 ]
 
 
-def noiseless_root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
+def noiseless_root_cause(r: Mapping[str, Any]) -> dict[str, Any] | None:
     """A violation whose sampled outputs are one value on x and another on x': the mechanism
     added no noise (a scale of zero, or one that rounds to zero at its configuration), so any
-    event on the outputs separates the inputs; no sampler's bit patterns are involved."""
-    s = _scalar_sample(r) if r.get("verdict") == "violation" else None
+    event on the outputs separates the inputs; no sampler's bit patterns are involved.
+    ``r``: a report.json result."""
+    return _noiseless(parse_result(r))
+
+
+def _noiseless(r: AdapterReport) -> dict[str, Any] | None:
+    s = _scalar_sample(r) if r.verdict == "violation" else None
     if s is None or len(set(s.x.tolist())) != 1 or len(set(s.x_prime.tolist())) != 1:
         return None
     (v0,), (v1,) = set(s.x.tolist()), set(s.x_prime.tolist())
@@ -64,31 +72,49 @@ def noiseless_root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
 # --- one entry point for the renderers -----------------------------------------------------
 
 
-def root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
+def root_cause(r: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The root cause of a violation (of a report.json result): :func:`cause_of`."""
+    try:
+        view = parse_result(r)
+    except Exception:  # noqa: BLE001 - see cause_of
+        return None
+    return cause_of(view)
+
+
+def cause_of(r: AdapterReport) -> dict[str, Any] | None:
     """The root cause of a violation for the renderers: :func:`noiseless_root_cause`'s dict with
-    ``"finding": "noiseless"``, :func:`float_root_cause`'s with ``"finding": "float"``, or :func:`loss_region`'s with ``"finding": "statistical"``; None
-    otherwise, and when the result's data cannot be read (a report from elsewhere: the root
-    cause is commentary, the verdict and the counts are the report)."""
-    if is_cells(r):
+    ``"finding": "noiseless"``, :func:`float_root_cause`'s with ``"finding": "float"``, or
+    :func:`loss_region`'s with ``"finding": "statistical"``; None otherwise, and when the
+    result's data cannot be read (a report from elsewhere: the root cause is commentary, the
+    verdict and the counts are the report)."""
+    if r.is_cells:
         return None  # the cells' counts, in the event's text, are where its divergence shows
     try:
-        noiseless = noiseless_root_cause(r)
+        noiseless = _noiseless(r)
         if noiseless is not None:
             return {"finding": "noiseless", **noiseless}
-        found = float_root_cause(r)
+        found = result_float_root_cause(r)
         if found is not None:
             return {"finding": "float", **found}
-        region = loss_region(r)
+        region = result_loss_region(r)
         return None if region is None else {"finding": "statistical", **region}
     except Exception:  # noqa: BLE001 - see the docstring
         return None
 
 
-def root_cause_text(r: dict[str, Any]) -> str | None:
-    """The root cause as one paragraph of plain text (hex examples included), or None."""
+def root_cause_text(r: Mapping[str, Any]) -> str | None:
+    """:func:`cause_text` of a report.json result."""
     found = root_cause(r)
-    if found is None:
-        return None
+    return None if found is None else _text(found)
+
+
+def cause_text(r: AdapterReport) -> str | None:
+    """The root cause as one paragraph of plain text (hex examples included), or None."""
+    found = cause_of(r)
+    return None if found is None else _text(found)
+
+
+def _text(found: dict[str, Any]) -> str:
     examples = found.get("examples") or []
     tail = f" Examples at x (in the event): {', '.join(examples)}." if examples else ""
     return str(found["sentence"]) + tail

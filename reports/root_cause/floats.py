@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -21,11 +22,12 @@ from reports.root_cause.sample import (
     _queries,
     _scalar_sample,
 )
+from reports.view import AdapterReport, parse_result
 
 # --- float representation ------------------------------------------------------------------
 
 
-def _event_counts(r: dict[str, Any], s: Any) -> tuple[tuple[int, int, int, int], str]:
+def _event_counts(r: AdapterReport, s: Any) -> tuple[tuple[int, int, int, int], str]:
     """``(n0, k0, n1, k1)`` of the certification counts, or else of the sample, and which."""
     counts = _counts(r)
     if counts is not None:
@@ -74,7 +76,7 @@ def _no_grid_words(g0: float, g1: float, x: str, x_prime: str) -> str:
     )
 
 
-def float_root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
+def float_root_cause(r: Mapping[str, Any]) -> dict[str, Any] | None:
     """The grid or bit pattern that separates the neighbours of a float-representation finding.
 
     Applies to violations whose sample holds non-integer floats and whose attack (precision,
@@ -88,8 +90,14 @@ def float_root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
     x′ grid), ``examples`` (up to three outputs at x in the event, as ``float.hex``),
     ``fraction_x`` / ``fraction_x_prime`` (k0/n0 and k1/n1 of the certification counts, or
     the sample's shares without counts), ``counts_source`` and ``sentence``; None otherwise.
+    ``r``: a report.json result.
     """
-    if r.get("verdict") != "violation":
+    return result_float_root_cause(parse_result(r))
+
+
+def result_float_root_cause(r: AdapterReport) -> dict[str, Any] | None:
+    """:func:`float_root_cause` of a result of the report view."""
+    if r.verdict != "violation":
         return None
     s = _scalar_sample(r)
     if s is None or not (_non_integer(s.x) or _non_integer(s.x_prime)):
@@ -100,10 +108,8 @@ def float_root_cause(r: dict[str, Any]) -> dict[str, Any] | None:
     explained = float(np.mean(_off_grid(event_x, g1))) if grids_differ and len(event_x) else 0.0
     kind = "grid" if explained >= GRID_EXPLAINS else "pattern"
     binades = _binade_grids(s.x, s.x_prime, event_x)
-    event = str(r.get("event") or "")
-    if not (
-        str(r.get("attack") or "") in FLOAT_ATTACKS or FLOAT_EVENT.search(event) or kind == "grid"
-    ):
+    event = r.event or ""
+    if not ((r.attack or "") in FLOAT_ATTACKS or FLOAT_EVENT.search(event) or kind == "grid"):
         return None
     x, x_prime = _queries(r)
     (n0, k0, n1, k1), counts_source = _event_counts(r, s)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from reports.evidence import as_float, is_cells, is_curve_claim, is_sampled
-from reports.root_cause.floats import float_root_cause
+from reports.evidence import as_float
+from reports.root_cause.floats import result_float_root_cause
 from reports.root_cause.sample import (
     DISCRETE_VALUES,
     LOSS_BINS,
@@ -17,6 +18,7 @@ from reports.root_cause.sample import (
     _queries,
     _scalar_sample,
 )
+from reports.view import AdapterReport, parse_result
 
 # --- statistical: the empirical privacy-loss distribution ----------------------------------
 
@@ -60,13 +62,13 @@ def _merge_thin(edges: np.ndarray, pooled: np.ndarray, least: int) -> np.ndarray
     return edges
 
 
-def _claimed_epsilon(r: dict[str, Any]) -> tuple[float, str]:
+def _claimed_epsilon(r: AdapterReport) -> tuple[float, str]:
     """The ε to compare the loss with, and how the sentence names it."""
-    claim = r.get("claim") or {}
-    eps = as_float(claim.get("epsilon"))
-    delta = as_float(claim.get("delta"))
-    if is_curve_claim(r):
-        described = claim.get("description") or claim.get("kind")
+    claim = r.claim
+    eps = as_float(claim.epsilon if claim else None)
+    delta = as_float(claim.delta if claim else None)
+    if claim is not None and claim.is_curve:
+        described = claim.description or claim.kind
         return eps, (
             f"ε = {_g(eps)}, the ε the claimed {described} implies at δ = {delta:g}"
             if math.isfinite(eps)
@@ -162,7 +164,7 @@ def _loss_head(
     return head
 
 
-def loss_region(r: dict[str, Any]) -> dict[str, Any] | None:
+def loss_region(r: Mapping[str, Any]) -> dict[str, Any] | None:
     """Where a statistical violation's excess privacy loss sits, from the empirical
     privacy-loss distribution of the output sample.
 
@@ -176,9 +178,14 @@ def loss_region(r: dict[str, Any]) -> dict[str, Any] | None:
     ``regions`` (dicts: ``text``, ``lo``, ``hi``, ``count_x``, ``count_x_prime``, ``loss``),
     ``epsilon``, the sample's sizes and ``sentence``; None for anything but a violation with a
     scalar numeric sample that is not a float-representation finding
-    (:func:`float_root_cause`).
+    (:func:`float_root_cause`).  ``r``: a report.json result.
     """
-    if r.get("verdict") != "violation" or float_root_cause(r) is not None:
+    return result_loss_region(parse_result(r))
+
+
+def result_loss_region(r: AdapterReport) -> dict[str, Any] | None:
+    """:func:`loss_region` of a result of the report view."""
+    if r.verdict != "violation" or result_float_root_cause(r) is not None:
         return None
     s = _scalar_sample(r)
     if s is None:
@@ -237,26 +244,26 @@ def loss_region(r: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def _certified_clause(r: dict[str, Any]) -> str:
+def _certified_clause(r: AdapterReport) -> str:
     """What the certified bound rests on: the event's counts (or exact probabilities)."""
-    event = r.get("event") or "the event"
-    bound = f"ε ≥ {_g(as_float(r.get('epsilon_lower_bound')))}"
+    event = r.event or "the event"
+    bound = f"ε ≥ {_g(as_float(r.epsilon_lower_bound))}"
     counts = _counts(r)
-    if counts is not None and is_sampled(r):
+    if counts is not None and r.is_sampled:
         n0, k0, n1, k1 = counts
         return (
             f"the certified bound, {bound}, rests on the event's counts alone ({event}): "
             f"{k0:,} of {n0:,} outputs at x against {k1:,} of {n1:,} at x′."
         )
-    if counts is not None and is_cells(r):
+    if counts is not None and r.is_cells:
         return (
             f"the certified bound rests on the counts of the cells alone ({event}); its "
             f"(ε, δ) statement, {bound}, on the same confidence limits."
         )
-    p = r.get("probabilities") or {}
-    if p.get("p0") is not None:
+    p0, p1 = r.probabilities or (None, None)
+    if p0 is not None:
         return (
             f"the bound, {bound}, rests on the event's exact probabilities ({event}): "
-            f"{_g(as_float(p['p0']))} at x against {_g(as_float(p.get('p1')))} at x′."
+            f"{_g(as_float(p0))} at x against {_g(as_float(p1))} at x′."
         )
     return f"the bound, {bound}, rests on the event ({event}), not on these bins."

@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from reports.evidence import query_text
+from reports.view import AdapterReport
 
 #: attacks whose findings are about the floating-point representation of outputs
 FLOAT_ATTACKS = frozenset({"precision", "lsb-laplace"})
@@ -36,15 +36,14 @@ class _Sample:
     source: str
 
 
-def _scalar_sample(r: dict[str, Any]) -> _Sample | None:
+def _scalar_sample(r: AdapterReport) -> _Sample | None:
     """The result's output sample as float arrays, or None (absent, vector, non-numeric)."""
-    s = r.get("output_sample")
-    if not isinstance(s, dict):
+    s = r.output_sample
+    if s is None:
         return None
     arrays = []
-    for key in ("x", "x_prime"):
-        values = s.get(key)
-        if not isinstance(values, list) or not values:
+    for values in (s.x, s.x_prime):
+        if not values:
             return None
         if any(isinstance(v, list | tuple | dict) for v in values):
             return None
@@ -52,18 +51,18 @@ def _scalar_sample(r: dict[str, Any]) -> _Sample | None:
             arrays.append(np.array([float(v) for v in values], dtype=np.float64))
         except (TypeError, ValueError):
             return None
-    marks = [np.asarray(s.get(f"in_event_{key}") or [], dtype=bool) for key in ("x", "x_prime")]
+    marks = [np.asarray(m, dtype=bool) for m in (s.in_event_x, s.in_event_x_prime)]
     if len(marks[0]) != len(arrays[0]) or len(marks[1]) != len(arrays[1]):
         return None
-    sample = _Sample(arrays[0], arrays[1], marks[0], marks[1], str(s.get("source") or "training"))
+    sample = _Sample(arrays[0], arrays[1], marks[0], marks[1], s.source or "training")
     if _marks_only(r, sample):
         return None
     return sample
 
 
-def _marks_only(r: dict[str, Any], s: _Sample) -> bool:
+def _marks_only(r: AdapterReport, s: _Sample) -> bool:
     """Vector outputs with no projection are stored as their in/out-of-event marks: no values."""
-    if r.get("family") == "binary":
+    if r.family == "binary":
         return False
     return bool(
         np.array_equal(s.x, s.in_x.astype(np.float64))
@@ -71,13 +70,11 @@ def _marks_only(r: dict[str, Any], s: _Sample) -> bool:
     )
 
 
-def _counts(r: dict[str, Any]) -> tuple[int, int, int, int] | None:
-    c = r.get("counts") or {}
-    try:
-        n0, k0, n1, k1 = (int(c[k]) for k in ("n0", "k0", "n1", "k1"))
-    except (KeyError, TypeError, ValueError):
+def _counts(r: AdapterReport) -> tuple[int, int, int, int] | None:
+    c = r.counts
+    if c is None:
         return None
-    return (n0, k0, n1, k1) if n0 > 0 and n1 > 0 else None
+    return (c.n0, c.k0, c.n1, c.k1) if c.n0 > 0 and c.n1 > 0 else None
 
 
 def _pow2(grid: float) -> str:
@@ -111,6 +108,6 @@ def _non_integer(values: np.ndarray) -> bool:
     return bool(len(finite)) and not bool(np.all(finite == np.round(finite)))
 
 
-def _queries(r: dict[str, Any]) -> tuple[str, str]:
-    q = r.get("queries") or [None, None]
+def _queries(r: AdapterReport) -> tuple[str, str]:
+    q = r.queries or (None, None)
     return query_text(q[0]), query_text(q[1])
