@@ -53,7 +53,9 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import warnings
 from typing import Any
@@ -83,8 +85,10 @@ def spark_session() -> Any:
     """The process's Spark session (``local[2]``), started on first use, stopped at exit.
 
     Spark's Python workers must run this interpreter (where Tumult is installed), so
-    ``PYSPARK_PYTHON`` is set to it unless the user set it.  A session the caller already
-    started is used as it is, and left running.
+    ``PYSPARK_PYTHON`` is set to it unless the user set it.  Tumult's temporary tables go to a
+    warehouse in a temporary directory, removed when the session stops, never into the
+    user's working directory.  A session the caller already started is used as it is, and
+    left running.
     """
     from pyspark.sql import SparkSession
 
@@ -94,6 +98,7 @@ def spark_session() -> Any:
             return existing
         if "session" not in _SPARK:
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            _SPARK["warehouse"] = tempfile.mkdtemp(prefix="dp-audit-spark-")
             session = (
                 SparkSession.builder.master("local[2]")
                 .appName("dp-audit")
@@ -101,6 +106,7 @@ def spark_session() -> Any:
                 .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.sql.shuffle.partitions", "2")
                 .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+                .config("spark.sql.warehouse.dir", _SPARK["warehouse"])
                 .getOrCreate()
             )
             session.sparkContext.setLogLevel("ERROR")
@@ -132,6 +138,9 @@ def stop_spark() -> None:
                 process.wait(timeout=60)
             SparkContext._gateway = None
             SparkContext._jvm = None
+        warehouse = _SPARK.pop("warehouse", None)
+        if warehouse is not None:  # Tumult's temporary tables
+            shutil.rmtree(warehouse, ignore_errors=True)
 
 
 class TumultQuery:
