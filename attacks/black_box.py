@@ -211,7 +211,7 @@ def _random_pair(spec: AdapterSpec, rng: np.random.Generator) -> tuple[np.ndarra
     return x, np.append(x, bound), f"{n} random records; one record {bound!r} added"
 
 
-def _chain_length(spec: AdapterSpec) -> int:
+def chain_length(spec: AdapterSpec) -> int:
     """How many stability levels to try: ~4x the PTR threshold ln(1/δ)/ε, plus slack."""
     claim = spec.claim
     if claim.delta <= 0:
@@ -229,7 +229,7 @@ def _stability_chain(spec: AdapterSpec) -> list[Trial]:
     implementation compares its distance with, some pair in the chain straddles it: a PTR whose
     test is not noisy answers ⊥ on one and not the other.
     """
-    length = _chain_length(spec)
+    length = chain_length(spec)
     if length == 0:
         return []
     lo, mid, hi, dtype = _records(spec)

@@ -29,7 +29,7 @@ __all__ = [
 
 #: Denominators up to this size take the vectorised path of ``bernoulli_exp_many`` (leaves room
 #: for the factor ``k`` in Bernoulli(gamma/k) before reaching ``INT64_SAFE``).
-_VEC_DEN_MAX = 1 << 56
+VEC_DEN_MAX = 1 << 56
 
 
 def positive_fraction(x: Any, name: str) -> Fraction:
@@ -44,7 +44,7 @@ def positive_fraction(x: Any, name: str) -> Fraction:
     return f
 
 
-def _check_size(size: int) -> int:
+def check_size(size: int) -> int:
     if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)) or size < 0:
         raise ValueError(f"size={size!r} must be a non-negative int")
     return int(size)
@@ -63,7 +63,7 @@ def sample_bernoulli(p: Any, size: int, rng: IntegerSource | None = None) -> np.
     p = as_fraction(p, "p")
     if not 0 <= p <= 1:
         raise ValueError(f"p={p} must be in [0, 1]")
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     n, d = p.numerator, p.denominator
     if size == 0:
@@ -96,7 +96,7 @@ def sample_bernoulli_exp(gamma: Any, size: int, rng: IntegerSource | None = None
     gamma = as_fraction(gamma, "gamma")
     if gamma < 0:
         raise ValueError(f"gamma={gamma} must be >= 0")
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     if gamma.numerator <= INT64_SAFE:
         num = np.full(size, gamma.numerator, dtype=np.int64)
@@ -122,14 +122,14 @@ def bernoulli_exp_many(num: Any, den: int, rng: IntegerSource) -> np.ndarray:
         arr = num.astype(np.int64, copy=False)
         if arr.size and int(arr.min()) < 0:
             raise ValueError("num must be >= 0")
-        if den <= _VEC_DEN_MAX and (arr.size == 0 or int(arr.max()) <= INT64_SAFE):
+        if den <= VEC_DEN_MAX and (arr.size == 0 or int(arr.max()) <= INT64_SAFE):
             return _bernoulli_exp_vec(arr, den, rng)
         num = [int(v) for v in arr]
     vals = [int(v) for v in num]
     if any(v < 0 for v in vals):
         raise ValueError("num must be >= 0")
     out = np.zeros(len(vals), dtype=bool)
-    if den <= _VEC_DEN_MAX:
+    if den <= VEC_DEN_MAX:
         small = np.array([v <= INT64_SAFE for v in vals], dtype=bool)
         idx = np.flatnonzero(small)
         out[idx] = _bernoulli_exp_vec(np.array([vals[i] for i in idx], dtype=np.int64), den, rng)
@@ -138,7 +138,7 @@ def bernoulli_exp_many(num: Any, den: int, rng: IntegerSource) -> np.ndarray:
         big = np.arange(len(vals))
     # numerators beyond int64 (or a huge denominator): exact per-sample path on Python ints
     for i in big:
-        out[i] = _bernoulli_exp_scalar(Fraction(vals[i], den), rng)
+        out[i] = bernoulli_exp_scalar(Fraction(vals[i], den), rng)
     return out
 
 
@@ -190,7 +190,7 @@ def _bernoulli_exp1_vec(a: np.ndarray, den: int, rng: IntegerSource) -> np.ndarr
     return result
 
 
-def _bernoulli_exp_scalar(gamma: Fraction, rng: IntegerSource) -> bool:
+def bernoulli_exp_scalar(gamma: Fraction, rng: IntegerSource) -> bool:
     """Exact Bernoulli(exp(-gamma)) on Python ints (any size): the per-sample fallback."""
     while gamma > 1:
         if not _bernoulli_exp1_scalar(Fraction(1), rng):

@@ -30,10 +30,10 @@ import gmpy2
 import numpy as np
 
 from reference_mechanisms.bernoulli import (
-    _VEC_DEN_MAX,
-    _check_size,
+    VEC_DEN_MAX,
     as_fraction,
     bernoulli_exp_many,
+    check_size,
     positive_fraction,
 )
 from reference_mechanisms.discrete_laplace import _discrete_laplace
@@ -61,7 +61,7 @@ def sample_discrete_gaussian(
         ValueError: ``sigma2`` not > 0, NaN or infinite; ``size`` negative.
     """
     sigma2 = positive_fraction(sigma2, "sigma2")
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     t = _proposal_t(sigma2)
     mult, a, b, den = _bias_terms(sigma2, t)
@@ -87,9 +87,9 @@ def _proposal_t(sigma2: Fraction) -> int:
     Any t > 0 gives the exact distribution; t within a factor 2 of sigma keeps acceptance high."""
     t0 = math.isqrt(sigma2.numerator // sigma2.denominator) + 1
     best = t0
-    if _bias_terms(sigma2, t0)[3] > _VEC_DEN_MAX:
+    if _bias_terms(sigma2, t0)[3] > VEC_DEN_MAX:
         for t in (1 << (t0.bit_length() - 1), 1 << t0.bit_length()):
-            if _bias_terms(sigma2, t)[3] <= _VEC_DEN_MAX:
+            if _bias_terms(sigma2, t)[3] <= VEC_DEN_MAX:
                 return t
     return best
 
@@ -172,7 +172,7 @@ def discrete_gaussian_delta(
     return max(gmpy2.mpfr(0), delta) + gmpy2.mpfr(2) ** -100
 
 
-def _analytic_gaussian_ratio(epsilon: float, delta: float) -> float:
+def analytic_gaussian_ratio(epsilon: float, delta: float) -> float:
     """sigma/Delta of the continuous analytic Gaussian mechanism (Balle & Wang 2018): a guess."""
     from scipy import optimize, stats
 
@@ -210,7 +210,7 @@ def calibrate_discrete_gaussian(epsilon: float, delta: float, sensitivity: int) 
     delta = check_delta(delta, positive=True)
     if isinstance(sensitivity, bool) or int(sensitivity) != sensitivity or sensitivity < 1:
         raise ValueError(f"sensitivity={sensitivity!r} must be a positive integer")
-    guess = _analytic_gaussian_ratio(epsilon, delta) * int(sensitivity) * (1 + 2.0**-10)
+    guess = analytic_gaussian_ratio(epsilon, delta) * int(sensitivity) * (1 + 2.0**-10)
     target = gmpy2.mpfr(delta, 128)
     for _ in range(2000):
         s2 = round_up_sigma2(guess)

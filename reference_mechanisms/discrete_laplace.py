@@ -27,11 +27,11 @@ import gmpy2
 import numpy as np
 
 from reference_mechanisms.bernoulli import (
-    _VEC_DEN_MAX,
-    _bernoulli_exp_scalar,
-    _check_size,
+    VEC_DEN_MAX,
     as_fraction,
     bernoulli_exp_many,
+    bernoulli_exp_scalar,
+    check_size,
     positive_fraction,
     sample_bernoulli,
 )
@@ -56,7 +56,7 @@ def sample_geometric_exp(x: Any, size: int, rng: IntegerSource | None = None) ->
         OverflowError: a draw does not fit int64 (only for absurdly small ``x``).
     """
     x = positive_fraction(x, "x")
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     return _geometric_exp(x, size, rng)
 
@@ -65,7 +65,7 @@ def _geometric_exp(x: Fraction, size: int, rng: IntegerSource) -> np.ndarray:
     s, t = x.numerator, x.denominator
     if size == 0:
         return np.zeros(0, dtype=np.int64)
-    if t > _VEC_DEN_MAX:
+    if t > VEC_DEN_MAX:
         return np.fromiter((_geometric_exp_scalar(s, t, rng) for _ in range(size)), np.int64, size)
     # u ~ U{0..t-1} accepted with probability exp(-u/t): u is the remainder of the
     # Geometric(1/t)-distributed variable modulo t (acceptance >= 1 - 1/e per round).
@@ -96,10 +96,10 @@ def _geometric_exp_scalar(s: int, t: int, rng: IntegerSource) -> int:
     """CKS20 geometric_exp_fast on Python ints (any size): the per-sample fallback."""
     while True:
         u = randbelow(rng, t)
-        if _bernoulli_exp_scalar(Fraction(u, t), rng):
+        if bernoulli_exp_scalar(Fraction(u, t), rng):
             break
     v = 0
-    while _bernoulli_exp_scalar(Fraction(1), rng):
+    while bernoulli_exp_scalar(Fraction(1), rng):
         v += 1
     k = (u + t * v) // s
     if k > _INT64_MAX:
@@ -119,7 +119,7 @@ def sample_discrete_laplace(scale: Any, size: int, rng: IntegerSource | None = N
         ValueError: ``scale`` not > 0, NaN or infinite; ``size`` negative.
     """
     scale = positive_fraction(scale, "scale")
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     return _discrete_laplace(scale, size, rng)
 
@@ -151,7 +151,7 @@ def sample_geometric(p: Any, size: int, rng: IntegerSource | None = None) -> np.
     p = as_fraction(p, "p")
     if not 0 < p <= 1:
         raise ValueError(f"p={p} must be in (0, 1]")
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     k = np.zeros(size, dtype=np.int64)
     active = np.arange(size)

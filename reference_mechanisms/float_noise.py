@@ -29,9 +29,9 @@ from typing import Any
 import gmpy2
 import numpy as np
 
-from reference_mechanisms.bernoulli import _check_size, as_fraction, positive_fraction
+from reference_mechanisms.bernoulli import as_fraction, check_size, positive_fraction
 from reference_mechanisms.discrete_gaussian import (
-    _analytic_gaussian_ratio,
+    analytic_gaussian_ratio,
     calibrate_discrete_gaussian,
     discrete_gaussian_delta,
     sample_discrete_gaussian,
@@ -106,7 +106,7 @@ def sample_laplace_float(
         ValueError: x or scale not finite, scale <= 0, size negative.
     """
     scale = positive_fraction(scale, "scale")
-    size = _check_size(size)
+    size = check_size(size)
     x_int = round_to_grid(x, k)
     noise = sample_discrete_laplace(scale / Fraction(2) ** k, size, resolve_rng(rng))
     return _add_noise(x_int, noise, k)
@@ -131,7 +131,7 @@ def sample_gaussian_float(
         ValueError: x or sigma2 not finite, sigma2 <= 0, size negative.
     """
     sigma2 = positive_fraction(sigma2, "sigma2")
-    size = _check_size(size)
+    size = check_size(size)
     x_int = round_to_grid(x, k)
     noise = sample_discrete_gaussian(sigma2 / Fraction(4) ** k, size, resolve_rng(rng))
     return _add_noise(x_int, noise, k)
@@ -160,7 +160,7 @@ def calibrate_gaussian_float(
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, positive=True)
     sens = positive_fraction(sensitivity, "sensitivity")
-    ratio = _analytic_gaussian_ratio(epsilon, delta)
+    ratio = analytic_gaussian_ratio(epsilon, delta)
     k = math.floor(math.log2(ratio * float(sens))) - sigma_bits
     s2_grid = calibrate_discrete_gaussian(float(epsilon), float(delta), grid_sensitivity(sens, k))
     return k, s2_grid * Fraction(4) ** k

@@ -27,7 +27,7 @@ from typing import Any
 import gmpy2
 import numpy as np
 
-from reference_mechanisms.bernoulli import _check_size, as_fraction, sample_bernoulli
+from reference_mechanisms.bernoulli import as_fraction, check_size, sample_bernoulli
 from reference_mechanisms.discrete_laplace import sample_geometric, sample_geometric_exp
 from reference_mechanisms.params import check_epsilon
 from reference_mechanisms.randomness import IntegerSource, resolve_rng
@@ -56,7 +56,7 @@ def sample_two_sided_geometric(
     a = as_fraction(alpha, "alpha")
     if not 0 < a < 1:
         raise ValueError(f"alpha={alpha!r} must be in (0, 1)")
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     diff: np.ndarray = sample_geometric(1 - a, size, rng) - sample_geometric(1 - a, size, rng)
     return diff
@@ -70,7 +70,7 @@ def sample_two_sided_geometric_exp(
     Raises:
         ValueError: x not > 0 or not finite; size negative.
     """
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     diff: np.ndarray = sample_geometric_exp(x, size, rng) - sample_geometric_exp(x, size, rng)
     return diff
@@ -122,6 +122,6 @@ def sample_randomized_response(
     p = as_fraction(p, "p")
     if not Fraction(1, 2) <= p <= 1:
         raise ValueError(f"p={p} must be in [1/2, 1]")
-    size = _check_size(size)
+    size = check_size(size)
     keep = sample_bernoulli(p, size, resolve_rng(rng))
     return np.where(keep, int(bit), 1 - int(bit)).astype(np.int64)

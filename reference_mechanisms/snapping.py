@@ -32,7 +32,7 @@ from fractions import Fraction
 import gmpy2
 import numpy as np
 
-from reference_mechanisms.bernoulli import _check_size
+from reference_mechanisms.bernoulli import check_size
 from reference_mechanisms.params import check_epsilon
 from reference_mechanisms.randomness import IntegerSource, resolve_rng
 
@@ -100,7 +100,7 @@ def sample_uniform_double(size: int, rng: IntegerSource | None = None) -> np.nda
     31 at a time), then 52 uniform mantissa bits: u = (2^52 + m) 2^(-52-e), exact.  The
     subnormal range (reached with probability 2^-1022) is handled exactly as well.
     """
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     e = np.ones(size, dtype=np.int64)
     todo = np.arange(size)
@@ -149,7 +149,7 @@ def sample_snapping(
     """
     if not math.isfinite(float(x)):
         raise ValueError(f"x={x!r} must be finite")
-    size = _check_size(size)
+    size = check_size(size)
     rng = resolve_rng(rng)
     b = params.B
     xs = min(max(float(x) / params.D, -b), b)

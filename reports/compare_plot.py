@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reports.evidence import as_float
-from reports.figure_base import CLAIM_COLOUR, X_COLOUR, X_PRIME_COLOUR, _figure, _short, to_png
+from reports.figure_base import CLAIM_COLOUR, X_COLOUR, X_PRIME_COLOUR, _figure, short, to_png
 
 KEYS = ("epsilon_lower_bound_a", "epsilon_lower_bound_b")
 #: the finite values' span (largest / smallest positive) beyond which the axis is logarithmic
@@ -54,7 +54,7 @@ def compare_png(rows: Sequence[dict[str, Any]], labels: tuple[str, str]) -> byte
                 height=height,
                 color=colour,
                 hatch="//" if unbounded else None,
-                label=_short(label, 30) if i == 0 else None,
+                label=short(label, 30) if i == 0 else None,
             )
             if unbounded:
                 ax.text(infinity, y + offset, " ∞", va="center", fontsize=9)
@@ -68,7 +68,7 @@ def compare_png(rows: Sequence[dict[str, Any]], labels: tuple[str, str]) -> byte
                 label="claimed ε" if i == 0 else None,
             )
     ax.set_yticks(range(n))
-    ax.set_yticklabels([_short(row["adapter"], 40) for row in reversed(rows)])
+    ax.set_yticklabels([short(row["adapter"], 40) for row in reversed(rows)])
     xlabel = "certified ε lower bound"
     if log:
         ax.set_xscale("symlog", linthresh=low)

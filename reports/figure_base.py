@@ -35,7 +35,7 @@ def to_png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def _short(text: Any, limit: int = 60) -> str:
+def short(text: Any, limit: int = 60) -> str:
     """Adapter-provided text for a label: shortened, and ``$`` made literal (no mathtext)."""
     s = str(text)
     s = s if len(s) <= limit else s[: limit - 1] + "…"

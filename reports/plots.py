@@ -25,7 +25,7 @@ from reports.figure_base import (
     X_PRIME_COLOUR,
     _figure,
     _g,
-    _short,
+    short,
     to_png,
 )
 from reports.view import AdapterReport, parse_result
@@ -91,7 +91,7 @@ def epsilon_png(results: Sequence[AdapterReport]) -> bytes | None:
                 label="claimed ε" if i == 0 else None,
             )
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([_short(r.adapter, 40) for r, _ in reversed(rows)])
+    ax.set_yticklabels([short(r.adapter, 40) for r, _ in reversed(rows)])
     ax.set_xlim(0, x_max)
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xlabel("ε: certified lower bound — event interval (red: claim violated)")
@@ -193,7 +193,7 @@ def distributions_png(r: AdapterReport) -> bytes | None:
         extra = f"; ⊥/non-finite: {bottom}" if bottom else ""
         ax.set_ylabel("outputs")
         ax.set_title(
-            f"on {label} = {_short(_query(r, 0 if label == 'x' else 1), 40)}: "
+            f"on {label} = {short(_query(r, 0 if label == 'x' else 1), 40)}: "
             f"{int(hits.sum())} of {len(values)} in event{extra}",
             fontsize=9,
             loc="left",
@@ -405,7 +405,7 @@ def result_privacy_loss_png(r: AdapterReport) -> bytes | None:
     ax.set_xlim(pos[0], pos[-1])
     ax.set_ylabel("privacy loss ln(P̂_x / P̂_x′)")
     ax.set_title(
-        _short(
+        short(
             f"{r.adapter}: empirical privacy loss, {found['sample_x']:,} + "
             f"{found['sample_x_prime']:,} outputs (descriptive)",
             100,

@@ -20,7 +20,7 @@ from reports.figure_base import (
     X_COLOUR,
     _figure,
     _g,
-    _short,
+    short,
     to_png,
 )
 from reports.view import AdapterReport, parse_report, parse_result
@@ -185,7 +185,7 @@ def result_tradeoff_png(r: AdapterReport) -> bytes | None:
         return None
     from matplotlib.patches import Rectangle
 
-    described = _short(r.claim.description or ev.claim.describe(), 50)
+    described = short(r.claim.description or ev.claim.describe(), 50)
     curve = ev.claim.tradeoff(_LEVELS)
     corner = corner_style(ev, r.claim.kind)
     fig = _figure(7.5, 4.4, fit_labels=True)
@@ -222,7 +222,7 @@ def result_tradeoff_png(r: AdapterReport) -> bytes | None:
     else:
         symbol = PARAMETER_SYMBOL["epsilon"]
         headline = f"{symbol} ≥ {_g(r.epsilon_lower_bound)} for a claimed {described}"
-    fig.suptitle(_short(f"{r.adapter}: {headline}", 110), fontsize=9)
+    fig.suptitle(short(f"{r.adapter}: {headline}", 110), fontsize=9)
     fig.legend(loc="outside lower center", ncols=2, fontsize=7)
     return to_png(fig)
 

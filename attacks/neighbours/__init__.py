@@ -25,9 +25,9 @@ from attacks.neighbours.datasets import (
     MANY,
     MIXED_COLUMNS,
     RANDOM_SIZES,
-    _one_user_apart,
     dataset_pairs,
     domain_rows,
+    one_user_apart,
     size_pair,
     uniform_rows,
 )
@@ -78,7 +78,7 @@ def are_neighbours(spec: AdapterSpec, x: Any, x_prime: Any) -> bool:
         return a.shape == b.shape and int((a != b).reshape(len(a), -1).any(axis=1).sum()) <= k
     small, big = (a, b) if len(a) < len(b) else (b, a)
     if spec.user_column is not None:
-        return _one_user_apart(small, big, spec.user_column)
+        return one_user_apart(small, big, spec.user_column)
     if not 1 <= len(big) - len(small) <= k:
         return False
 

@@ -42,7 +42,7 @@ RANDOM_SIZES = (4, 16, 64)
 MIXED_COLUMNS = 4
 
 
-def _one_user_apart(small: np.ndarray, big: np.ndarray, column: int) -> bool:
+def one_user_apart(small: np.ndarray, big: np.ndarray, column: int) -> bool:
     """Whether ``big`` is ``small`` plus every record of one user id ``small`` does not hold."""
     small, big = as_rows(small), as_rows(big)
     added = set(big[:, column].tolist()) - set(small[:, column].tolist())

@@ -27,7 +27,7 @@ SHORT_FRACTIONS = (0.5, 0.25, 0.75)
 SWEEP = 64
 
 
-def _shifted(a: float, step: float) -> float:
+def shifted(a: float, step: float) -> float:
     """The largest float <= a + step (rounding must never push a pair past the sensitivity)."""
     y = a + step
     while Fraction(y) - Fraction(a) > Fraction(step):
@@ -96,7 +96,7 @@ def scalar_pair_groups(
             if spec.integer_queries:
                 x, x_prime = int(a), int(a) + int(step)
             else:
-                x, x_prime = float(a), _shifted(float(a), step)
+                x, x_prime = float(a), shifted(float(a), step)
                 if x_prime == x:  # the step vanishes at this magnitude
                     continue
             pairs.append(

@@ -127,7 +127,7 @@ def _float_query(query: Any) -> float:
     return q
 
 
-class _MechanismAdapter(_ReferenceAdapter):
+class MechanismAdapter(_ReferenceAdapter):
     """A reference adapter around a mechanism object with ``sample(query, n, rng)`` that checks
     its queries itself (utility vectors, datasets)."""
 

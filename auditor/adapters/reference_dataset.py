@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.adapters.reference import _MechanismAdapter
+from auditor.adapters.reference import MechanismAdapter
 from reference_mechanisms.iqr_scale import IQRScale
 from reference_mechanisms.ptr import PTRMedian
 from reference_mechanisms.subsample_aggregate import SubsampleAndAggregate
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 
-class _DatasetAdapter(_MechanismAdapter):
+class _DatasetAdapter(MechanismAdapter):
     family = "dataset"
 
     def __init__(self, mechanism: Any, epsilon: float, name: str) -> None:

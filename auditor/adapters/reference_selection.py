@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.adapters.reference import _MechanismAdapter
+from auditor.adapters.reference import MechanismAdapter
 from reference_mechanisms.base2_exponential import (
     MAX_FRACTIONAL_FOR_PROBABILITIES,
     Base2ExponentialMechanism,
@@ -31,7 +31,7 @@ from reference_mechanisms.report_noisy_max import ReportNoisyMax
 __all__ = ["Base2ExponentialAdapter", "ReportNoisyMaxAdapter", "builtin_adapters"]
 
 
-class Base2ExponentialAdapter(_MechanismAdapter):
+class Base2ExponentialAdapter(MechanismAdapter):
     """Exact base-2 exponential mechanism (Ilvento 2020) as a selection adapter.
 
     References:
@@ -108,7 +108,7 @@ class Base2ExponentialAdapter(_MechanismAdapter):
         return self._prepared(query).probabilities()
 
 
-class ReportNoisyMaxAdapter(_MechanismAdapter):
+class ReportNoisyMaxAdapter(MechanismAdapter):
     """Exact report-noisy-max with exponential noise (permute-and-flip) as a selection adapter.
 
     References:

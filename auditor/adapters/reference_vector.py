@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.adapters.reference import _MechanismAdapter
+from auditor.adapters.reference import MechanismAdapter
 from reference_mechanisms.integer_rate_laplace import sample_discrete_laplace_integer_rate
 from reference_mechanisms.noisy_max import NoisyTopK, ReportNoisyMaxWithValue
 from reference_mechanisms.params import check_integer, check_integer_queries
@@ -75,7 +75,7 @@ def _g(x: Any) -> str:
     return f"{float(x):g}"
 
 
-class _VectorQueryAdapter(_MechanismAdapter):
+class _VectorQueryAdapter(MechanismAdapter):
     """An integer vector query; the mechanism checks the query itself (a ValueError names it)."""
 
     input_kind = "vector"
@@ -299,7 +299,7 @@ class TopKAdapter(_VectorQueryAdapter):
         )
 
 
-class RapporAdapter(_MechanismAdapter):
+class RapporAdapter(MechanismAdapter):
     """One-time RAPPOR: Bloom filter (h hashes, m bits) plus permanent randomized response with
     exact rational f; ε-local DP with ε = 2 h ln((2 - f)/f), rounded up.
 
@@ -353,7 +353,7 @@ class RapporAdapter(_MechanismAdapter):
         return value
 
 
-class QuantileAdapter(_MechanismAdapter):
+class QuantileAdapter(MechanismAdapter):
     """Exponential-mechanism quantile on an integer grid (base-2 weights, exact): ε-DP for
     add/remove and for substitute neighbours; one output is a grid point.
 

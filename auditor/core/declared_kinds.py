@@ -31,7 +31,7 @@ from auditor.core.kinds import (
 )
 
 
-def _choice(
+def choice(
     raw: Any, allowed: type[StrEnum], field: str, fail: Callable[[str, str], AdapterContractError]
 ) -> Any:
     try:
@@ -66,7 +66,7 @@ def _fields(
         raw_kind, length = (
             value if isinstance(value, tuple | list) and len(value) == 2 else (value, 1)
         )
-        kind = _choice(raw_kind, OutputKind, where, fail)
+        kind = choice(raw_kind, OutputKind, where, fail)
         if length == QUERY_LENGTH:
             if input_kind is not InputKind.VECTOR:
                 raise fail(where, f"has length {length!r}, which needs input_kind = 'vector'")
@@ -119,7 +119,7 @@ def _kinds(
     """
     family_raw = read("family")
     input_raw, output_raw = read("input_kind"), read("output_kind")
-    family = None if family_raw is None else _choice(family_raw, Family, "family", fail)
+    family = None if family_raw is None else choice(family_raw, Family, "family", fail)
     if input_raw is None and output_raw is None:
         if family is None:
             raise fail(
@@ -132,11 +132,11 @@ def _kinds(
     if input_raw is None or output_raw is None:
         missing = "input_kind" if input_raw is None else "output_kind"
         raise fail(f"attribute {missing!r}", "is missing (input_kind and output_kind go together)")
-    input_kind = _choice(input_raw, InputKind, "input_kind", fail)
-    norm = _choice(read("norm"), Norm, "norm", fail) if input_kind is InputKind.VECTOR else None
+    input_kind = choice(input_raw, InputKind, "input_kind", fail)
+    norm = choice(read("norm"), Norm, "norm", fail) if input_kind is InputKind.VECTOR else None
     inputs = _input_shape(input_kind, norm, read, fail)
 
-    output_kind = _choice(output_raw, OutputKind, "output_kind", fail)
+    output_kind = choice(output_raw, OutputKind, "output_kind", fail)
     length = read("output_length", 1)
     if length == QUERY_LENGTH:
         if input_kind is not InputKind.VECTOR:

@@ -20,7 +20,7 @@ import numpy as np
 
 from auditor.core.claim_kinds import Claim, as_claim
 from auditor.core.claims import Family, PrivacyClaim
-from auditor.core.declared_kinds import _choice, _kinds, _whole
+from auditor.core.declared_kinds import _kinds, _whole, choice
 from auditor.core.distance import within_norm
 from auditor.core.errors import AdapterContractError, InvalidArgument, adapter_code
 from auditor.core.kinds import (
@@ -235,7 +235,7 @@ def _dataset_fields(
             raise fail("sensitivity", f"={declared!r} must be a finite number > 0")
         dataset_sensitivity = Fraction(declared)
     if read("norm") is not None:
-        output_norm = _choice(read("norm"), Norm, "norm", fail)
+        output_norm = choice(read("norm"), Norm, "norm", fail)
     min_records = read("min_records", 1)
     if not _whole(min_records):
         raise fail("min_records", f"={min_records!r} must be a whole number >= 1")

@@ -314,7 +314,7 @@ def _audit_adapter(
                 break
     best = max(findings, key=lambda f: f.estimate.bound, default=None)
     violated = best is not None and best.estimate.violates(p.spec.claim)
-    notes = p.notes + sampler.notes(p.name) + _futility_notes(certifier, config)
+    notes = p.notes + sampler.notes(p.name) + futility_notes(certifier, config)
     if not violated:
         notes += _thin_screening_notes(certifier)
     if errors and not violated:
@@ -342,7 +342,7 @@ def _audit_adapter(
     )
 
 
-def _futility_notes(certifier: Certifier, config: AuditConfig) -> tuple[str, ...]:
+def futility_notes(certifier: Certifier, config: AuditConfig) -> tuple[str, ...]:
     """One note naming the trials the futility check cut short, each with the most its events
     could have certified (so a reader sees how far below the claim the trial was)."""
     if not certifier.short:

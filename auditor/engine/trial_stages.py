@@ -229,7 +229,7 @@ class TrialStages:
         if events:
             k = np.array([count_events(events, out) for out in pilot_cert])
             alphas = np.full((2, len(events)), alpha)
-            splits = c._splits(_training_rates(events, pilot_train), size, alphas)
+            splits = c._splits(training_rates(events, pilot_train), size, alphas)
             self.consider(c._best(events, k, size, alphas, splits), size, size, 0, seeds)
             self.consider_delta(c._best_delta(events, k, size, alphas, splits), events)
         if self.violated() and not self.tightens():
@@ -269,7 +269,7 @@ class TrialStages:
         events = self.propose(train, plan)
         if not events:
             return None
-        rates = _training_rates(events, train)
+        rates = training_rates(events, train)
         # a Renyi claim (zCDP, RDP) is also tested on cells along the best events' scores
         chain = propose_chain(
             events, train[0], train[1], schedule.looks[-1][0], plan.alpha, self.claim
@@ -407,7 +407,7 @@ class MainTests:
     poisson: bool
 
 
-def _training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray | None:
+def training_rates(events: list[Event], train: list[np.ndarray]) -> np.ndarray | None:
     """Each event's rate on each side's training outputs (shrunk off 0 and 1), shape (2, E);
     None without a training split (events fixed in advance).  Counted once per proposal: the
     alpha weights and the splits both read them."""

@@ -30,7 +30,7 @@ from typing import Any
 
 from reports.root_cause.floats import float_root_cause, result_float_root_cause
 from reports.root_cause.loss import loss_region, result_loss_region
-from reports.root_cause.sample import _queries, _scalar_sample
+from reports.root_cause.sample import _queries, scalar_sample
 from reports.view import AdapterReport, parse_result
 
 __all__ = [
@@ -53,7 +53,7 @@ def noiseless_root_cause(r: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _noiseless(r: AdapterReport) -> dict[str, Any] | None:
-    s = _scalar_sample(r) if r.verdict == "violation" else None
+    s = scalar_sample(r) if r.verdict == "violation" else None
     if s is None or len(set(s.x.tolist())) != 1 or len(set(s.x_prime.tolist())) != 1:
         return None
     (v0,), (v1,) = set(s.x.tolist()), set(s.x_prime.tolist())

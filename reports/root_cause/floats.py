@@ -15,12 +15,12 @@ from reports.root_cause.sample import (
     FLOAT_EVENT,
     GRID_EXPLAINS,
     _counts,
-    _non_integer,
-    _off_grid,
-    _pct,
-    _pow2,
     _queries,
-    _scalar_sample,
+    non_integer,
+    off_grid,
+    pct,
+    pow2,
+    scalar_sample,
 )
 from reports.view import AdapterReport, parse_result
 
@@ -43,8 +43,8 @@ def _share_words(
     """How many outputs on each side lie in the event, and which outputs were counted."""
     n0, k0, n1, k1 = counts
     share = (
-        f"{k0:,} of {n0:,} outputs at {x} ({_pct(k0, n0)}) lie in the event and {k1:,} of "
-        f"{n1:,} at {x_prime}" + (f" ({_pct(k1, n1)})" if k1 else "")
+        f"{k0:,} of {n0:,} outputs at {x} ({pct(k0, n0)}) lie in the event and {k1:,} of "
+        f"{n1:,} at {x_prime}" + (f" ({pct(k1, n1)})" if k1 else "")
     )
     share += (
         " (certification counts)."
@@ -66,13 +66,13 @@ def _no_grid_words(g0: float, g1: float, x: str, x_prime: str) -> str:
     if math.isfinite(g0) and g0 == g1:
         return (
             f"No grid separates the neighbours: the outputs seen at {x} and at {x_prime} "
-            f"are all multiples of {_pow2(g0)} (the coarsest grid on both sides)."
+            f"are all multiples of {pow2(g0)} (the coarsest grid on both sides)."
         )
     return (
         "No grid separates the neighbours: the outputs seen at "
-        f"{x} are multiples of {_pow2(g0) if math.isfinite(g0) else 'any power of two'}, "
+        f"{x} are multiples of {pow2(g0) if math.isfinite(g0) else 'any power of two'}, "
         f"those at {x_prime} of "
-        f"{_pow2(g1) if math.isfinite(g1) else 'any power of two'}."
+        f"{pow2(g1) if math.isfinite(g1) else 'any power of two'}."
     )
 
 
@@ -99,13 +99,13 @@ def result_float_root_cause(r: AdapterReport) -> dict[str, Any] | None:
     """:func:`float_root_cause` of a result of the report view."""
     if r.verdict != "violation":
         return None
-    s = _scalar_sample(r)
-    if s is None or not (_non_integer(s.x) or _non_integer(s.x_prime)):
+    s = scalar_sample(r)
+    if s is None or not (non_integer(s.x) or non_integer(s.x_prime)):
         return None
     g0, g1 = coarsest_grid(s.x), coarsest_grid(s.x_prime)
     grids_differ = math.isfinite(g0) and math.isfinite(g1) and g0 < g1
     event_x = s.x[s.in_x]
-    explained = float(np.mean(_off_grid(event_x, g1))) if grids_differ and len(event_x) else 0.0
+    explained = float(np.mean(off_grid(event_x, g1))) if grids_differ and len(event_x) else 0.0
     kind = "grid" if explained >= GRID_EXPLAINS else "pattern"
     binades = _binade_grids(s.x, s.x_prime, event_x)
     event = r.event or ""
@@ -113,23 +113,23 @@ def result_float_root_cause(r: AdapterReport) -> dict[str, Any] | None:
         return None
     x, x_prime = _queries(r)
     (n0, k0, n1, k1), counts_source = _event_counts(r, s)
-    off_x = int(np.count_nonzero(_off_grid(s.x, g1))) if grids_differ else 0
+    off_x = int(np.count_nonzero(off_grid(s.x, g1))) if grids_differ else 0
     examples = _examples(event_x, g1 if grids_differ else math.inf)
     share = _share_words((n0, k0, n1, k1), x, x_prime, counts_source, s.source)
     grid_words = (
-        f"outputs at input {x} reach doubles off the {_pow2(g1)} grid (as fine as {_pow2(g0)}); "
-        f"from input {x_prime} every output seen is a multiple of {_pow2(g1)}"
+        f"outputs at input {x} reach doubles off the {pow2(g1)} grid (as fine as {pow2(g0)}); "
+        f"from input {x_prime} every output seen is a multiple of {pow2(g1)}"
     )
     if kind == "grid":
         sentence = (
             f"{grid_words[0].upper()}{grid_words[1:]}. {share} In the {s.source} sample "
-            f"{off_x:,} of {len(s.x):,} outputs at {x} ({_pct(off_x, len(s.x))}) are off that grid."
+            f"{off_x:,} of {len(s.x):,} outputs at {x} ({pct(off_x, len(s.x))}) are off that grid."
         )
     else:
         if grids_differ:
             grids = (
                 f"The grids alone do not separate the neighbours: {grid_words}, but only "
-                f"{_pct(round(explained * len(event_x)), len(event_x))} of the event's outputs "
+                f"{pct(round(explained * len(event_x)), len(event_x))} of the event's outputs "
                 f"at {x} in the {s.source} sample are off that grid."
             )
         else:
@@ -193,7 +193,7 @@ def _binade_grids(a: np.ndarray, b: np.ndarray, event_x: np.ndarray) -> list[dic
         if not (math.isfinite(gx_prime) and gx < gx_prime):
             continue
         in_event = event_x[ke == key]
-        explained = int(np.count_nonzero(_off_grid(in_event, gx_prime)))
+        explained = int(np.count_nonzero(off_grid(in_event, gx_prime)))
         if explained:
             found.append(
                 {
@@ -214,8 +214,8 @@ def _binade_words(
     if not binades:
         return ""
     shown = [
-        f"in {d['binade']} outputs at {x} reach the {_pow2(d['grid_x'])} grid while every "
-        f"output from {x_prime} there is a multiple of {_pow2(d['grid_x_prime'])}"
+        f"in {d['binade']} outputs at {x} reach the {pow2(d['grid_x'])} grid while every "
+        f"output from {x_prime} there is a multiple of {pow2(d['grid_x_prime'])}"
         for d in binades[:2]
     ]
     more = f", and {len(binades) - 2} more binade(s)" if len(binades) > 2 else ""
@@ -229,7 +229,7 @@ def _binade_words(
 def _examples(event_x: np.ndarray, grid: float) -> list[str]:
     """Up to three distinct finite outputs at x in the event, off ``grid`` first, as hex."""
     v = event_x[np.isfinite(event_x)]
-    off = _off_grid(v, grid) if math.isfinite(grid) else np.ones(len(v), dtype=bool)
+    off = off_grid(v, grid) if math.isfinite(grid) else np.ones(len(v), dtype=bool)
     chosen: list[str] = []
     for value in [*v[off], *v[~off]]:
         text = float.hex(float(value))

@@ -16,7 +16,7 @@ from reports.root_cause.sample import (
     _counts,
     _g,
     _queries,
-    _scalar_sample,
+    scalar_sample,
 )
 from reports.view import AdapterReport, parse_result
 
@@ -187,7 +187,7 @@ def result_loss_region(r: AdapterReport) -> dict[str, Any] | None:
     """:func:`loss_region` of a result of the report view."""
     if r.verdict != "violation" or result_float_root_cause(r) is not None:
         return None
-    s = _scalar_sample(r)
+    s = scalar_sample(r)
     if s is None:
         return None
     a, b = s.x[np.isfinite(s.x)], s.x_prime[np.isfinite(s.x_prime)]

@@ -36,7 +36,7 @@ class _Sample:
     source: str
 
 
-def _scalar_sample(r: AdapterReport) -> _Sample | None:
+def scalar_sample(r: AdapterReport) -> _Sample | None:
     """The result's output sample as float arrays, or None (absent, vector, non-numeric)."""
     s = r.output_sample
     if s is None:
@@ -77,12 +77,12 @@ def _counts(r: AdapterReport) -> tuple[int, int, int, int] | None:
     return (c.n0, c.k0, c.n1, c.k1) if c.n0 > 0 and c.n1 > 0 else None
 
 
-def _pow2(grid: float) -> str:
+def pow2(grid: float) -> str:
     """``2^-53`` for a power of two."""
     return f"2^{math.frexp(grid)[1] - 1}"
 
 
-def _pct(k: int, n: int) -> str:
+def pct(k: int, n: int) -> str:
     return f"{100.0 * k / n:.3g} %" if n else "–"
 
 
@@ -93,7 +93,7 @@ def _g(value: float) -> str:
     return f"{value:.4g}".replace("-", "−")
 
 
-def _off_grid(values: np.ndarray, grid: float) -> np.ndarray:
+def off_grid(values: np.ndarray, grid: float) -> np.ndarray:
     """Finite ``values`` that are not multiples of the power of two ``grid`` (fmod is exact)."""
     v = np.asarray(values, dtype=np.float64)
     finite = np.isfinite(v)
@@ -103,7 +103,7 @@ def _off_grid(values: np.ndarray, grid: float) -> np.ndarray:
     return off
 
 
-def _non_integer(values: np.ndarray) -> bool:
+def non_integer(values: np.ndarray) -> bool:
     finite = values[np.isfinite(values)]
     return bool(len(finite)) and not bool(np.all(finite == np.round(finite)))
 

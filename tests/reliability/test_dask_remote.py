@@ -378,7 +378,7 @@ def test_a_scheduler_that_stops_answering_during_a_wait_is_an_error_not_a_hang(
     start = time.monotonic()
     try:
         with pytest.raises(BackendUnavailable, match="'tcp://gone:8786' did not answer within"):
-            sampler._wait(dask_backend._Group(Pending(), []), "adapter 'x'")
+            sampler._wait(dask_backend.Group(Pending(), []), "adapter 'x'")
     finally:
         client.stop.set()
     assert time.monotonic() - start < 3

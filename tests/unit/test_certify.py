@@ -15,7 +15,7 @@ from auditor.engine.certify import Certifier
 from auditor.engine.runner import run_audit
 from auditor.engine.schedule import MIN_LOOK, PILOT_SHARE, plan_looks
 from auditor.engine.search_units import edge_pairs
-from auditor.engine.trial_stages import _training_rates, run_trial
+from auditor.engine.trial_stages import run_trial, training_rates
 from auditor.statistics.clopper_pearson import epsilon_lower_bound
 from auditor.statistics.conditional import CONDITIONAL_ESTIMATOR, conditional_lower_bound
 from auditor.statistics.events.event_selection import DataDrivenEvents
@@ -175,7 +175,7 @@ def test_the_trial_alpha_goes_half_to_the_test_training_predicts_strongest() -> 
         Event("output >= 0", lambda y: np.asarray(y) >= 0),  # everything: no information
     ]
     alphas, no_cells = cert._test_alphas(
-        events, _training_rates(events, [x, x_prime]), 100_000, 0.001, tests=16
+        events, training_rates(events, [x, x_prime]), 100_000, 0.001, tests=16
     )
     assert no_cells == 0.0
     assert alphas.shape == (2, 3) and alphas.sum() == pytest.approx(0.016)
@@ -184,11 +184,11 @@ def test_the_trial_alpha_goes_half_to_the_test_training_predicts_strongest() -> 
     assert np.allclose(rest, 0.008 / 5)
     # no training outputs (events fixed in advance): even shares of the whole reservation
     even, _ = cert._test_alphas(
-        events, _training_rates(events, [np.empty(0), np.empty(0)]), 100_000, 0.001, tests=16
+        events, training_rates(events, [np.empty(0), np.empty(0)]), 100_000, 0.001, tests=16
     )
     assert np.allclose(even, 0.016 / 6)
     # cells are one test more: half to them when predicted strongest, the sum unchanged
-    rates = _training_rates(events, [x, x_prime])
+    rates = training_rates(events, [x, x_prime])
     for predicted, winner in ((1e9, True), (0.0, False)):
         alphas, cells = cert._test_alphas(
             events, rates, 100_000, 0.001, tests=16, chain=lambda _a, v=predicted: v

@@ -242,10 +242,10 @@ def test_the_report_says_which_trials_were_cut_short() -> None:
 
 
 def test_the_futility_note_says_how_far_below_the_claim_each_cut_trial_could_reach() -> None:
-    from auditor.engine.runner import _futility_notes
+    from auditor.engine.runner import futility_notes
 
     finding, cert, _, _ = _run(_loose())
-    (note,) = _futility_notes(cert, cert.config)
+    (note,) = futility_notes(cert, cert.config)
     hope = cert.short[0].hope
     assert "claimed epsilon 4" in note
     assert f"{finding.trial!r} (reachable at best: epsilon >= {hope:.3g})" in note

@@ -10,7 +10,7 @@ import numpy as np
 from auditor.adapters.base import SeededAdapter
 
 #: Lyu, Su, Li, "Understanding the Sparse Vector Technique for Differential Privacy"
-_LYU = "Lyu, Su, Li, PVLDB 10(6) 2017"
+LYU = "Lyu, Su, Li, PVLDB 10(6) 2017"
 
 
 def _g(x: Any) -> str:
@@ -24,7 +24,7 @@ def _epsilon(epsilon: Any) -> float:
     return value
 
 
-def _round_up(value: Any) -> float:
+def round_up(value: Any) -> float:
     """The least float >= ``value`` (an mpfr computed at 200 bits, far beyond a float's 53)."""
     out = float(value)
     return math.nextafter(out, math.inf) if out < value else out
@@ -61,7 +61,7 @@ def _vector(query: Any, length: int | None = None, integers: bool = False) -> np
     return q
 
 
-class _Benchmark(SeededAdapter):
+class Benchmark(SeededAdapter):
     """Shared claim fields: pure epsilon-DP claims, numpy noise."""
 
     library = "numpy"

@@ -6,12 +6,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from auditor.adapters.benchmarks.common import _Benchmark, _count, _g, _vector
+from auditor.adapters.benchmarks.common import Benchmark, _count, _g, _vector
 
 # --- histograms and prefix sums (vector in, vector out) ---------------------------------------
 
 
-class _NoisyHist(_Benchmark):
+class _NoisyHist(Benchmark):
     """Each count plus i.i.d. Laplace noise; counts differ in one bin by 1 (L1 sensitivity 1)."""
 
     input_kind = "vector"
@@ -69,7 +69,7 @@ class NoisyHist2(_NoisyHist):
         return self.epsilon
 
 
-class PrefixSum(_Benchmark):
+class PrefixSum(Benchmark):
     """Prefix sums of ``q_i + Laplace(1/epsilon)`` (ShadowDP's PrefixSum, Wang et al. PLDI 2019).
 
     ShadowDP verifies it for ``ONE_DIFFER`` neighbours (one answer moves by at most 1: L1

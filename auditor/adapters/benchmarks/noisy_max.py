@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from auditor.adapters.benchmarks.common import _Benchmark, _count, _g, _vector
+from auditor.adapters.benchmarks.common import Benchmark, _count, _g, _vector
 
 # --- report noisy max -------------------------------------------------------------------------
 
@@ -110,7 +110,7 @@ def _redraw_rows(
         done = i + 1
 
 
-class _NoisyMax(_Benchmark):
+class _NoisyMax(Benchmark):
     """``q_i + noise(2/epsilon)`` for each of m queries of sensitivity 1 (L∞ neighbours); the
     index of the largest (``value = False``) or the largest noisy value itself."""
 

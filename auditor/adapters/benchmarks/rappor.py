@@ -7,13 +7,13 @@ from typing import Any
 import gmpy2
 import numpy as np
 
-from auditor.adapters.benchmarks.common import _Benchmark, _count, _g, _round_up, _scalar
+from auditor.adapters.benchmarks.common import Benchmark, _count, _g, _scalar, round_up
 from reference_mechanisms.rappor import bloom_filter
 
 # --- RAPPOR (local) ---------------------------------------------------------------------------
 
 
-class Rappor(_Benchmark):
+class Rappor(Benchmark):
     """One RAPPOR report (Erlingsson, Pihur, Korolova, CCS 2014, steps 1-3): the value's Bloom
     filter (h hashes into m bits), permanent randomized response f, instantaneous randomized
     response p, q; DP-Sniper's ``Rappor`` with its defaults h = 4, m = 20, f = 0.75, p = 0.45,
@@ -75,7 +75,7 @@ class Rappor(_Benchmark):
             p, q = gmpy2.mpfr(self.p), gmpy2.mpfr(self.q)
             p_star, q_star = half * q + (1 - half) * p, (1 - half) * q + half * p
             ratio = q_star * (1 - p_star) / (p_star * (1 - q_star))
-            return _round_up(self.h * gmpy2.log(ratio))
+            return round_up(self.h * gmpy2.log(ratio))
 
     def bloom(self, value: int) -> np.ndarray:
         if value not in self._filters:
@@ -129,7 +129,7 @@ class OneTimeRappor(Rappor):
         """``2h ln((1 - f/2)/(f/2))`` for the float f, rounded up to a float."""
         with gmpy2.context(precision=200):
             half = gmpy2.mpfr(self.f) / 2
-            return _round_up(2 * self.h * gmpy2.log((1 - half) / half))
+            return round_up(2 * self.h * gmpy2.log((1 - half) / half))
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         return self._permanent(self._value(query), n).astype(np.int8)

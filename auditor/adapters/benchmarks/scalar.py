@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from auditor.adapters.benchmarks.common import _Benchmark, _count, _g, _scalar
+from auditor.adapters.benchmarks.common import Benchmark, _count, _g, _scalar
 
 # --- scalar inputs ----------------------------------------------------------------------------
 
 
-class LaplaceMechanism(_Benchmark):
+class LaplaceMechanism(Benchmark):
     """``value + Laplace(sensitivity / epsilon)``: DP-Sniper's ``LaplaceMechanism``.
 
     References:
@@ -37,7 +37,7 @@ class LaplaceMechanism(_Benchmark):
         return _scalar(query) + self._rng.laplace(0.0, scale, size=n)
 
 
-class TruncatedGeometric(_Benchmark):
+class TruncatedGeometric(Benchmark):
     """Balcer & Vadhan's ``GeoSample`` (Alg. 4.8) for a count c in [0, n], as DP-Sniper codes it.
 
     ``k = ceil(ln(2 / epsilon))`` (DP-Sniper takes the natural log), ``d = (2^(k+1) + 1)
@@ -113,7 +113,7 @@ class TruncatedGeometric(_Benchmark):
         return np.searchsorted(f, u, side="left").astype(np.int64)
 
 
-class LaplaceParallel(_Benchmark):
+class LaplaceParallel(Benchmark):
     """``k`` independent Laplace mechanisms on one value, each with ``epsilon / k``
     (DP-Sniper's ``LaplaceParallel``: 20 copies at 0.005); epsilon-DP by basic composition.
 

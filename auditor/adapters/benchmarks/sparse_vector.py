@@ -7,12 +7,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from auditor.adapters.benchmarks.common import _LYU, _Benchmark, _count, _g, _vector
+from auditor.adapters.benchmarks.common import LYU, Benchmark, _count, _g, _vector
 
 # --- the sparse vector technique ------------------------------------------------------------
 
 
-class _SparseVector(_Benchmark):
+class _SparseVector(Benchmark):
     """One noisy threshold ``T + rho`` and per-query noise ``nu_i``; ⊤ when
     ``q_i + nu_i >= T + rho``, halting after ``cutoff`` ⊤ (``cutoff=None``: never halts).
 
@@ -112,7 +112,7 @@ class SVT1(_SparseVector):
     _label = "svt1"
     _default_threshold = 0.5
     description = (
-        f"SVT with cutoff c ({_LYU}, Fig. 1 Alg. 1; StatDP's SVT): rho ~ Lap(2/eps), "
+        f"SVT with cutoff c ({LYU}, Fig. 1 Alg. 1; StatDP's SVT): rho ~ Lap(2/eps), "
         "nu_i ~ Lap(4c/eps), answers T/F until the c-th T; eps-DP (Lyu et al.)."
     )
 
@@ -129,7 +129,7 @@ class SVT2(_SparseVector):
 
     _label = "svt2"
     description = (
-        f"SVT of Dwork & Roth 2014 ({_LYU}, Fig. 1 Alg. 2): rho ~ Lap(2c/eps), redrawn after "
+        f"SVT of Dwork & Roth 2014 ({LYU}, Fig. 1 Alg. 2): rho ~ Lap(2c/eps), redrawn after "
         "every T, nu_i ~ Lap(4c/eps), halts after c T; eps-DP (Lyu et al.)."
     )
 
@@ -166,7 +166,7 @@ class SVT3(_SparseVector):
     nullable = True
     correct = False
     description = (
-        f"SVT releasing q_i + nu_i at each T ({_LYU}, Fig. 1 Alg. 3, from Roth's lecture notes; "
+        f"SVT releasing q_i + nu_i at each T ({LYU}, Fig. 1 Alg. 3, from Roth's lecture notes; "
         "StatDP's iSVT4): rho ~ Lap(2/eps), nu_i ~ Lap(2c/eps). Broken: 'INCORRECT: Output the "
         "noisy query instead of True' (StatDP's source); inf-DP in Lyu et al.'s Fig. 1."
     )
@@ -190,7 +190,7 @@ class SVT4(_SparseVector):
     _label = "svt4"
     correct = False
     description = (
-        f"SVT of Lee & Clifton 2014 ({_LYU}, Fig. 1 Alg. 4; StatDP's iSVT3): rho ~ Lap(4/eps), "
+        f"SVT of Lee & Clifton 2014 ({LYU}, Fig. 1 Alg. 4; StatDP's iSVT3): rho ~ Lap(4/eps), "
         "nu_i ~ Lap(4/(3 eps)), halts after c T. Broken: the query noise does not scale with c "
         "('INCORRECT: noise added to queries doesn't scale with N', StatDP's source); Lyu et al. "
         "show it is only ((1+6c)/4)eps-DP."
@@ -211,7 +211,7 @@ class SVT5(_SparseVector):
     _default_cutoff = None
     correct = False
     description = (
-        f"SVT of Stoddard et al. 2014 ({_LYU}, Fig. 1 Alg. 5; StatDP's iSVT1): noisy threshold "
+        f"SVT of Stoddard et al. 2014 ({LYU}, Fig. 1 Alg. 5; StatDP's iSVT1): noisy threshold "
         "rho ~ Lap(2/eps), no query noise, no cutoff. Broken: 'INCORRECT: no noise added to the "
         "queries' (StatDP's source); inf-DP in Lyu et al.'s Fig. 1."
     )
@@ -231,7 +231,7 @@ class SVT6(_SparseVector):
     _default_cutoff = None
     correct = False
     description = (
-        f"SVT of Chen et al. 2015 ({_LYU}, Fig. 1 Alg. 6; StatDP's iSVT2): rho ~ Lap(2/eps), "
+        f"SVT of Chen et al. 2015 ({LYU}, Fig. 1 Alg. 6; StatDP's iSVT2): rho ~ Lap(2/eps), "
         "nu_i ~ Lap(2/eps), no cutoff. Broken: 'INCORRECT: no bounds on the True's to output' "
         "(StatDP's source); inf-DP in Lyu et al.'s Fig. 1, the loss grows with every T answered."
     )
@@ -275,7 +275,7 @@ class NumericalSVT(_SparseVector):
         return np.where(released, values, np.nan)
 
 
-class SVT34Parallel(_Benchmark):
+class SVT34Parallel(Benchmark):
     """SVT3 and SVT4 run side by side on the same queries (DP-Sniper's ``SVT34Parallel``), each
     with half the claimed epsilon (DP-Sniper: 0.1 each, c = 2, T = 1).
 

@@ -18,14 +18,14 @@ _LIBRARY = "diffprivlib"
 
 # Parameter spaces (``dp-audit run --search``, docs/search.md): what diffprivlib accepts and
 # users plausibly pass.  Each adapter's ``space`` names arguments of its own constructor.
-_EPSILON = Range(0.01, 10.0, log=True)
-_DELTA = Range(1e-12, 0.1, log=True)
-_SENSITIVITY = Range(1e-3, 1e6, log=True)
+EPSILON = Range(0.01, 10.0, log=True)
+DELTA = Range(1e-12, 0.1, log=True)
+SENSITIVITY = Range(1e-3, 1e6, log=True)
 #: bounds of a query or of the records: unit, symmetric, wide, large magnitude
-_BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
+BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
 
 
-class _DiffprivlibAdapter(Configurable):
+class DiffprivlibAdapter(Configurable):
     """Common provenance and seeding for the diffprivlib adapters."""
 
     library = _LIBRARY

@@ -13,16 +13,16 @@ from auditor.adapters._provenance import (
 )
 from auditor.adapters.base import call_source, keywords
 from auditor.adapters.diffprivlib_adapters.common import (
-    _BOUNDS,
-    _DELTA,
-    _EPSILON,
-    _SENSITIVITY,
-    _DiffprivlibAdapter,
+    BOUNDS,
+    DELTA,
+    EPSILON,
+    SENSITIVITY,
+    DiffprivlibAdapter,
 )
 from auditor.core.space import Range
 
 
-class _Additive(_DiffprivlibAdapter):
+class _Additive(DiffprivlibAdapter):
     """An additive mechanism: ``mechanism.randomise(query)`` called ``n`` times."""
 
     family = "additive"
@@ -33,7 +33,7 @@ class _Additive(_DiffprivlibAdapter):
 
     #: the class in ``diffprivlib.mechanisms`` this adapter drives
     _class: str = ""
-    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
+    space = {"epsilon": EPSILON, "sensitivity": SENSITIVITY}
 
     def __init__(self, epsilon: float, delta: float, sensitivity: float) -> None:
         super().__init__()
@@ -99,7 +99,7 @@ class LaplaceTruncated(_Additive):
     name = "diffprivlib.laplace_truncated"
     description = "diffprivlib.mechanisms.LaplaceTruncated (Laplace, output clamped to bounds)"
     _class = "LaplaceTruncated"
-    space = {**_Additive.space, "bounds": _BOUNDS}
+    space = {**_Additive.space, "bounds": BOUNDS}
 
     def __init__(
         self,
@@ -142,7 +142,7 @@ class Geometric(_Additive):
     _dtype = np.int64
     _value_source = "int(query)"
     _class = "Geometric"
-    space = {"epsilon": _EPSILON, "sensitivity": Range(1, 1e6, log=True, integer=True)}
+    space = {"epsilon": EPSILON, "sensitivity": Range(1, 1e6, log=True, integer=True)}
 
     def __init__(self, epsilon: float = 1.0, sensitivity: int = 1) -> None:
         super().__init__(epsilon, 0.0, as_integer(sensitivity, "sensitivity"))
@@ -160,8 +160,8 @@ class Gaussian(_Additive):
     #: the library rejects epsilon > 1 for the classic calibration
     space = {
         "epsilon": Range(0.01, 1.0, log=True),
-        "delta": _DELTA,
-        "sensitivity": _SENSITIVITY,
+        "delta": DELTA,
+        "sensitivity": SENSITIVITY,
     }
 
     def __init__(self, epsilon: float = 0.5, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
@@ -174,7 +174,7 @@ class GaussianAnalytic(_Additive):
     name = "diffprivlib.gaussian_analytic"
     description = "diffprivlib.mechanisms.GaussianAnalytic (Balle-Wang analytic calibration)"
     _class = "GaussianAnalytic"
-    space = {"epsilon": _EPSILON, "delta": _DELTA, "sensitivity": _SENSITIVITY}
+    space = {"epsilon": EPSILON, "delta": DELTA, "sensitivity": SENSITIVITY}
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0) -> None:
         super().__init__(epsilon, delta, float(sensitivity))

@@ -12,10 +12,10 @@ from auditor.adapters._provenance import (
     as_integer,
 )
 from auditor.adapters.base import call_source, keywords
-from auditor.adapters.diffprivlib_adapters.common import _EPSILON, _SENSITIVITY, _DiffprivlibAdapter
+from auditor.adapters.diffprivlib_adapters.common import EPSILON, SENSITIVITY, DiffprivlibAdapter
 
 
-class Exponential(_DiffprivlibAdapter):
+class Exponential(DiffprivlibAdapter):
     """``diffprivlib.mechanisms.Exponential``: exponential mechanism, higher utility is better.
 
     The library shifts utilities by their maximum before exponentiating, then samples by
@@ -29,7 +29,7 @@ class Exponential(_DiffprivlibAdapter):
     #: higher utility is more likely (diffprivlib's convention)
     maximise = True
     description = "diffprivlib.mechanisms.Exponential (max-shifted float weights, cumulative sum)"
-    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
+    space = {"epsilon": EPSILON, "sensitivity": SENSITIVITY}
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0) -> None:
         super().__init__()
@@ -80,14 +80,14 @@ def sample(query, n):
         return np.fromiter((mechanism.randomise() for _ in range(n)), np.int64, count=n)
 
 
-class Binary(_DiffprivlibAdapter):
+class Binary(DiffprivlibAdapter):
     """``diffprivlib.mechanisms.Binary``: randomized response on the labels ``"0"``/``"1"``."""
 
     name = "diffprivlib.binary"
     family = "binary"
     delta = 0.0
     description = "diffprivlib.mechanisms.Binary (randomized response, one float uniform)"
-    space = {"epsilon": _EPSILON}
+    space = {"epsilon": EPSILON}
 
     def __init__(self, epsilon: float = 1.0) -> None:
         super().__init__()

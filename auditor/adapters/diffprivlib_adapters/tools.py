@@ -7,13 +7,13 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters.base import call_source, keywords
-from auditor.adapters.diffprivlib_adapters.common import _BOUNDS, _EPSILON, _DiffprivlibAdapter
+from auditor.adapters.diffprivlib_adapters.common import BOUNDS, EPSILON, DiffprivlibAdapter
 
 #: how the tools adapters turn a query into the data they pass (``_records`` in reproducers)
-_RECORDS = "np.asarray(query, dtype=np.float64).ravel()"
+RECORDS = "np.asarray(query, dtype=np.float64).ravel()"
 
 
-def _tools_reproducer(
+def tools_reproducer(
     function: str, arguments: list[str], records: str, width: int = 1, edges: bool = False
 ) -> str:
     """A reproducer's ``sample``: ``tools.<function>(data, arguments...)`` once per release
@@ -36,7 +36,7 @@ def sample(query, n):
 """
 
 
-class _Tool(_DiffprivlibAdapter):
+class _Tool(DiffprivlibAdapter):
     """A ``diffprivlib.tools`` aggregate on a 1-D dataset with declared bounds."""
 
     family = "dataset"
@@ -44,7 +44,7 @@ class _Tool(_DiffprivlibAdapter):
     #: diffprivlib calibrates to ``upper - lower`` (sum) or ``(upper - lower)/n`` (mean), and
     #: truncates to a range that depends on n: the replace-one neighbour relation.
     neighbours = "replace"
-    space = {"epsilon": _EPSILON, "domain": _BOUNDS}
+    space = {"epsilon": EPSILON, "domain": BOUNDS}
 
     def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 1.0)) -> None:
         super().__init__()
@@ -79,7 +79,7 @@ class _Tool(_DiffprivlibAdapter):
 
     def _reproducer_code(self) -> str:
         arguments = keywords(epsilon=self.epsilon, bounds=self.domain)
-        return _tools_reproducer(self._function, arguments, _RECORDS)
+        return tools_reproducer(self._function, arguments, RECORDS)
 
 
 class ToolsSum(_Tool):

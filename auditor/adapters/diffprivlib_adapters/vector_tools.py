@@ -12,13 +12,13 @@ from auditor.adapters._provenance import (
     as_integer,
 )
 from auditor.adapters.base import keywords
-from auditor.adapters.diffprivlib_adapters.common import _BOUNDS, _EPSILON, _DiffprivlibAdapter
-from auditor.adapters.diffprivlib_adapters.tools import _RECORDS, _tools_reproducer
+from auditor.adapters.diffprivlib_adapters.common import BOUNDS, EPSILON, DiffprivlibAdapter
+from auditor.adapters.diffprivlib_adapters.tools import RECORDS, tools_reproducer
 from auditor.core.source import literal
 from auditor.core.space import Choice, Range
 
 
-class _VectorTool(_DiffprivlibAdapter):
+class _VectorTool(DiffprivlibAdapter):
     """A ``diffprivlib.tools`` function on a dataset with declared bounds, one release per call.
 
     Releases that are vectors (a histogram's counts, several quantiles) use the kinds contract:
@@ -44,7 +44,7 @@ class _VectorTool(_DiffprivlibAdapter):
     _edges = False
     _reproducer_imports = "BudgetAccountant, tools"
     #: ``_records`` in the reproducer
-    _records_source = _RECORDS
+    _records_source = RECORDS
 
     def _records(self, query: Any) -> np.ndarray:
         return np.asarray(query, dtype=np.float64).ravel()
@@ -67,9 +67,7 @@ class _VectorTool(_DiffprivlibAdapter):
         positional, keyword = self._arguments()
         arguments = [*map(literal, positional), *keywords(**keyword)]
         width = getattr(self, "output_length", 1)
-        return _tools_reproducer(
-            self._function, arguments, self._records_source, width, self._edges
-        )
+        return tools_reproducer(self._function, arguments, self._records_source, width, self._edges)
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query``: shape (n,) or (n, output_length)."""
@@ -104,9 +102,9 @@ class ToolsHistogram(_VectorTool):
     output_kind = "integer"
     _function, _edges = "histogram", True
     space = {
-        "epsilon": _EPSILON,
+        "epsilon": EPSILON,
         "bins": Range(2, 64, log=True, integer=True),
-        "domain": _BOUNDS,
+        "domain": BOUNDS,
     }
 
     def __init__(
@@ -138,7 +136,7 @@ class ToolsHistogramdd(_VectorTool):
     _records_source = "np.asarray(query, dtype=np.float64)"
     #: two columns: bins per column, and one (lower, upper) per column
     space = {
-        "epsilon": _EPSILON,
+        "epsilon": EPSILON,
         "bins": Choice(((3, 3), (2, 8), (6, 6))),
         "domain": Choice(
             (((0.0, 1.0), (0.0, 1.0)), ((-10.0, 10.0), (0.0, 1.0)), ((0.0, 1e6), (-1e3, 1e3)))
@@ -187,9 +185,9 @@ class ToolsQuantile(_VectorTool):
     name = "diffprivlib.tools.quantile"
     _function = "quantile"
     space = {
-        "epsilon": _EPSILON,
+        "epsilon": EPSILON,
         "quantiles": Choice(((0.25, 0.5, 0.75), (0.1, 0.9), (0.01, 0.5, 0.99))),
-        "domain": _BOUNDS,
+        "domain": BOUNDS,
     }
 
     def __init__(
@@ -220,7 +218,7 @@ class ToolsPercentile(_VectorTool):
 
     name = "diffprivlib.tools.percentile"
     _function = "percentile"
-    space = {"epsilon": _EPSILON, "percent": Range(0.0, 100.0), "domain": _BOUNDS}
+    space = {"epsilon": EPSILON, "percent": Range(0.0, 100.0), "domain": BOUNDS}
 
     def __init__(
         self,
@@ -245,7 +243,7 @@ class ToolsMedian(ToolsPercentile):
 
     name = "diffprivlib.tools.median"
     _function = "median"
-    space = {"epsilon": _EPSILON, "domain": _BOUNDS}
+    space = {"epsilon": EPSILON, "domain": BOUNDS}
 
     def __init__(self, epsilon: float = 1.0, domain: tuple[float, float] = (0.0, 100.0)) -> None:
         super().__init__(epsilon, 50.0, domain)

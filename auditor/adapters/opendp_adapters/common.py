@@ -17,19 +17,19 @@ _LIBRARY = "opendp"
 # Parameter spaces (``dp-audit run --search``, docs/search.md): what OpenDP accepts and users
 # plausibly pass.  Each adapter's ``space`` names arguments of its own constructor; epsilon,
 # delta and rho are the targets OpenDP calibrates to.
-_EPSILON = Range(0.01, 10.0, log=True)
-_DELTA = Range(1e-12, 0.1, log=True)
-_SENSITIVITY = Range(1e-3, 1e6, log=True)
-_INTEGER_SENSITIVITY = Range(1, 1e6, log=True, integer=True)
+EPSILON = Range(0.01, 10.0, log=True)
+DELTA = Range(1e-12, 0.1, log=True)
+SENSITIVITY = Range(1e-3, 1e6, log=True)
+INTEGER_SENSITIVITY = Range(1, 1e6, log=True, integer=True)
 #: bounds of the records: unit, symmetric, wide, large magnitude
-_BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
+BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
 
 #: reproducers' source of the float vector domain the adapters build
-_FLOAT_VECTORS = "dp.vector_domain(dp.atom_domain(T=float, nan=False))"
+FLOAT_VECTORS = "dp.vector_domain(dp.atom_domain(T=float, nan=False))"
 #: ... of the L∞ metric of scores, by ``monotonic``
-_LINF = {m: f"dp.linf_distance(T=float, monotonic={m})" for m in (False, True)}
+LINF = {m: f"dp.linf_distance(T=float, monotonic={m})" for m in (False, True)}
 #: ... and of the input domain, metric and measure of the report-noisy-max adapters
-_SCORES = [_FLOAT_VECTORS, _LINF[False], "dp.max_divergence()"]
+SCORES = [FLOAT_VECTORS, LINF[False], "dp.max_divergence()"]
 
 
 def _prelude() -> Any:
@@ -73,18 +73,18 @@ def _gaussian_approx_dp(dp: Any, scale: float, delta: float) -> Any:
 #: scales so small that its zCDP -> (eps, delta) conversion overflows for sensitivities above
 #: about 100 (and takes a minute to fail); 1/32 is below the scale epsilon = 50 needs at
 #: delta = 0.1 (0.36), 2^40 far above what epsilon = 1e-4 needs at delta = 1e-30 (1.2e5)
-_GAUSSIAN_SCALES = (2.0**-5, 2.0**40)
+GAUSSIAN_SCALES = (2.0**-5, 2.0**40)
 
 
-def _laplace_float(dp: Any, scale: float) -> Any:
+def laplace_float(dp: Any, scale: float) -> Any:
     """``make_laplace`` on float vectors (L1) at ``scale``: the scalar and the vector Laplace."""
     space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
     return dp.m.make_laplace(*space, scale=scale)
 
 
-def _laplace_source(scale: float) -> str:
+def laplace_source(scale: float) -> str:
     """Reproducer source building ``measurement``: ``make_laplace`` on float vectors (L1)."""
-    space = [_FLOAT_VECTORS, "dp.l1_distance(T=float)"]
+    space = [FLOAT_VECTORS, "dp.l1_distance(T=float)"]
     return call_source("measurement = dp.m.make_laplace", [*space, *keywords(scale=scale)])
 
 
@@ -92,13 +92,13 @@ def _gaussian_approx_dp_source(scale: float, delta: float) -> str:
     """:func:`_gaussian_approx_dp` as reproducer source, building ``measurement``."""
     zcdp = call_source(
         "zcdp = dp.m.make_gaussian",
-        [_FLOAT_VECTORS, "dp.l2_distance(T=float)", *keywords(scale=scale)],
+        [FLOAT_VECTORS, "dp.l2_distance(T=float)", *keywords(scale=scale)],
     )
     conversion = "dp.c.make_zCDP_to_approxDP(zcdp)"
     return f"{zcdp}\nmeasurement = dp.c.make_fix_delta({conversion}, {literal(delta)})"
 
 
-class _OpenDPAdapter(Configurable):
+class OpenDPAdapter(Configurable):
     """Provenance, and a measurement rebuilt on demand (OpenDP objects do not pickle)."""
 
     library = _LIBRARY
@@ -171,13 +171,13 @@ class _OpenDPAdapter(Configurable):
         return f"<{type(self).__name__} {self.name}>"
 
 
-def _check_epsilon(epsilon: float) -> float:
+def check_epsilon(epsilon: float) -> float:
     if not epsilon > 0:
         raise ValueError(f"epsilon={epsilon!r} must be > 0")
     return float(epsilon)
 
 
-def _rows_sample(name: str, value: str, width: int) -> str:
+def rows_sample(name: str, value: str, width: int) -> str:
     """The reproducer's ``sample`` of an adapter releasing ``width`` integers per call on the
     list ``name`` (``value``: its source, from ``query``)."""
     return f"""
@@ -190,7 +190,7 @@ def _rows_sample(name: str, value: str, width: int) -> str:
         """
 
 
-class _GaussianApproxDP(_OpenDPAdapter):
+class GaussianApproxDP(OpenDPAdapter):
     """The Gaussians under (ε, δ) (scalar and vector): ``make_gaussian`` turned into (ε, δ) at
     the target delta, at the scale OpenDP's search finds for the target (ε, δ)."""
 

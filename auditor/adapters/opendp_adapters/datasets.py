@@ -9,14 +9,14 @@ import numpy as np
 from auditor.adapters._provenance import as_integer
 from auditor.adapters.base import call_source, keywords
 from auditor.adapters.opendp_adapters.common import (
-    _BOUNDS,
-    _EPSILON,
-    _FLOAT_VECTORS,
-    _check_epsilon,
-    _OpenDPAdapter,
+    BOUNDS,
+    EPSILON,
+    FLOAT_VECTORS,
+    OpenDPAdapter,
     _prelude,
-    _rows_sample,
+    check_epsilon,
     invoke_many,
+    rows_sample,
 )
 from auditor.core.source import literal
 from auditor.core.space import Range
@@ -29,7 +29,7 @@ _RECORDS_SAMPLE = """
     """
 
 
-class ClampedSum(_OpenDPAdapter):
+class ClampedSum(OpenDPAdapter):
     """Pipeline ``then_clamp(domain) >> then_sum() >> then_laplace(scale)`` on float records.
 
     The neighbour relation is OpenDP's ``symmetric_distance`` with d_in = ``max_contributions``
@@ -50,7 +50,7 @@ class ClampedSum(_OpenDPAdapter):
     delta = 0.0
     neighbours = "add_remove"
     description = "opendp clamp >> sum (float, rounding-aware sensitivity) >> laplace"
-    space = {"epsilon": _EPSILON, "domain": _BOUNDS}
+    space = {"epsilon": EPSILON, "domain": BOUNDS}
     _reproducer_sample = _RECORDS_SAMPLE
 
     def __init__(
@@ -87,7 +87,7 @@ class ClampedSum(_OpenDPAdapter):
     def _measurement_source(self) -> str:
         clamp, scale = literal(self.domain), literal(self._calibrated_scale())
         return (
-            f"space = {_FLOAT_VECTORS}, dp.symmetric_distance()\n"
+            f"space = {FLOAT_VECTORS}, dp.symmetric_distance()\n"
             f"clamped_sum = space >> dp.t.then_clamp({clamp}) >> dp.t.then_sum()\n"
             f"measurement = clamped_sum >> dp.m.then_laplace({scale})"
         )
@@ -119,7 +119,7 @@ class ClampedSum(_OpenDPAdapter):
         return np.fromiter((measurement(records) for _ in range(n)), np.float64, count=n)
 
 
-class CountByCategories(_OpenDPAdapter):
+class CountByCategories(OpenDPAdapter):
     """``then_count_by_categories`` (one count per category plus a null category for records
     outside them) ``>> then_laplace`` on the integer counts (discrete Laplace).
 
@@ -134,11 +134,11 @@ class CountByCategories(_OpenDPAdapter):
     neighbours = "add_remove"
     output_kind = "integer"
     delta = 0.0
-    space = {"epsilon": _EPSILON, "categories": Range(1, 64, log=True, integer=True)}
+    space = {"epsilon": EPSILON, "categories": Range(1, 64, log=True, integer=True)}
 
     def __init__(self, epsilon: float = 1.0, categories: int = 4) -> None:
         super().__init__()
-        self._target_epsilon = _check_epsilon(epsilon)
+        self._target_epsilon = check_epsilon(epsilon)
         self.categories = list(range(as_integer(categories, "categories")))
         self.domain = (0, len(self.categories))  # the last value: outside every category
         self.output_length = len(self.categories) + 1
@@ -172,7 +172,7 @@ class CountByCategories(_OpenDPAdapter):
 
     def _sample_source(self) -> str:
         records = "[int(x) for x in np.asarray(query).ravel()]"
-        return _rows_sample("records", records, self.output_length)
+        return rows_sample("records", records, self.output_length)
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (integer records): shape (n, categories + 1)."""
@@ -184,7 +184,7 @@ class CountByCategories(_OpenDPAdapter):
         return out
 
 
-class PrivateQuantile(_OpenDPAdapter):
+class PrivateQuantile(OpenDPAdapter):
     """``make_private_quantile`` (Smith's quantile scores over public candidates, selected by
     report-noisy-max) under ``symmetric_distance`` and ``max_divergence()``: one candidate per
     release.  Claim ``measurement.map(1)``: add or remove one record."""
@@ -196,9 +196,9 @@ class PrivateQuantile(_OpenDPAdapter):
     delta = 0.0
     _reproducer_sample = _RECORDS_SAMPLE
     space = {
-        "epsilon": _EPSILON,
+        "epsilon": EPSILON,
         "alpha": Range(0.05, 0.95),
-        "domain": _BOUNDS,
+        "domain": BOUNDS,
         "candidates": Range(3, 201, log=True, integer=True),
     }
 
@@ -210,7 +210,7 @@ class PrivateQuantile(_OpenDPAdapter):
         candidates: int = 21,
     ) -> None:
         super().__init__()
-        self._target_epsilon = _check_epsilon(epsilon)
+        self._target_epsilon = check_epsilon(epsilon)
         self.alpha = float(alpha)
         self.domain = (float(domain[0]), float(domain[1]))
         if not self.domain[0] < self.domain[1]:
@@ -237,7 +237,7 @@ class PrivateQuantile(_OpenDPAdapter):
 
     def _measurement_source(self) -> str:
         candidates = call_source("candidates = ", [*map(literal, self.candidates)], "[]")
-        space = [_FLOAT_VECTORS, "dp.symmetric_distance()", "dp.max_divergence()"]
+        space = [FLOAT_VECTORS, "dp.symmetric_distance()", "dp.max_divergence()"]
         arguments = [*space, "candidates=candidates"]
         arguments += keywords(alpha=self.alpha, scale=self._calibrated_scale())
         return f"{candidates}\n" + call_source(

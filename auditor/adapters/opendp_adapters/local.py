@@ -9,11 +9,11 @@ import numpy as np
 
 from auditor.adapters._provenance import as_integer
 from auditor.adapters.base import call_source, keywords
-from auditor.adapters.opendp_adapters.common import _EPSILON, _OpenDPAdapter, invoke_many
+from auditor.adapters.opendp_adapters.common import EPSILON, OpenDPAdapter, invoke_many
 from auditor.core.space import Range
 
 
-class RandomizedResponseBool(_OpenDPAdapter):
+class RandomizedResponseBool(OpenDPAdapter):
     """``make_randomized_response_bool`` with keep-probability e^ε/(1 + e^ε).
 
     Not vectorised: the bit-vector variant (``make_randomized_response_bitvec``) needs a
@@ -24,7 +24,7 @@ class RandomizedResponseBool(_OpenDPAdapter):
     family = "binary"
     delta = 0.0
     description = "opendp make_randomized_response_bool (keep with prob e^eps/(1+e^eps))"
-    space = {"epsilon": _EPSILON}
+    space = {"epsilon": EPSILON}
     _reproducer_sample = """
         def sample(query, n):
             value = bool(int(query))
@@ -57,7 +57,7 @@ class RandomizedResponseBool(_OpenDPAdapter):
         return np.fromiter((int(r) for r in releases), np.int64, count=n)
 
 
-class RandomizedResponseBitvec(_OpenDPAdapter):
+class RandomizedResponseBitvec(OpenDPAdapter):
     """``make_randomized_response_bitvec`` (RAPPOR's permanent randomized response: each bit
     replaced by a fair coin with probability f) on the one-hot encoding of a value in
     ``0 .. m - 1`` (``bitvector_domain(max_weight=1)``, the unary encoding); local DP.

@@ -11,28 +11,28 @@ import numpy as np
 from auditor.adapters._provenance import as_integer
 from auditor.adapters.base import call_source, keywords
 from auditor.adapters.opendp_adapters.common import (
-    _DELTA,
-    _EPSILON,
-    _FLOAT_VECTORS,
-    _GAUSSIAN_SCALES,
-    _INTEGER_SENSITIVITY,
-    _SENSITIVITY,
-    _GaussianApproxDP,
-    _laplace_float,
-    _laplace_source,
-    _OpenDPAdapter,
+    DELTA,
+    EPSILON,
+    FLOAT_VECTORS,
+    GAUSSIAN_SCALES,
+    INTEGER_SENSITIVITY,
+    SENSITIVITY,
+    GaussianApproxDP,
+    OpenDPAdapter,
+    laplace_float,
+    laplace_source,
 )
 from auditor.core.space import Range
 
 
-class _VectorNoise(_OpenDPAdapter):
+class _VectorNoise(OpenDPAdapter):
     """Additive noise on a vector domain: ``n`` copies of the query in one call."""
 
     family = "additive"
     vectorised = True
     delta = 0.0
     integer_queries = False
-    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
+    space = {"epsilon": EPSILON, "sensitivity": SENSITIVITY}
 
     def __init__(self, epsilon: float, sensitivity: float) -> None:
         super().__init__()
@@ -75,10 +75,10 @@ class Laplace(_VectorNoise):
         super().__init__(epsilon, float(sensitivity))
 
     def _build(self, dp: Any) -> Any:
-        return _laplace_float(dp, self.sensitivity / self._target_epsilon)
+        return laplace_float(dp, self.sensitivity / self._target_epsilon)
 
     def _measurement_source(self) -> str:
-        return _laplace_source(self.sensitivity / self._target_epsilon)
+        return laplace_source(self.sensitivity / self._target_epsilon)
 
 
 class LaplaceInteger(_VectorNoise):
@@ -89,7 +89,7 @@ class LaplaceInteger(_VectorNoise):
     integer_queries = True
     #: the ``opendp.measurements`` constructor
     _constructor = "make_laplace"
-    space = {"epsilon": _EPSILON, "sensitivity": _INTEGER_SENSITIVITY}
+    space = {"epsilon": EPSILON, "sensitivity": INTEGER_SENSITIVITY}
 
     def __init__(self, epsilon: float = 1.0, sensitivity: int = 1) -> None:
         super().__init__(epsilon, as_integer(sensitivity, "sensitivity"))
@@ -116,7 +116,7 @@ class Geometric(LaplaceInteger):
     _constructor = "make_geometric"
 
 
-class Gaussian(_GaussianApproxDP, _VectorNoise):
+class Gaussian(GaussianApproxDP, _VectorNoise):
     """``make_gaussian`` (zCDP) converted to (ε, δ) by ``make_zCDP_to_approxDP`` + ``make_fix_delta``.
 
     The noise scale is OpenDP's own binary search for the smallest scale meeting (ε, δ).
@@ -126,8 +126,8 @@ class Gaussian(_GaussianApproxDP, _VectorNoise):
     description = (
         "opendp make_gaussian on floats (discrete Gaussian at a 2^k grid), zCDP -> (eps, delta)"
     )
-    space = {"epsilon": _EPSILON, "delta": _DELTA, "sensitivity": _SENSITIVITY}
-    _scale_bracket = _GAUSSIAN_SCALES
+    space = {"epsilon": EPSILON, "delta": DELTA, "sensitivity": SENSITIVITY}
+    _scale_bracket = GAUSSIAN_SCALES
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, sensitivity: float = 1.0) -> None:
         if not 0 < delta < 1:
@@ -146,7 +146,7 @@ class GaussianZCDP(_VectorNoise):
 
     name = "opendp.gaussian_zcdp"
     description = "opendp make_gaussian on floats (discrete Gaussian at a 2^k grid), as rho-zCDP"
-    space = {"rho": Range(1e-3, 10.0, log=True), "sensitivity": _SENSITIVITY}
+    space = {"rho": Range(1e-3, 10.0, log=True), "sensitivity": SENSITIVITY}
 
     def __init__(self, rho: float = 0.5, sensitivity: float = 1.0) -> None:
         if not rho > 0:
@@ -164,7 +164,7 @@ class GaussianZCDP(_VectorNoise):
     def _measurement_source(self) -> str:
         scale = keywords(scale=self._calibrated_scale())
         return call_source(
-            "measurement = dp.m.make_gaussian", [_FLOAT_VECTORS, "dp.l2_distance(T=float)", *scale]
+            "measurement = dp.m.make_gaussian", [FLOAT_VECTORS, "dp.l2_distance(T=float)", *scale]
         )
 
     def _claim(self) -> tuple[float, float]:

@@ -9,20 +9,20 @@ import numpy as np
 from auditor.adapters._provenance import as_integer
 from auditor.adapters.base import call_source, keywords
 from auditor.adapters.opendp_adapters.common import (
-    _EPSILON,
-    _FLOAT_VECTORS,
-    _LINF,
-    _SCORES,
-    _SENSITIVITY,
-    _check_epsilon,
-    _OpenDPAdapter,
-    _rows_sample,
+    EPSILON,
+    FLOAT_VECTORS,
+    LINF,
+    SCORES,
+    SENSITIVITY,
+    OpenDPAdapter,
+    check_epsilon,
     invoke_many,
+    rows_sample,
 )
 from auditor.core.space import Range
 
 
-class NoisyMax(_OpenDPAdapter):
+class NoisyMax(OpenDPAdapter):
     """``make_noisy_max`` under ``max_divergence()``: report-noisy-max with exponential noise.
 
     With exponential noise, report-noisy-max is permute-and-flip (McKenna & Sheldon 2020).
@@ -34,7 +34,7 @@ class NoisyMax(_OpenDPAdapter):
     delta = 0.0
     maximise = True
     description = "opendp make_noisy_max, pure DP (exponential noise = permute-and-flip)"
-    space = {"epsilon": _EPSILON, "sensitivity": _SENSITIVITY}
+    space = {"epsilon": EPSILON, "sensitivity": SENSITIVITY}
     _reproducer_sample = """
         def sample(query, n):
             scores = [float(u) for u in np.asarray(query, dtype=np.float64).ravel()]
@@ -59,7 +59,7 @@ class NoisyMax(_OpenDPAdapter):
 
     def _measurement_source(self) -> str:
         scale = keywords(scale=2.0 * self.sensitivity / self._target_epsilon)
-        return call_source("measurement = dp.m.make_noisy_max", [*_SCORES, *scale])
+        return call_source("measurement = dp.m.make_noisy_max", [*SCORES, *scale])
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` selected indices in ``[0, k)`` for score vector ``query``."""
@@ -67,7 +67,7 @@ class NoisyMax(_OpenDPAdapter):
         return np.fromiter(invoke_many(self._measurement, scores, n), np.int64, count=n)
 
 
-class NoisyTopK(_OpenDPAdapter):
+class NoisyTopK(OpenDPAdapter):
     """``make_noisy_top_k`` under ``max_divergence()``: the k best noisy scores' indices, best
     first (exponential noise; scale by OpenDP's binary search for ε); claim
     ``measurement.map(Δ)``.  Scores may move by Δ in L∞ (``monotonic=False``)."""
@@ -82,14 +82,14 @@ class NoisyTopK(_OpenDPAdapter):
     #: k from 1 to 8: the attacks' score vectors have 10
     #: entries (``attacks.neighbours``)
     space = {
-        "epsilon": _EPSILON,
+        "epsilon": EPSILON,
         "k": Range(1, 8, integer=True),
-        "sensitivity": _SENSITIVITY,
+        "sensitivity": SENSITIVITY,
     }
 
     def __init__(self, epsilon: float = 1.0, k: int = 3, sensitivity: float = 1.0) -> None:
         super().__init__()
-        self._target_epsilon = _check_epsilon(epsilon)
+        self._target_epsilon = check_epsilon(epsilon)
         self.k = self.output_length = as_integer(k, "k")
         self.sensitivity = float(sensitivity)
         self.epsilon = float(self._measurement.map(self.sensitivity))
@@ -113,12 +113,12 @@ class NoisyTopK(_OpenDPAdapter):
 
     def _measurement_source(self) -> str:
         arguments = keywords(k=self.k, scale=self._calibrated_scale())
-        scores = [_FLOAT_VECTORS, _LINF[self.monotone], "dp.max_divergence()"]
+        scores = [FLOAT_VECTORS, LINF[self.monotone], "dp.max_divergence()"]
         return call_source("measurement = dp.m.make_noisy_top_k", [*scores, *arguments])
 
     def _sample_source(self) -> str:
         scores = "[float(u) for u in np.asarray(query, dtype=np.float64).ravel()]"
-        return _rows_sample("scores", scores, self.k)
+        return rows_sample("scores", scores, self.k)
 
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases of k indices into the score vector ``query``: shape (n, k)."""

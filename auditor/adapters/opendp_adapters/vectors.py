@@ -8,20 +8,20 @@ import numpy as np
 
 from auditor.adapters._provenance import as_integer
 from auditor.adapters.opendp_adapters.common import (
-    _DELTA,
-    _EPSILON,
-    _GAUSSIAN_SCALES,
-    _SENSITIVITY,
-    _check_epsilon,
-    _GaussianApproxDP,
-    _laplace_float,
-    _laplace_source,
-    _OpenDPAdapter,
+    DELTA,
+    EPSILON,
+    GAUSSIAN_SCALES,
+    SENSITIVITY,
+    GaussianApproxDP,
+    OpenDPAdapter,
+    check_epsilon,
+    laplace_float,
+    laplace_source,
 )
 from auditor.core.space import Range
 
 
-class _VectorQuery(_OpenDPAdapter):
+class _VectorQuery(OpenDPAdapter):
     """Noise on a vector query (``input_kind = "vector"``): one call on the n releases' entries
     laid end to end releases them all, as OpenDP adds independent noise to every entry
     (``vectorised = True``, like the scalar adapters above)."""
@@ -32,8 +32,8 @@ class _VectorQuery(_OpenDPAdapter):
     vectorised = True
     delta = 0.0
     space = {
-        "epsilon": _EPSILON,
-        "sensitivity": _SENSITIVITY,
+        "epsilon": EPSILON,
+        "sensitivity": SENSITIVITY,
         "d": Range(1, 64, log=True, integer=True),
     }
     _reproducer_sample = """
@@ -45,7 +45,7 @@ class _VectorQuery(_OpenDPAdapter):
 
     def __init__(self, epsilon: float, sensitivity: float, d: int) -> None:
         super().__init__()
-        self._target_epsilon = _check_epsilon(epsilon)
+        self._target_epsilon = check_epsilon(epsilon)
         self.sensitivity = float(sensitivity)
         self.query_length = as_integer(d, "d")
 
@@ -76,21 +76,21 @@ class VectorLaplace(_VectorQuery):
         )
 
     def _build(self, dp: Any) -> Any:
-        return _laplace_float(dp, self.sensitivity / self._target_epsilon)
+        return laplace_float(dp, self.sensitivity / self._target_epsilon)
 
     def _measurement_source(self) -> str:
-        return _laplace_source(self.sensitivity / self._target_epsilon)
+        return laplace_source(self.sensitivity / self._target_epsilon)
 
 
-class VectorGaussian(_GaussianApproxDP, _VectorQuery):
+class VectorGaussian(GaussianApproxDP, _VectorQuery):
     """``make_gaussian`` on a float vector domain with ``l2_distance`` (zCDP), converted by
     ``make_zCDP_to_approxDP`` and ``make_fix_delta``; the scale is OpenDP's binary search for
     the smallest one meeting (ε, δ); claim ``measurement.map(Δ₂)``."""
 
     name = "opendp.vector_gaussian"
     norm = "l2"
-    space = {**_VectorQuery.space, "delta": _DELTA}
-    _scale_bracket = _GAUSSIAN_SCALES
+    space = {**_VectorQuery.space, "delta": DELTA}
+    _scale_bracket = GAUSSIAN_SCALES
 
     def __init__(
         self, epsilon: float = 1.0, delta: float = 1e-6, sensitivity: float = 1.0, d: int = 5

@@ -133,7 +133,7 @@ class _ImpliedPoint:
         return self._point[0]
 
 
-class _CurveClaim(_ImpliedPoint):
+class CurveClaim(_ImpliedPoint):
     """What every curve kind answers the same way: its ``kind`` and ``parameter`` (class
     constants), ``value`` (the field named by ``parameter``) and ``violated`` (its certified
     bound beyond that value, by the tolerance of ``exceeds``)."""
@@ -165,7 +165,7 @@ class _CurveClaim(_ImpliedPoint):
         return changed
 
 
-def _epsilon_at_the_ends(delta_for_epsilon: Callable[[float], float], d: float) -> float | None:
+def epsilon_at_the_ends(delta_for_epsilon: Callable[[float], float], d: float) -> float | None:
     """0.0 when the claim's delta at epsilon 0 is already at most ``d``; inf when ``d`` is 0
     and it is not; None when the kind must search between."""
     if delta_for_epsilon(0.0) <= d:
@@ -176,7 +176,7 @@ def _epsilon_at_the_ends(delta_for_epsilon: Callable[[float], float], d: float) 
 
 
 def _report_delta(x: Any) -> float:
-    if not _is_number(x) or not 0.0 < float(x) < 1.0:
+    if not is_number(x) or not 0.0 < float(x) < 1.0:
         raise InvalidArgument(f"report_delta={x!r} must be a number in (0, 1)")
     return float(x)
 
@@ -184,12 +184,12 @@ def _report_delta(x: Any) -> float:
 # -- argument checks -------------------------------------------------------------------------
 
 
-def _is_number(x: Any) -> bool:
+def is_number(x: Any) -> bool:
     return not isinstance(x, bool) and isinstance(x, int | float | np.floating | np.integer)
 
 
 def _positive(x: Any, name: str) -> float:
-    if not _is_number(x) or not math.isfinite(float(x)) or float(x) <= 0:
+    if not is_number(x) or not math.isfinite(float(x)) or float(x) <= 0:
         raise InvalidArgument(f"{name}={x!r} must be a finite number > 0")
     return float(x)
 
@@ -207,7 +207,7 @@ def _pairs(table: Any, what: str) -> tuple[tuple[float, float], ...]:
         raise InvalidArgument(f"{what}: the table is empty")
     out = []
     for item in items:
-        if not isinstance(item, Sequence) or len(item) != 2 or not all(_is_number(v) for v in item):
+        if not isinstance(item, Sequence) or len(item) != 2 or not all(is_number(v) for v in item):
             raise InvalidArgument(f"{what}: entry {item!r} is not a pair of numbers")
         x, y = float(item[0]), float(item[1])
         if math.isnan(x) or math.isnan(y):
@@ -220,19 +220,19 @@ def _pairs(table: Any, what: str) -> tuple[tuple[float, float], ...]:
     return tuple(out)
 
 
-def _mpfr_down(x: Any) -> float:
+def mpfr_down(x: Any) -> float:
     """An mpfr value as the largest float <= it."""
     with gmpy2.context(precision=53, round=gmpy2.RoundDown):
         return float(gmpy2.mpfr(x))
 
 
-def _mpfr_up(x: Any) -> float:
+def mpfr_up(x: Any) -> float:
     """An mpfr value as the smallest float >= it."""
     with gmpy2.context(precision=53, round=gmpy2.RoundUp):
         return float(gmpy2.mpfr(x))
 
 
-def _log_bisect_epsilon(delta_of: Callable[[float], float], delta: float) -> float:
+def log_bisect_epsilon(delta_of: Callable[[float], float], delta: float) -> float:
     """The smallest epsilon with ``delta_of(epsilon) <= delta`` for a non-increasing delta_of.
 
     Bisection keeping ``delta_of(hi) <= delta``, so the answer is valid whatever the rounding;
@@ -255,33 +255,33 @@ def _log_bisect_epsilon(delta_of: Callable[[float], float], delta: float) -> flo
     return hi
 
 
-def _call(fn: Callable[[float], Any], x: float, what: str) -> float:
+def call(fn: Callable[[float], Any], x: float, what: str) -> float:
     try:
         y = fn(x)
     except Exception as exc:  # the user's function: say which and where
         raise InvalidArgument(f"{what}: the function raised {exc!r} at {x!r}") from exc
     if isinstance(y, np.ndarray) and y.size == 1:
         y = y.reshape(()).item()
-    if not _is_number(y) or math.isnan(float(y)):
+    if not is_number(y) or math.isnan(float(y)):
         raise InvalidArgument(f"{what}: the function returned {y!r} at {x!r}, not a number")
     return float(y)
 
 
-def _read_table(
+def read_table(
     claim: Any, attr: str, what: str, grid: Callable[[], Iterable[float]]
 ) -> tuple[tuple[float, float], ...]:
     """The (x, y) table a curve claim's field ``attr`` stands for: a callable read at
     ``grid()``, or the pairs given, sorted and stored back in the (frozen) field."""
     given = getattr(claim, attr)
     if callable(given):
-        return tuple((x, _call(given, x, what)) for x in grid())
+        return tuple((x, call(given, x, what)) for x in grid())
     table = _pairs(given, what)
     object.__setattr__(claim, attr, table)
     return table
 
 
 #: points of a privacy profile sampled for a trade-off curve (a sup over a grid: conservative)
-_PROFILE_POINTS = 200
+PROFILE_POINTS = 200
 
 
 # -- what the registry knows of a kind ---------------------------------------------------------

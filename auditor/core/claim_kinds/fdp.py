@@ -13,13 +13,13 @@ import numpy.typing as npt
 from auditor.core.claim_kinds.base import (
     REPORT_DELTA,
     ClaimKind,
+    CurveClaim,
     TableForm,
-    _call,
-    _CurveClaim,
-    _log_bisect_epsilon,
     _name,
     _pairs,
     _positive,
+    call,
+    log_bisect_epsilon,
     table_from_dict,
 )
 from auditor.core.claims import (
@@ -70,7 +70,7 @@ def _times_exp(a: FloatArray, eps: float) -> FloatArray:
 
 
 @dataclass(frozen=True)
-class TradeOffDP(_CurveClaim):
+class TradeOffDP(CurveClaim):
     """f-DP with a user-given trade-off function f (DRS19 Def. 2.3).
 
     ``f``: a callable on [0, 1] (vectorised or not) or a table of (a, f(a)) points; between
@@ -177,7 +177,7 @@ class TradeOffDP(_CurveClaim):
             for x in a.ravel().tolist():
                 y = cache.get(x)
                 if y is None:
-                    y = cache[x] = _call(fn, x, "trade-off function")
+                    y = cache[x] = call(fn, x, "trade-off function")
                 values.append(y)
             out = np.array(values, dtype=np.float64).reshape(a.shape)
         if np.any(np.isnan(out)):
@@ -260,7 +260,7 @@ class TradeOffDP(_CurveClaim):
     def epsilon_for_delta(self, delta: float) -> float:
         """Bisection on the (non-increasing) bound; inf when it never reaches ``delta``."""
         d = check_delta_arg(delta)
-        return _log_bisect_epsilon(self.delta_for_epsilon, d)
+        return log_bisect_epsilon(self.delta_for_epsilon, d)
 
     def certified(self, p0_lo: float, p1_hi: float) -> float:
         """The largest s with the corner (p1, 1 - p0) or the reflected one (1 - p0, p1) below f_s.

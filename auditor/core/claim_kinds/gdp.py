@@ -13,12 +13,12 @@ import numpy.typing as npt
 from auditor.core.claim_kinds.base import (
     REPORT_DELTA,
     ClaimKind,
+    CurveClaim,
     KeyedForm,
-    _CurveClaim,
-    _epsilon_at_the_ends,
-    _mpfr_up,
     _positive,
     _report_delta,
+    epsilon_at_the_ends,
+    mpfr_up,
 )
 from auditor.core.claims import (
     FloatArray,
@@ -51,7 +51,7 @@ _NDTRI_ERROR = 2e-15
 
 
 @dataclass(frozen=True)
-class GaussianDP(_CurveClaim):
+class GaussianDP(CurveClaim):
     """mu-Gaussian differential privacy: f(a) = Phi(Phi^-1(1 - a) - mu) (DRS19 Def. 2.7).
 
     The Gaussian mechanism with L2 sensitivity 1 and noise sigma is exactly (1/sigma)-GDP, and
@@ -86,13 +86,13 @@ class GaussianDP(_CurveClaim):
         0 (the true value is positive), at least the smallest subnormal.
         """
         e = check_epsilon_arg(epsilon)
-        d = _mpfr_up(_gdp_delta_mpfr(self.mu, e))
+        d = mpfr_up(_gdp_delta_mpfr(self.mu, e))
         return min(1.0, max(d, math.ulp(0.0)))
 
     def epsilon_for_delta(self, delta: float) -> float:
         """Root of delta(eps) = delta by Brent's method on log delta, then made valid."""
         d = check_delta_arg(delta)
-        edge = _epsilon_at_the_ends(self.delta_for_epsilon, d)
+        edge = epsilon_at_the_ends(self.delta_for_epsilon, d)
         if edge is not None:
             return edge
         hi = 1.0

@@ -13,12 +13,12 @@ import numpy.typing as npt
 from auditor.core.claim_kinds.base import (
     REPORT_DELTA,
     ClaimKind,
+    CurveClaim,
     TableForm,
-    _call,
-    _CurveClaim,
     _name,
     _positive,
-    _read_table,
+    call,
+    read_table,
     table_from_dict,
 )
 from auditor.core.claims import (
@@ -39,7 +39,7 @@ _PROFILE_EPS = np.concatenate([[0.0], np.geomspace(1e-3, 64.0, 300)])
 
 
 @dataclass(frozen=True)
-class PrivacyProfile(_CurveClaim):
+class PrivacyProfile(CurveClaim):
     """A delta(eps) curve: (eps, delta(eps))-DP for every eps (a privacy profile).
 
     ``delta_of_eps``: a callable eps -> delta (read on a grid of eps in [0, 64]) or a table of
@@ -66,7 +66,7 @@ class PrivacyProfile(_CurveClaim):
     def __post_init__(self) -> None:
         _name(self.name)
         object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        table = _read_table(self, "delta_of_eps", "privacy profile", _PROFILE_EPS.tolist)
+        table = read_table(self, "delta_of_eps", "privacy profile", _PROFILE_EPS.tolist)
         for eps, delta in table:
             if not (eps >= 0.0 and math.isfinite(eps)):
                 raise InvalidArgument(f"privacy profile: eps={eps!r} must be a finite number >= 0")
@@ -94,7 +94,7 @@ class PrivacyProfile(_CurveClaim):
     def _delta_base(self, eps: float) -> float:
         """delta at eps of the unscaled claim."""
         if callable(self.delta_of_eps):
-            d = _call(self.delta_of_eps, eps, "privacy profile")
+            d = call(self.delta_of_eps, eps, "privacy profile")
             if not 0.0 <= d <= 1.0:
                 raise InvalidArgument(f"privacy profile: delta({eps!r})={d!r} must be in [0, 1]")
             return d

@@ -13,19 +13,19 @@ import numpy as np
 import numpy.typing as npt
 
 from auditor.core.claim_kinds.base import (
-    _PROFILE_POINTS,
+    PROFILE_POINTS,
     REPORT_DELTA,
     ClaimKind,
+    CurveClaim,
     TableForm,
-    _CurveClaim,
-    _epsilon_at_the_ends,
-    _mpfr_down,
     _name,
     _positive,
-    _read_table,
+    epsilon_at_the_ends,
+    mpfr_down,
+    read_table,
     table_from_dict,
 )
-from auditor.core.claim_kinds.renyi import _PREC, _renyi_float, bernoulli_renyi_lower
+from auditor.core.claim_kinds.renyi import PREC, bernoulli_renyi_lower, renyi_float
 from auditor.core.claims import (
     FloatArray,
     check_corner,
@@ -45,7 +45,7 @@ def _default_rdp_orders() -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
-class RenyiDP(_CurveClaim):
+class RenyiDP(CurveClaim):
     """Renyi DP with a curve alpha -> eps(alpha) (Mironov 2017, Def. 4), scaled by ``scale``.
 
     ``curve``: a callable (read at dp_accounting's default RDP orders) or a table ``{alpha:
@@ -72,7 +72,7 @@ class RenyiDP(_CurveClaim):
     def __post_init__(self) -> None:
         _name(self.name)
         object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        table = _read_table(self, "curve", "RDP curve", _default_rdp_orders)
+        table = read_table(self, "curve", "RDP curve", _default_rdp_orders)
         for alpha, eps in table:
             if not (alpha > 1.0 and math.isfinite(alpha)):
                 raise InvalidArgument(f"RDP order alpha={alpha!r} must be a finite number > 1")
@@ -98,7 +98,7 @@ class RenyiDP(_CurveClaim):
     @cached_property
     def _profile(self) -> tuple[FloatArray, FloatArray]:
         top = self.epsilon_for_delta(1e-15)
-        eps = np.linspace(0.0, min(top, 1000.0) if math.isfinite(top) else 100.0, _PROFILE_POINTS)
+        eps = np.linspace(0.0, min(top, 1000.0) if math.isfinite(top) else 100.0, PROFILE_POINTS)
         return eps, np.array([self.delta_for_epsilon(float(e)) for e in eps])
 
     def tradeoff(self, a: npt.ArrayLike) -> FloatArray:
@@ -120,7 +120,7 @@ class RenyiDP(_CurveClaim):
         from dp_accounting.rdp import rdp_privacy_accountant
 
         d = check_delta_arg(delta)
-        edge = _epsilon_at_the_ends(self.delta_for_epsilon, d)
+        edge = epsilon_at_the_ends(self.delta_for_epsilon, d)
         if edge is not None:
             return edge
         e, _ = rdp_privacy_accountant.compute_epsilon(self.orders, self.epsilons, d)
@@ -148,7 +148,7 @@ class RenyiDP(_CurveClaim):
         eps = np.array([e for _, e in self._table])
         with np.errstate(all="ignore"):
             am1 = alphas - 1.0
-            d = np.maximum(_renyi_float(p0, p1, am1), _renyi_float(p1, p0, am1))
+            d = np.maximum(renyi_float(p0, p1, am1), renyi_float(p1, p0, am1))
             r = np.where(eps > 0, d / eps, np.where(d > 0, np.inf, 0.0))
         r = np.where(np.isnan(r), 0.0, r)
         out = []
@@ -160,8 +160,8 @@ class RenyiDP(_CurveClaim):
             elif math.isinf(e):
                 ratio = 0.0
             else:
-                with gmpy2.context(precision=_PREC, round=gmpy2.RoundDown):
-                    ratio = _mpfr_down(gmpy2.mpfr(dl) / gmpy2.mpfr(e))
+                with gmpy2.context(precision=PREC, round=gmpy2.RoundDown):
+                    ratio = mpfr_down(gmpy2.mpfr(dl) / gmpy2.mpfr(e))
             out.append((alpha, ratio))
         return out
 

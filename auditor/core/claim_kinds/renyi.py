@@ -12,21 +12,21 @@ from typing import Any
 import gmpy2
 import numpy as np
 
-from auditor.core.claim_kinds.base import _is_number, _mpfr_down
+from auditor.core.claim_kinds.base import is_number, mpfr_down
 from auditor.core.claims import FloatArray, check_corner
 from auditor.core.errors import InvalidArgument
 
 #: MPFR precision of the Renyi lower bounds (alpha up to ~1e20 multiplies log errors)
-_PREC = 160
+PREC = 160
 
 
 def _log_down(x: Any) -> Any:
-    with gmpy2.context(precision=_PREC, round=gmpy2.RoundDown):
+    with gmpy2.context(precision=PREC, round=gmpy2.RoundDown):
         return gmpy2.log(x)
 
 
 def _log_up(x: Any) -> Any:
-    with gmpy2.context(precision=_PREC, round=gmpy2.RoundUp):
+    with gmpy2.context(precision=PREC, round=gmpy2.RoundUp):
         return gmpy2.log(x)
 
 
@@ -38,12 +38,12 @@ def _renyi_lower_mpfr(p: float, q: float, alpha: float) -> Any:
     rounded down and, (1 - a) being negative, ln(other) rounded up, so every step is <= exact.
     """
     mp = gmpy2.mpfr
-    with gmpy2.context(precision=_PREC, round=gmpy2.RoundDown):
+    with gmpy2.context(precision=PREC, round=gmpy2.RoundDown):
         a = mp(alpha)
         one_minus_a = mp(1) - a  # exact: alpha is a double in (1, 2^100)
         p_dn = mp(p)
         p1_dn = mp(1) - p_dn  # 1 - p rounded down
-    with gmpy2.context(precision=_PREC, round=gmpy2.RoundUp):
+    with gmpy2.context(precision=PREC, round=gmpy2.RoundUp):
         q_up = mp(q)
         q1_up = mp(1) - mp(q)  # 1 - q rounded up
     terms = []
@@ -51,9 +51,9 @@ def _renyi_lower_mpfr(p: float, q: float, alpha: float) -> Any:
         if base <= 0:
             continue
         lb, lo = _log_down(base), _log_up(other)
-        with gmpy2.context(precision=_PREC, round=gmpy2.RoundDown):
+        with gmpy2.context(precision=PREC, round=gmpy2.RoundDown):
             terms.append(gmpy2.exp(a * lb + one_minus_a * lo))
-    with gmpy2.context(precision=_PREC, round=gmpy2.RoundDown):
+    with gmpy2.context(precision=PREC, round=gmpy2.RoundDown):
         total = terms[0] + terms[1] if len(terms) == 2 else terms[0]
         log_total = gmpy2.log(total)
         if log_total <= 0:
@@ -72,7 +72,7 @@ def bernoulli_renyi_lower(p0: float, p1: float, alpha: float) -> float:
     inf when p1 == 0 < p0 or p1 < p0 == 1.
     """
     p, q = check_corner(p0, p1)
-    if not (_is_number(alpha) and float(alpha) > 1.0 and math.isfinite(float(alpha))):
+    if not (is_number(alpha) and float(alpha) > 1.0 and math.isfinite(float(alpha))):
         raise InvalidArgument(f"alpha={alpha!r} must be a finite number > 1")
     if p <= q:
         return 0.0
@@ -80,7 +80,7 @@ def bernoulli_renyi_lower(p0: float, p1: float, alpha: float) -> float:
         return math.inf
     fwd = _renyi_lower_mpfr(p, q, float(alpha))
     rev = _renyi_lower_mpfr(q, p, float(alpha))
-    return _mpfr_down(max(fwd, rev))
+    return mpfr_down(max(fwd, rev))
 
 
 def _log_ratios(p: float, q: float) -> tuple[float, float]:
@@ -93,7 +93,7 @@ def _log_ratios(p: float, q: float) -> tuple[float, float]:
     return log_ratio_of(p, q, p - q), log_ratio_of(1.0 - p, 1.0 - q, q - p)
 
 
-def _renyi_float(p: float, q: float, am1: FloatArray) -> FloatArray:
+def renyi_float(p: float, q: float, am1: FloatArray) -> FloatArray:
     """D_alpha(Bern(p)||Bern(q)) in floats at alpha = 1 + am1, for locating a maximum only.
 
     (alpha - 1) D_alpha = ln(p (p/q)^(alpha-1) + (1-p) ((1-p)/(1-q))^(alpha-1)): with
@@ -113,7 +113,7 @@ def _renyi_float(p: float, q: float, am1: FloatArray) -> FloatArray:
 _ALPHA_NEAR_ONE = 1.0 + 2.0**-30
 
 
-def _sup_renyi_over_alpha(p: float, q: float) -> float:
+def sup_renyi_over_alpha(p: float, q: float) -> float:
     """sup_{alpha > 1} D_alpha(Bern(p)||Bern(q)) / alpha from below, 0 < p, q < 1, p != q.
 
     Located in floats on a log grid of alpha - 1 from 1e-6 to well past 1/|ln ratio| (for
@@ -128,7 +128,7 @@ def _sup_renyi_over_alpha(p: float, q: float) -> float:
     log_am1 = np.linspace(-6.0, top, int(20 * (top + 6.0)) + 1)
     am1 = 10.0**log_am1
     with np.errstate(all="ignore"):
-        vals = _renyi_float(p, q, am1) / (1.0 + am1)
+        vals = renyi_float(p, q, am1) / (1.0 + am1)
     vals = np.where(np.isfinite(vals), vals, -np.inf)
     i = int(np.argmax(vals))
     candidates = [_ALPHA_NEAR_ONE, 1.0 + float(am1[i])]
@@ -137,7 +137,7 @@ def _sup_renyi_over_alpha(p: float, q: float) -> float:
     def neg(t: float) -> float:
         x = np.array([10.0**t])
         with np.errstate(all="ignore"):
-            v = float((_renyi_float(p, q, x) / (1.0 + x))[0])
+            v = float((renyi_float(p, q, x) / (1.0 + x))[0])
         return -v if math.isfinite(v) else math.inf
 
     from scipy import optimize  # here: scipy takes long to import and few claims need it
@@ -147,6 +147,6 @@ def _sup_renyi_over_alpha(p: float, q: float) -> float:
         candidates.append(1.0 + 10.0 ** float(res.x))
     best = gmpy2.mpfr(0)
     for al in candidates:
-        with gmpy2.context(precision=_PREC, round=gmpy2.RoundDown):
+        with gmpy2.context(precision=PREC, round=gmpy2.RoundDown):
             best = max(best, _renyi_lower_mpfr(p, q, al) / gmpy2.mpfr(al))
-    return _mpfr_down(best)
+    return mpfr_down(best)

@@ -12,17 +12,17 @@ import numpy as np
 import numpy.typing as npt
 
 from auditor.core.claim_kinds.base import (
-    _PROFILE_POINTS,
+    PROFILE_POINTS,
     REPORT_DELTA,
     ClaimKind,
+    CurveClaim,
     KeyedForm,
-    _CurveClaim,
-    _epsilon_at_the_ends,
-    _mpfr_up,
     _positive,
     _report_delta,
+    epsilon_at_the_ends,
+    mpfr_up,
 )
-from auditor.core.claim_kinds.renyi import _renyi_float, _sup_renyi_over_alpha
+from auditor.core.claim_kinds.renyi import renyi_float, sup_renyi_over_alpha
 from auditor.core.claims import (
     FloatArray,
     check_corner,
@@ -38,7 +38,7 @@ _ESTIMATE_ORDERS = 1.0 + np.geomspace(1e-4, 1e7, 240)
 
 
 @dataclass(frozen=True)
-class ZeroConcentratedDP(_CurveClaim):
+class ZeroConcentratedDP(CurveClaim):
     """rho-zCDP: D_alpha(M(x)||M(x')) <= rho * alpha for every alpha > 1 (Bun & Steinke 2016).
 
     Audited on an event through the Bernoulli pair it induces: by data processing
@@ -61,7 +61,7 @@ class ZeroConcentratedDP(_CurveClaim):
     @cached_property
     def _profile(self) -> tuple[FloatArray, FloatArray]:
         top = self.epsilon_for_delta(1e-15)
-        eps = np.linspace(0.0, top if math.isfinite(top) else 100.0, _PROFILE_POINTS)
+        eps = np.linspace(0.0, top if math.isfinite(top) else 100.0, PROFILE_POINTS)
         return eps, np.array([self.delta_for_epsilon(float(e)) for e in eps])
 
     def tradeoff(self, a: npt.ArrayLike) -> FloatArray:
@@ -72,12 +72,12 @@ class ZeroConcentratedDP(_CurveClaim):
     def delta_for_epsilon(self, epsilon: float) -> float:
         """CKS20 Cor. 13 (``dp_params.zcdp.zcdp_delta``), rounded up."""
         e = check_epsilon_arg(epsilon)
-        return min(1.0, _mpfr_up(zcdp_delta(self.rho, e)))
+        return min(1.0, mpfr_up(zcdp_delta(self.rho, e)))
 
     def epsilon_for_delta(self, delta: float) -> float:
         """CKS20 Cor. 13 inverted (``dp_params.zcdp.zcdp_epsilon``)."""
         d = check_delta_arg(delta)
-        edge = _epsilon_at_the_ends(self.delta_for_epsilon, d)
+        edge = epsilon_at_the_ends(self.delta_for_epsilon, d)
         if edge is not None:
             return edge
         try:
@@ -97,7 +97,7 @@ class ZeroConcentratedDP(_CurveClaim):
             return 0.0
         if q == 0.0 or p == 1.0:
             return math.inf
-        return max(_sup_renyi_over_alpha(p, q), _sup_renyi_over_alpha(q, p))
+        return max(sup_renyi_over_alpha(p, q), sup_renyi_over_alpha(q, p))
 
     def estimate_certified(self, p0_lo: float, p1_hi: float) -> float:
         """A fast float stand-in for :meth:`certified` (a grid of orders, both directions), to
@@ -105,8 +105,8 @@ class ZeroConcentratedDP(_CurveClaim):
         if not 0.0 < p1_hi < p0_lo < 1.0:
             return self.certified(p0_lo, p1_hi) if p0_lo > p1_hi else 0.0
         am1 = _ESTIMATE_ORDERS - 1.0
-        forward = _renyi_float(p0_lo, p1_hi, am1)
-        backward = _renyi_float(p1_hi, p0_lo, am1)
+        forward = renyi_float(p0_lo, p1_hi, am1)
+        backward = renyi_float(p1_hi, p0_lo, am1)
         best = np.nanmax(np.maximum(forward, backward) / _ESTIMATE_ORDERS)
         return float(max(0.0, best))
 

@@ -153,7 +153,7 @@ def _connect(address: str) -> _Client:
     return cast(_Client, client)
 
 
-class _Group:
+class Group:
     """One Dask task running several consecutive chunks."""
 
     def __init__(self, future: Any, tasks: list[Task]) -> None:
@@ -169,7 +169,7 @@ class _Handle:
 
     def __init__(self, task: Task, label: str) -> None:
         self.task, self.label = task, label
-        self.group: _Group | None = None
+        self.group: Group | None = None
         self.position = 0
 
 
@@ -395,7 +395,7 @@ class DaskSampler(ChunkedSampler):
             )
             handles = batch[start : start + size]
             tasks = [h.task for h in handles]
-            group = _Group(self._send(tasks, handles[0].label), tasks)
+            group = Group(self._send(tasks, handles[0].label), tasks)
             group.restarts = self._restarts
             for position, handle in enumerate(handles):
                 handle.group, handle.position = group, position
@@ -448,7 +448,7 @@ class DaskSampler(ChunkedSampler):
                 ) from None
         return group.results[handle.position]
 
-    def _wait(self, group: _Group, label: str) -> Any:
+    def _wait(self, group: Group, label: str) -> Any:
         """The group's result, asking the workers every ``PROBE_INTERVAL`` how long its current
         chunk has run (only if a timeout is set; else only whether the scheduler answers, every
         ``CALL_TIMEOUT`` seconds).

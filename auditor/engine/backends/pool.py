@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from auditor.core.errors import AdapterCrashed, AdapterTimeout
-from auditor.engine.backends.pool_workers import _context, _Job, _Slot, describe_exit
+from auditor.engine.backends.pool_workers import Job, Slot, context, describe_exit
 from auditor.engine.backends.worker import Task, error_from
 
 #: tasks a worker holds at once: the one it runs and the next, already in its pipe, so that it
@@ -47,7 +47,7 @@ from auditor.engine.backends.worker import Task, error_from
 DEPTH = 2
 
 
-def _dispatch_order(queue: deque[_Job]) -> list[_Job]:
+def dispatch_order(queue: deque[Job]) -> list[Job]:
     """The order in which queued jobs are offered to workers: by priority, and within one
     priority round-robin over adapters (each adapter's first queued job, then each one's
     second, ...; submission order within an adapter), so that a cheap adapter's few chunks
@@ -81,12 +81,12 @@ class ProcessPool:
         self._log_dir = tempfile.mkdtemp(prefix="dp-audit-workers-")
         #: removes the log folder at close, or when the pool is collected without a close
         self._remove_logs = weakref.finalize(self, shutil.rmtree, self._log_dir, True)
-        self._ctx = _context(start_method)
+        self._ctx = context(start_method)
         self._lock = threading.Lock()
-        self._queue: deque[_Job] = deque()
+        self._queue: deque[Job] = deque()
         self._cancels: list[Future[np.ndarray]] = []
-        self._slots: list[_Slot] = []
-        self._owner: dict[str, _Slot] = {}
+        self._slots: list[Slot] = []
+        self._owner: dict[str, Slot] = {}
         self._lost: set[str] = set()
         self._started = 0
         self._closing = False
@@ -106,7 +106,7 @@ class ProcessPool:
         with self._lock:
             if self._closing:
                 raise RuntimeError("pool is closed")
-            self._queue.append(_Job(task, future, label, pin, priority))
+            self._queue.append(Job(task, future, label, pin, priority))
         self._wake()
         return future
 
@@ -188,7 +188,7 @@ class ProcessPool:
 
     def _assign(self) -> None:
         with self._lock:
-            jobs = _dispatch_order(self._queue)
+            jobs = dispatch_order(self._queue)
         reserved = self._reserve(jobs)
         for job in jobs:
             try:
@@ -229,7 +229,7 @@ class ProcessPool:
             if job.pin is not None:
                 self._owner[job.pin] = slot
 
-    def _reserve(self, jobs: list[_Job]) -> _Slot | None:
+    def _reserve(self, jobs: list[Job]) -> Slot | None:
         """The worker an unseedable adapter's first job should get, while one waits.
 
         Such a job picks its worker for the whole run and needs an idle one: the worker with
@@ -250,7 +250,7 @@ class ProcessPool:
                 backlog[id(owner)] += 1
         return min(self._slots, key=lambda slot: backlog[id(slot)])
 
-    def _slot_for(self, job: _Job, reserved: _Slot | None = None) -> _Slot | None:
+    def _slot_for(self, job: Job, reserved: Slot | None = None) -> Slot | None:
         """The worker to send ``job`` to now, or None to keep it queued (``reserved``: see
         :meth:`_reserve`)."""
         if job.pin is not None and job.pin in self._lost:
@@ -281,18 +281,18 @@ class ProcessPool:
                 return slot
         return None
 
-    def _start_slot(self) -> _Slot:
+    def _start_slot(self) -> Slot:
         """Start a worker; a fork server that fails to fork is retried, then replaced by spawn."""
         for attempt in range(3):
             self._started += 1
             try:
-                return _Slot(self._ctx, self._started, self._log_dir)
+                return Slot(self._ctx, self._started, self._log_dir)
             except (OSError, EOFError):
                 if attempt == 1 and self._ctx.get_start_method() != "spawn":
                     self._ctx = multiprocessing.get_context("spawn")
                 time.sleep(0.1)
         self._started += 1
-        return _Slot(self._ctx, self._started, self._log_dir)
+        return Slot(self._ctx, self._started, self._log_dir)
 
     def _wait_and_handle(self) -> None:
         busy = [s for s in self._slots if s.job is not None]
@@ -331,7 +331,7 @@ class ProcessPool:
                     ),
                 )
 
-    def _handle(self, slot: _Slot) -> None:
+    def _handle(self, slot: Slot) -> None:
         while slot in self._slots:
             try:
                 if not slot.conn.poll():
@@ -386,7 +386,7 @@ class ProcessPool:
             else:
                 self._drop(slot)
 
-    def _fail(self, slot: _Slot, error: Exception) -> None:
+    def _fail(self, slot: Slot, error: Exception) -> None:
         """Stop ``slot``'s worker; its running job gets ``error``, the jobs still waiting in
         its pipe go back to the front of the queue (they never started)."""
         job = slot.job
@@ -398,7 +398,7 @@ class ProcessPool:
         with self._lock:
             self._queue.extendleft(reversed(waiting))
 
-    def _drop(self, slot: _Slot) -> None:
+    def _drop(self, slot: Slot) -> None:
         if slot in self._slots:
             self._slots.remove(slot)
         for key in [k for k, s in self._owner.items() if s is slot]:

@@ -36,7 +36,7 @@ FORKSERVER_PRELOAD = (
 )
 
 
-def _context(start_method: str | None) -> Any:
+def context(start_method: str | None) -> Any:
     """``forkserver`` where available, else ``spawn``: never plain ``fork`` (threads are running).
 
     The fork server imports the worker module and the event modules (every certification
@@ -75,7 +75,7 @@ _STOP = object()
 
 
 @dataclass
-class _Job:
+class Job:
     task: Task
     future: Future[np.ndarray]
     label: str  # "adapter 'x': sample(query, n=...)" for messages
@@ -99,7 +99,7 @@ class _Job:
             self.future.set_exception(error)
 
 
-class _Slot:
+class Slot:
     def __init__(self, ctx: Any, index: int, log_dir: str) -> None:
         #: the worker's stdout and stderr; ``mark``: its size when the running job started
         self.log = os.path.join(log_dir, f"worker-{index}.log")
@@ -118,7 +118,7 @@ class _Slot:
         self.conn: Connection = parent
         self.loaded: set[str] = set()
         #: sent to the worker, in order; the first is running, the others wait in its pipe
-        self.jobs: deque[_Job] = deque()
+        self.jobs: deque[Job] = deque()
         self.deadline = float("inf")
         self.loading = False
         #: messages for the worker, written by the sender thread: a task larger than the
@@ -145,7 +145,7 @@ class _Slot:
                 return
 
     @property
-    def job(self) -> _Job | None:
+    def job(self) -> Job | None:
         """The job the worker is running."""
         return self.jobs[0] if self.jobs else None
 

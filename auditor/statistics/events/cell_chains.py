@@ -29,7 +29,7 @@ from auditor.core.claim_kinds import REGISTRY, kind_of
 from auditor.core.trials import Event
 from auditor.statistics.clopper_pearson import corner_bounds
 from auditor.statistics.events.classifier_events import ScoreThreshold
-from auditor.statistics.events.event_selection import _Tail
+from auditor.statistics.events.event_selection import Tail
 from auditor.statistics.events.vector_events import Threshold
 from auditor.statistics.renyi_cells import ZCDP_ORDERS, cell_box, renyi_lower_bounds, renyi_plug_in
 
@@ -58,7 +58,7 @@ def _output_value(y: np.ndarray) -> np.ndarray:
 def score_of(event: Event) -> tuple[Score, str] | None:
     """The score a threshold event cuts, and what it is in words; None for other events."""
     p: Any = event.predicate
-    if isinstance(p, _Tail):
+    if isinstance(p, Tail):
         return _output_value, "the output"
     if isinstance(p, Threshold):
         return p.projection, str(getattr(p.projection, "text", "a projection of the output"))

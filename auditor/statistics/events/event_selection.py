@@ -82,7 +82,7 @@ def _is_discrete(distinct: np.ndarray, dtype: np.dtype[Any]) -> bool:
 
 
 @dataclass(frozen=True)
-class _Tail:
+class Tail:
     """``y > threshold`` (``above``) or ``y < threshold``; NaN is in neither.  Carries its
     threshold so that :func:`selection_counts` counts many tails from one sorted copy."""
 
@@ -97,12 +97,12 @@ class _Tail:
 def threshold_event(t: float, above: bool) -> Event:
     op = ">" if above else "<"
     code = event_code(f"np.asarray(x, dtype=float) {op} {literal(float(t))}")
-    return Event(f"output {op} {_fmt(t)}", _Tail(float(t), above), code=code)
+    return Event(f"output {op} {_fmt(t)}", Tail(float(t), above), code=code)
 
 
 @dataclass(frozen=True)
 class _InOrTail:
-    """``y`` in ``values`` or beyond ``threshold`` (a :class:`_Tail`); NaN is in neither."""
+    """``y`` in ``values`` or beyond ``threshold`` (a :class:`Tail`); NaN is in neither."""
 
     values: np.ndarray
     threshold: float
@@ -167,7 +167,7 @@ def selection_counts(events: list[Event], y: np.ndarray) -> np.ndarray:
     ordered: np.ndarray | None = None
     for j, event in enumerate(events):
         p: Any = event.predicate
-        if isinstance(p, _Tail) and np.ndim(y) == 1:
+        if isinstance(p, Tail) and np.ndim(y) == 1:
             if ordered is None:
                 values = np.asarray(y, dtype=float)
                 ordered = np.sort(values[~np.isnan(values)])

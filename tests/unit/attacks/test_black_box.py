@@ -12,9 +12,9 @@ from audit_fixtures import GeometricLaplace, RandomizedResponse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attacks.black_box import EXTRA_MAX_EVENTS, BlackBoxAttack, BottomGap, _chain_length
+from attacks.black_box import EXTRA_MAX_EVENTS, BlackBoxAttack, BottomGap, chain_length
 from attacks.neighbours import PHASES
-from attacks.neighbours.scalars import _shifted
+from attacks.neighbours.scalars import shifted
 from auditor.core.spec import check_adapter
 from auditor.core.trials import CertificationPlan
 
@@ -134,7 +134,7 @@ def test_randomised_inputs_depend_on_the_rng_only():
     step=st.floats(min_value=1e-6, max_value=1e6),
 )
 def test_shifted_never_exceeds_the_step(a, step):
-    y = _shifted(a, step)
+    y = shifted(a, step)
     assert Fraction(a) <= Fraction(y) and Fraction(y) - Fraction(a) <= Fraction(step)
 
 
@@ -171,11 +171,11 @@ def test_random_dataset_pairs_vary_in_size_and_content():
 
 
 def test_chain_only_for_delta_claims_and_sized_by_the_threshold():
-    assert _chain_length(check_adapter(_Dataset((0, 100), "replace", delta=0.0))) == 0
+    assert chain_length(check_adapter(_Dataset((0, 100), "replace", delta=0.0))) == 0
     spec = check_adapter(_Dataset((0, 100), "replace", epsilon=1.0, delta=1e-6))
-    assert _chain_length(spec) == math.ceil(4 * math.log(1e6)) + 8
+    assert chain_length(spec) == math.ceil(4 * math.log(1e6)) + 8
     chain = [t for t in _trials(spec.adapter) if t.description.startswith("stability chain")]
-    assert len(chain) == _chain_length(spec)
+    assert len(chain) == chain_length(spec)
     assert all(isinstance(t.distinguisher, BottomGap) for t in chain)
 
 

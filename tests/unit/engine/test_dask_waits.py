@@ -12,7 +12,7 @@ from audit_fixtures import GeometricLaplace
 from auditor.core.errors import BackendUnavailable
 from auditor.core.spec import check_adapter
 from auditor.engine.backends import dask_backend, local, worker
-from auditor.engine.backends.dask_backend import DaskSampler, _Group
+from auditor.engine.backends.dask_backend import DaskSampler, Group
 from auditor.engine.backends.worker import AdapterSource, Task, fingerprint
 
 
@@ -56,7 +56,7 @@ def sampler(client, timeout: float) -> DaskSampler:
 
 
 def wait(s: DaskSampler, future: FakeFuture):
-    return s._wait(_Group(future, []), "adapter 'x': sample(query, n=400)")
+    return s._wait(Group(future, []), "adapter 'x': sample(query, n=400)")
 
 
 def test_a_chunk_running_longer_than_the_timeout_is_timed_out():

@@ -82,7 +82,7 @@ def test_the_pool_takes_turns_over_adapters_within_a_priority() -> None:
     from collections import deque
     from types import SimpleNamespace
 
-    from auditor.engine.backends.pool import _dispatch_order, _Job
+    from auditor.engine.backends.pool import _Job, dispatch_order
 
     def job(key: str, priority: int) -> _Job:
         return _Job(SimpleNamespace(key=key), Future(), key, None, priority)  # type: ignore[arg-type]
@@ -90,7 +90,7 @@ def test_the_pool_takes_turns_over_adapters_within_a_priority() -> None:
     queue = deque(
         [job("long", 1), job("long", 1), job("long", 1), job("cheap", 1), job("first", 0)]
     )
-    order = [(j.task.key, j.priority) for j in _dispatch_order(queue)]
+    order = [(j.task.key, j.priority) for j in dispatch_order(queue)]
     assert order == [("first", 0), ("long", 1), ("cheap", 1), ("long", 1), ("long", 1)]
 
 

@@ -466,21 +466,21 @@ def test_candidates_on_tallies_are_those_on_every_row():
     """Thresholds (the same quantiles, bit for bit) and outcome unions counted on distinct
     values with their row counts are those counted on every row's value."""
     from auditor.statistics.events.vector_events import value_keys
-    from auditor.statistics.events.vector_events.counting import _quantiles, _Tally
+    from auditor.statistics.events.vector_events.counting import Tally, _quantiles
     from auditor.statistics.events.vector_events.scalar import (
-        _outcome_candidates,
-        _threshold_candidates,
+        outcome_candidates,
+        threshold_candidates,
     )
 
     rng = np.random.default_rng(13)
     q = np.linspace(0, 1, 129)
 
-    def tallies(n_distinct: int, scale: float) -> tuple[_Tally, _Tally]:
+    def tallies(n_distinct: int, scale: float) -> tuple[Tally, Tally]:
         values = np.unique(np.round(rng.normal(0, scale, n_distinct) * 8) / 8)
         if n_distinct > 3:
             values[0] = np.nan  # an unanswered row counts in neither direction
         counts = rng.integers(1, 500, len(values))
-        return _Tally(values, counts), _Tally(np.repeat(values, counts))
+        return Tally(values, counts), Tally(np.repeat(values, counts))
 
     for n_distinct, scale in ((1, 1.0), (2, 1.0), (7, 0.3), (40, 3.0), (300, 10.0)):
         for _ in range(3):
@@ -488,12 +488,12 @@ def test_candidates_on_tallies_are_those_on_every_row():
             finite = ea.values[np.isfinite(ea.values)]
             if finite.size:
                 np.testing.assert_array_equal(
-                    _quantiles(_Tally(ta.values[np.isfinite(ta.values)],
+                    _quantiles(Tally(ta.values[np.isfinite(ta.values)],
                                       ta.counts[np.isfinite(ta.values)]), q),
                     np.quantile(finite, q),
                 )  # fmt: skip
-            on_tally = _threshold_candidates(Reduce("sum"), "s", (ta, tb), (sa, sb), 128)
-            on_rows = _threshold_candidates(Reduce("sum"), "s", (ea, eb), (xa, xb), 128)
+            on_tally = threshold_candidates(Reduce("sum"), "s", (ta, tb), (sa, sb), 128)
+            on_rows = threshold_candidates(Reduce("sum"), "s", (ea, eb), (xa, xb), 128)
             assert len(on_tally) == len(on_rows)
             for c, c2 in zip(on_tally, on_rows, strict=True):
                 np.testing.assert_array_equal(c.on_x, c2.on_x)
@@ -505,8 +505,8 @@ def test_candidates_on_tallies_are_those_on_every_row():
             sel = (sa.apply(value_keys), sb.apply(value_keys))
             every = (ea.apply(value_keys), eb.apply(value_keys))
             every_sel = (xa.apply(value_keys), xb.apply(value_keys))
-            got = _outcome_candidates(value_keys, str, keys, sel)
-            want = _outcome_candidates(value_keys, str, every, every_sel)
+            got = outcome_candidates(value_keys, str, keys, sel)
+            want = outcome_candidates(value_keys, str, every, every_sel)
             assert len(got) == len(want)
             for c, c2 in zip(got, want, strict=True):
                 np.testing.assert_array_equal(c.on_x, c2.on_x)
@@ -514,14 +514,14 @@ def test_candidates_on_tallies_are_those_on_every_row():
 
     # a side whose every selection row is unanswered (NaN) counts in no event
     ta, _ = tallies(40, 3.0)
-    silent = _Tally(np.array([np.nan]), np.array([250]))
+    silent = Tally(np.array([np.nan]), np.array([250]))
     for sel in ((silent, ta), (ta, silent)):
-        on_tally = _threshold_candidates(Reduce("sum"), "s", (ta, ta), sel, 128)
-        on_rows = _threshold_candidates(
+        on_tally = threshold_candidates(Reduce("sum"), "s", (ta, ta), sel, 128)
+        on_rows = threshold_candidates(
             Reduce("sum"),
             "s",
             (ta, ta),
-            tuple(_Tally(np.repeat(t.values, t.counts)) for t in sel),
+            tuple(Tally(np.repeat(t.values, t.counts)) for t in sel),
             128,
         )
         for c, c2 in zip(on_tally, on_rows, strict=True):
@@ -535,7 +535,7 @@ def test_medians_of_repeated_rows_are_numpys_on_every_row():
     numpy's on every row, NaN aside; small integers packed into exact keys (int8 answers,
     bits) give the distinct rows that keyed floats give."""
     from auditor.statistics.events.vector_events import row_increments
-    from auditor.statistics.events.vector_events.summaries import _column_medians
+    from auditor.statistics.events.vector_events.summaries import column_medians
 
     rng = np.random.default_rng(14)
     for trial in range(12):
@@ -553,7 +553,7 @@ def test_medians_of_repeated_rows_are_numpys_on_every_row():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
                 want = np.nanmedian(f(pooled), axis=0)
-            np.testing.assert_array_equal(_column_medians(rows, pooled, f), want)
+            np.testing.assert_array_equal(column_medians(rows, pooled, f), want)
     answers = rng.integers(-1, 2, (30, 10)).astype(np.int8)[rng.integers(0, 30, 5_000)]
     for packed in (answers, rng.integers(0, 2, (5_000, 7)).astype(bool)):
         keyed = _Rows(packed).sample_distinct()

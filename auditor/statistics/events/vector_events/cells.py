@@ -11,9 +11,9 @@ from auditor.core.source import array_literal
 from auditor.statistics.events.vector_events.base import CandidateSet, Context
 from auditor.statistics.events.vector_events.rows import (
     _Columns,
-    _projection_code,
-    _value_text,
     as_matrix,
+    projection_code,
+    value_text,
 )
 from auditor.statistics.events.vector_events.scalar import search_projections
 
@@ -52,7 +52,7 @@ class Within:
             f"PART = {array_literal(self.part, 'int64')}\n"
             f"OUTCOME = {array_literal(self.outcome, 'float64')}\n\n\n" + _IN_PART_SOURCE
         )
-        return _projection_code(
+        return projection_code(
             f"np.where(in_part(m[:, PART], OUTCOME), m[:, {self.column}], np.nan)",
             "m = as_matrix(y)\n    ",
             constants=constants,
@@ -91,7 +91,7 @@ def cells(pooled: np.ndarray, columns: _Columns, names: list[str]) -> list[Withi
     shown = ", ".join(names[j] for j in part)
     out = []
     for outcome in frequent:
-        value = ", ".join(_value_text(v) for v in outcome)
+        value = ", ".join(value_text(v) for v in outcome)
         for j in others:
             text = f"the output's ({shown}) is ({value}) and its {names[j]}"
             out.append(Within(part, outcome, j, text))

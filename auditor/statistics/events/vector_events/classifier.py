@@ -17,8 +17,8 @@ from auditor.statistics.events.classifier_events import (
 )
 from auditor.statistics.events.tree_scores import tree_code, tree_table
 from auditor.statistics.events.vector_events.base import CandidateSet, Context
-from auditor.statistics.events.vector_events.rows import _column_stat, _projection_code, as_matrix
-from auditor.statistics.events.vector_events.scalar import _threshold_candidates
+from auditor.statistics.events.vector_events.rows import as_matrix, column_stat, projection_code
+from auditor.statistics.events.vector_events.scalar import threshold_candidates
 
 #: training rows per side used to fit a classifier
 MAX_FIT = 10_000
@@ -81,7 +81,7 @@ class Score:
             model, expression = tree_code(self.trees), "tree_sum(z, *TREES)"
         else:
             return None
-        return _projection_code(
+        return projection_code(
             expression,
             "z = _standardise(as_matrix(y), MEAN, SCALE, NAN_COLUMNS)\n    ",
             constants=standardise + model,
@@ -114,7 +114,7 @@ def scores(build: tuple[np.ndarray, ...], plan: CertificationPlan) -> list[Score
         warnings.simplefilter("ignore", RuntimeWarning)
         nan_columns = np.isnan(m).any(axis=0)
         nan = bool(nan_columns.any())
-        mean, scale = _column_stat("mean", m, nan), _column_stat("std", m, nan)
+        mean, scale = column_stat("mean", m, nan), column_stat("std", m, nan)
     mean, scale = np.nan_to_num(mean), np.where(np.nan_to_num(scale) > 0, scale, 1.0)
     z = _standardise(m, mean, scale, nan_columns)
     if np.ptp(z, axis=0).max(initial=0.0) == 0:
@@ -150,7 +150,7 @@ class ClassifierSource:
         build, sel = ctx.build, ctx.sel
         out: list[CandidateSet] = []
         for score in scores(ctx.matrices, ctx.plan):
-            out += _threshold_candidates(
+            out += threshold_candidates(
                 score,
                 score.text,
                 (build[0].tally(score), build[1].tally(score)),

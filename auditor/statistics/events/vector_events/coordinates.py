@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from auditor.statistics.events.vector_events.base import CandidateSet, Context
-from auditor.statistics.events.vector_events.rows import _projection_code, as_matrix
+from auditor.statistics.events.vector_events.rows import as_matrix, projection_code
 from auditor.statistics.events.vector_events.scalar import search_projections
 
 
@@ -18,7 +18,7 @@ class Column:
         return as_matrix(y)[:, self.index]
 
     def code_prelude(self) -> str:
-        return _projection_code(f"as_matrix(y)[:, {self.index}]")
+        return projection_code(f"as_matrix(y)[:, {self.index}]")
 
 
 class CoordinateSource:

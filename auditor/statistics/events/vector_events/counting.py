@@ -10,7 +10,7 @@ import numpy as np
 
 
 @dataclass(frozen=True)
-class _Tally:
+class Tally:
     """A row-wise function's values on one side's rows: one per distinct row with how many
     rows it stands for (rows that repeat), or one per row (``counts`` None).  Candidates are
     counted on it as on the values of every row, at the cost of the distinct ones."""
@@ -18,11 +18,11 @@ class _Tally:
     values: np.ndarray
     counts: np.ndarray | None = None
 
-    def apply(self, g: Callable[[np.ndarray], np.ndarray]) -> _Tally:
-        return _Tally(np.asarray(g(self.values)), self.counts)
+    def apply(self, g: Callable[[np.ndarray], np.ndarray]) -> Tally:
+        return Tally(np.asarray(g(self.values)), self.counts)
 
-    def where(self, keep: np.ndarray) -> _Tally:
-        return _Tally(self.values[keep], None if self.counts is None else self.counts[keep])
+    def where(self, keep: np.ndarray) -> Tally:
+        return Tally(self.values[keep], None if self.counts is None else self.counts[keep])
 
     def bincount(self, positions: np.ndarray, keep: np.ndarray, size: int) -> np.ndarray:
         """How many rows have each of ``size`` values (``positions``: each unit's, where
@@ -42,17 +42,17 @@ class _Tally:
         return values, cumulative, int(cumulative[-1]) if len(cumulative) else 0
 
     @staticmethod
-    def concat(tallies: tuple[_Tally, ...]) -> _Tally:
+    def concat(tallies: tuple[Tally, ...]) -> Tally:
         values = np.concatenate([t.values for t in tallies])
         if all(t.counts is None for t in tallies):
-            return _Tally(values)
+            return Tally(values)
         counts = [
             np.ones(len(t.values), np.int64) if t.counts is None else t.counts for t in tallies
         ]
-        return _Tally(values, np.concatenate(counts))
+        return Tally(values, np.concatenate(counts))
 
 
-def _at_most(
+def at_most(
     values: np.ndarray, cumulative: np.ndarray | None, cuts: np.ndarray, side: str
 ) -> np.ndarray:
     """How many rows have a value below (``side="left"``) or at most (``"right"``) each cut."""
@@ -65,7 +65,7 @@ def _at_most(
     return below
 
 
-def _quantiles(tally: _Tally, q: np.ndarray) -> np.ndarray:
+def _quantiles(tally: Tally, q: np.ndarray) -> np.ndarray:
     """``np.quantile`` (linear) of the values of every row the tally stands for: the same
     order statistics and the same interpolation, without repeating each value."""
     if tally.counts is None:

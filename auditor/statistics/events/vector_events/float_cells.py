@@ -7,7 +7,7 @@ import numpy as np
 
 from auditor.statistics.events.bit_events import cell_keys, cell_keys_code, describe_cell
 from auditor.statistics.events.vector_events.base import CandidateSet, Context
-from auditor.statistics.events.vector_events.rows import _projection_code, as_matrix
+from auditor.statistics.events.vector_events.rows import as_matrix, projection_code
 from auditor.statistics.events.vector_events.scalar import search_projections
 
 
@@ -35,7 +35,7 @@ class FloatCell:
         return "none" if np.isnan(key) else describe_cell(int(key))
 
     def code_prelude(self) -> str:
-        return _projection_code(
+        return projection_code(
             "np.where(np.isfinite(v), cell_keys(v).astype(float), np.nan)",
             f"v = as_matrix(y)[:, {self.index}]\n    ",
             constants=cell_keys_code(),

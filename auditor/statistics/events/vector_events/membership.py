@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from auditor.statistics.events.vector_events.base import CandidateSet, Context
-from auditor.statistics.events.vector_events.rows import _projection_code, as_matrix
+from auditor.statistics.events.vector_events.rows import as_matrix, projection_code
 from auditor.statistics.events.vector_events.scalar import search_projections
 
 
@@ -20,7 +20,7 @@ class Membership:
         return np.asarray((as_matrix(y) == self.index).any(axis=1), dtype=float)
 
     def code_prelude(self) -> str:
-        return _projection_code(
+        return projection_code(
             f"np.asarray((as_matrix(y) == {self.index}).any(axis=1), dtype=float)"
         )
 

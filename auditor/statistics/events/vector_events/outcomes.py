@@ -8,17 +8,17 @@ import numpy as np
 from auditor.core.source import array_literal
 from auditor.statistics.events.vector_events.base import MAX_COORDINATES, CandidateSet, Context
 from auditor.statistics.events.vector_events.rows import (
-    _AS_MATRIX_SOURCE,
-    _ROW_KEYS_SOURCE,
+    AS_MATRIX_SOURCE,
+    ROW_KEYS_SOURCE,
     _Rows,
-    _value_text,
     _weights,
     as_matrix,
     integral_columns,
     record_columns,
     row_keys,
+    value_text,
 )
-from auditor.statistics.events.vector_events.scalar import _outcome_candidates
+from auditor.statistics.events.vector_events.scalar import outcome_candidates
 
 #: at most this many distinct rows for exact outcome candidates
 MAX_OUTCOMES = 4096
@@ -46,9 +46,9 @@ class RowKey:
         if width is None:
             return None
         return (
-            _AS_MATRIX_SOURCE
+            AS_MATRIX_SOURCE
             + "\n\n"
-            + _ROW_KEYS_SOURCE
+            + ROW_KEYS_SOURCE
             + f"\n\nWEIGHTS = {array_literal(_weights(width), 'uint64')}\n\n\n"
             f"def key(y):\n    return row_keys({part}, WEIGHTS)\n"
         )
@@ -136,14 +136,14 @@ def _row_outcomes(
         text = _row_text(np.array([rows[int(k)] for k in chosen]), fields)
         return text.replace("the output is", f"{subject} is", 1)
 
-    return _outcome_candidates(key, describe, keys_build, (sel[0].tally(key), sel[1].tally(key)))
+    return outcome_candidates(key, describe, keys_build, (sel[0].tally(key), sel[1].tally(key)))
 
 
 def _row_text(rows: np.ndarray, fields: tuple[str, ...] | None = None) -> str:
     """Outcome rows in words: ``(1, 0, -1)`` or, for records, ``(index=2, value=0.5)``."""
 
     def one(row: np.ndarray) -> str:
-        values = [_value_text(v) for v in row[:12]]
+        values = [value_text(v) for v in row[:12]]
         if fields is not None:
             values = [f"{name}={v}" for name, v in zip(fields, values, strict=False)]
         shown = ", ".join(values)

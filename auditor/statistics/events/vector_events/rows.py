@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from auditor.statistics.events.vector_events.counting import _Tally
+from auditor.statistics.events.vector_events.counting import Tally
 
 #: most values of a half (training or screening outputs) made floats at once: rows as drawn
 #: may be compact int8
@@ -22,13 +22,13 @@ FLOAT_VALUES = 1 << 22
 VISIBLE_GAP = 3.0
 
 
-def _fmt(value: float) -> str:
+def fmt(value: float) -> str:
     short = f"{value:.6g}"
     return short if float(short) == value else repr(float(value))
 
 
-def _value_text(value: float) -> str:
-    return "none" if np.isnan(value) else _fmt(value)
+def value_text(value: float) -> str:
+    return "none" if np.isnan(value) else fmt(value)
 
 
 def as_matrix(outputs: np.ndarray) -> np.ndarray:
@@ -42,7 +42,7 @@ def as_matrix(outputs: np.ndarray) -> np.ndarray:
 
 
 #: its source, read when this module is loaded (the file on disk may change later)
-_AS_MATRIX_SOURCE = inspect.getsource(as_matrix)
+AS_MATRIX_SOURCE = inspect.getsource(as_matrix)
 
 
 def record_columns(outputs: np.ndarray) -> tuple[str, ...] | None:
@@ -88,7 +88,7 @@ def row_keys(m: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 #: its source, read when this module is loaded (the file on disk may change later)
-_ROW_KEYS_SOURCE = inspect.getsource(row_keys)
+ROW_KEYS_SOURCE = inspect.getsource(row_keys)
 
 
 def _weights(p: int) -> np.ndarray:
@@ -130,7 +130,7 @@ class _Rows:
     score) runs over every row chunk by chunk.  Integer rows that repeat (answer patterns, bit
     vectors, index sets) are kept as their distinct rows and how many rows each stands for:
     such a function is computed once per distinct row, and candidates are counted on that
-    tally (:class:`_Tally`) at the cost of the distinct rows, not of every row (the boosted
+    tally (:class:`Tally`) at the cost of the distinct rows, not of every row (the boosted
     trees' prediction on 10^6 copies of a dozen patterns was most of a sparse-vector
     proposal).  Memory is then the rows as drawn plus one key per row, not n x d floats."""
 
@@ -171,12 +171,12 @@ class _Rows:
         """Rows ``index`` as floats."""
         return as_matrix(self.raw[index])
 
-    def tally(self, f: Callable[[np.ndarray], np.ndarray]) -> _Tally:
+    def tally(self, f: Callable[[np.ndarray], np.ndarray]) -> Tally:
         """``f`` on every row, as a tally: once per distinct row when the rows repeat."""
         if self._distinct is None:
-            return _Tally(self._chunked(f))
+            return Tally(self._chunked(f))
         values, counts = self._distinct
-        return _Tally(np.asarray(f(values)), counts)
+        return Tally(np.asarray(f(values)), counts)
 
     def sample_distinct(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The sample's distinct rows and how many rows each stands for, when the sample is
@@ -202,11 +202,11 @@ class _Rows:
         return np.concatenate(parts)
 
 
-def _projection_code(expression: str, setup: str = "", constants: str = "") -> str:
+def projection_code(expression: str, setup: str = "", constants: str = "") -> str:
     """Standalone source defining ``projection(y)`` (with ``as_matrix``): after the module
     lines ``constants``, ``setup`` lines, then ``return expression``."""
     head = constants.rstrip() + "\n\n\n" if constants else ""
-    return head + _AS_MATRIX_SOURCE + f"\n\ndef projection(y):\n    {setup}return {expression}\n"
+    return head + AS_MATRIX_SOURCE + f"\n\ndef projection(y):\n    {setup}return {expression}\n"
 
 
 @dataclass(frozen=True)
@@ -228,7 +228,7 @@ class _Columns:
     nan: bool
 
 
-def _column_stat(stat: str, m: np.ndarray, nan: bool) -> np.ndarray:
+def column_stat(stat: str, m: np.ndarray, nan: bool) -> np.ndarray:
     """numpy's column ``stat`` ("mean", "var", "std" or "median") ignoring NaN, or the plain
     one when ``nan`` is False (nothing is NaN): the same values at a fraction of the cost --
     the NaN-ignoring ones copy the matrix, and their median goes column by column."""
@@ -240,11 +240,11 @@ def _columns(build: tuple[np.ndarray, ...], pooled: np.ndarray) -> _Columns:
     nan = bool(np.isnan(pooled).any())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
-        mean_a, mean_b = _column_stat("mean", a, nan), _column_stat("mean", b, nan)
-        spread = _column_stat("std", pooled, nan)
-        mean = np.nan_to_num(_column_stat("mean", pooled, nan))
+        mean_a, mean_b = column_stat("mean", a, nan), column_stat("mean", b, nan)
+        spread = column_stat("std", pooled, nan)
+        mean = np.nan_to_num(column_stat("mean", pooled, nan))
         nan_gap = np.abs(np.isnan(a).mean(axis=0) - np.isnan(b).mean(axis=0))
-        error = np.sqrt(_column_stat("var", a, nan) / len(a) + _column_stat("var", b, nan) / len(b))
+        error = np.sqrt(column_stat("var", a, nan) / len(a) + column_stat("var", b, nan) / len(b))
         z = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(error > 0, error, np.inf))
     gap = np.nan_to_num(np.abs(mean_a - mean_b) / np.where(spread > 0, spread, 1.0)) + nan_gap
     return _Columns(

@@ -12,8 +12,8 @@ import numpy as np
 from auditor.core.source import array_literal, event_code, literal
 from auditor.core.trials import Event
 from auditor.statistics.events.vector_events.base import MAX_DISCRETE_VALUES, CandidateSet, Context
-from auditor.statistics.events.vector_events.counting import _at_most, _quantiles, _Tally
-from auditor.statistics.events.vector_events.rows import _fmt, _Rows, _value_text
+from auditor.statistics.events.vector_events.counting import Tally, _quantiles, at_most
+from auditor.statistics.events.vector_events.rows import _Rows, fmt, value_text
 
 
 class Threshold:
@@ -85,16 +85,16 @@ class _ProjectionKey:
         )
 
 
-def _threshold_candidates(
+def threshold_candidates(
     projection: Callable[[np.ndarray], np.ndarray],
     text: str,
-    build: tuple[_Tally, _Tally],
-    sel: tuple[_Tally, _Tally],
+    build: tuple[Tally, Tally],
+    sel: tuple[Tally, Tally],
     n_thresholds: int,
 ) -> list[CandidateSet]:
     """``value > t`` and ``value < t`` at quantiles of the build half and at its support edges
     (beyond every build value of one side)."""
-    pooled = _Tally.concat(build)
+    pooled = Tally.concat(build)
     pooled = pooled.where(np.isfinite(pooled.values))
     if pooled.values.size == 0:
         return []
@@ -106,25 +106,25 @@ def _threshold_candidates(
     out: list[CandidateSet] = []
     for above in (True, False):
         if above:
-            ka = na - _at_most(sa, ca, cuts, "right")
-            kb = nb - _at_most(sb, cb, cuts, "right")
+            ka = na - at_most(sa, ca, cuts, "right")
+            kb = nb - at_most(sb, cb, cuts, "right")
         else:
-            ka, kb = _at_most(sa, ca, cuts, "left"), _at_most(sb, cb, cuts, "left")
+            ka, kb = at_most(sa, ca, cuts, "left"), at_most(sb, cb, cuts, "left")
         op = ">" if above else "<"
 
         def make(i: int, above: bool = above, op: str = op) -> Event:
             t = float(cuts[i])
-            return Event(f"{text} {op} {_fmt(t)}", Threshold(projection, t, above))
+            return Event(f"{text} {op} {fmt(t)}", Threshold(projection, t, above))
 
         out.append(CandidateSet(ka, kb, make))
     return out
 
 
-def _outcome_candidates(
+def outcome_candidates(
     key: Callable[[np.ndarray], np.ndarray],
     describe: Callable[[np.ndarray], str],
-    build: tuple[_Tally, _Tally],
-    sel: tuple[_Tally, _Tally],
+    build: tuple[Tally, Tally],
+    sel: tuple[Tally, Tally],
 ) -> list[CandidateSet]:
     """Unions of the outcomes with the largest (smallest) empirical likelihood ratio on the
     build half, every size: counted by cumulative sums of per-outcome selection counts."""
@@ -132,7 +132,7 @@ def _outcome_candidates(
     if len(values) < 2:
         return []
 
-    def per_value(keys: _Tally) -> np.ndarray:
+    def per_value(keys: Tally) -> np.ndarray:
         pos = np.searchsorted(values, keys.values)
         found = (pos < len(values)) & (values[np.minimum(pos, len(values) - 1)] == keys.values)
         return keys.bincount(pos, found, len(values))
@@ -171,13 +171,13 @@ def search_projection(
     vs = (sel[0].tally(projection), sel[1].tally(projection))
     out: list[CandidateSet] = []
     if not getattr(projection, "outcomes_only", False):
-        out += _threshold_candidates(projection, text, vb, vs, n_thresholds)
+        out += threshold_candidates(projection, text, vb, vs, n_thresholds)
     pooled = np.concatenate([t.values for t in vb])
     if not getattr(projection, "thresholds_only", False) and (
         len(np.unique(pooled)) <= MAX_DISCRETE_VALUES
     ):
         keyed = _ProjectionKey(projection)
-        one = getattr(projection, "describe_value", _value_text)
+        one = getattr(projection, "describe_value", value_text)
 
         def describe(chosen: np.ndarray) -> str:
             vals = keyed.values(chosen)
@@ -191,7 +191,7 @@ def search_projection(
             keys_a = keys_a.where(~np.isin(keys_a.values, both))
             keys_b = keys_b.where(~np.isin(keys_b.values, both))
         build_keys = (keys_a, keys_b)
-        out += _outcome_candidates(
+        out += outcome_candidates(
             keyed, describe, build_keys, (vs[0].apply(keyed.of), vs[1].apply(keyed.of))
         )
     return out

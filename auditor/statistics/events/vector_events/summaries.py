@@ -13,12 +13,12 @@ import numpy as np
 from auditor.core.source import array_literal, literal
 from auditor.statistics.events.classifier_events import WEIGHTED_SUM_SOURCE, weighted_sum
 from auditor.statistics.events.vector_events.base import CandidateSet, Context
-from auditor.statistics.events.vector_events.counting import _quantiles, _Tally
+from auditor.statistics.events.vector_events.counting import Tally, _quantiles
 from auditor.statistics.events.vector_events.rows import (
-    _column_stat,
-    _projection_code,
     _Rows,
     as_matrix,
+    column_stat,
+    projection_code,
 )
 from auditor.statistics.events.vector_events.scalar import search_projections
 
@@ -41,7 +41,7 @@ class Reduce:
         return reduce_rows(as_matrix(y), self.how)
 
     def code_prelude(self) -> str:
-        return _projection_code(
+        return projection_code(
             f"reduce_rows(as_matrix(y), {literal(self.how)})",
             constants="import warnings\n\n\n" + _REDUCE_ROWS_SOURCE,
         )
@@ -94,7 +94,7 @@ class AboveMedian:
         constants = f"MEDIANS = {array_literal(self.medians, 'float64')}\n"
         if self.increments:
             constants += "\n\n" + _ROW_INCREMENTS_SOURCE
-        return _projection_code(
+        return projection_code(
             f"np.asarray(({part} > MEDIANS).sum(axis=1), dtype=float)", constants=constants
         )
 
@@ -124,7 +124,7 @@ class Linear:
             f"MEAN = {array_literal(self.mean, 'float64')}\n"
             f"SCALE = {array_literal(self.scale, 'float64')}\n" + WEIGHTED_SUM_SOURCE
         )
-        return _projection_code(
+        return projection_code(
             "weighted_sum(z, W, 0.0)",
             "z = np.nan_to_num((as_matrix(y) - MEAN) / SCALE, nan=0.0)\n    ",
             constants=constants,
@@ -162,13 +162,13 @@ class Toward:
             f"CENTRE = {array_literal(self.centre, 'float64')}\n\n\n"
             "import warnings\n\n\n" + _REDUCE_ROWS_SOURCE
         )
-        return _projection_code(
+        return projection_code(
             f"reduce_rows(SIGN * (as_matrix(y)[:, COLUMNS] - CENTRE), {literal(self.how)})",
             constants=constants,
         )
 
 
-def _column_medians(
+def column_medians(
     build: tuple[_Rows, _Rows], pooled: np.ndarray, f: Callable[[np.ndarray], np.ndarray]
 ) -> np.ndarray:
     """``np.nanmedian(f(pooled), axis=0)`` for row-wise ``f``, on the distinct rows when both
@@ -177,7 +177,7 @@ def _column_medians(
     distinct = [rows.sample_distinct() for rows in build]
     if distinct[0] is None or distinct[1] is None:
         m = f(pooled)
-        return _column_stat("median", m, bool(np.isnan(m).any()))
+        return column_stat("median", m, bool(np.isnan(m).any()))
     m = f(np.vstack([distinct[0][0], distinct[1][0]]))
     counts = np.concatenate([distinct[0][1], distinct[1][1]])
     half = np.array([0.5])
@@ -185,7 +185,7 @@ def _column_medians(
     for j in range(m.shape[1]):
         answered = ~np.isnan(m[:, j])
         if answered.any():
-            medians[j] = _quantiles(_Tally(m[answered, j], counts[answered]), half)[0]
+            medians[j] = _quantiles(Tally(m[answered, j], counts[answered]), half)[0]
     return medians
 
 
@@ -205,8 +205,8 @@ class SummarySource:
         ]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
-            medians = _column_medians(build, pooled, lambda m: m)
-            steps = _column_medians(build, pooled, row_increments)
+            medians = column_medians(build, pooled, lambda m: m)
+            steps = column_medians(build, pooled, row_increments)
         if np.isfinite(medians).all():
             projections.append(AboveMedian(medians))
         if np.isfinite(steps).all():
