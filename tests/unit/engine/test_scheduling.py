@@ -82,10 +82,10 @@ def test_the_pool_takes_turns_over_adapters_within_a_priority() -> None:
     from collections import deque
     from types import SimpleNamespace
 
-    from auditor.engine.backends.pool import _Job, dispatch_order
+    from auditor.engine.backends.pool import Job, dispatch_order
 
-    def job(key: str, priority: int) -> _Job:
-        return _Job(SimpleNamespace(key=key), Future(), key, None, priority)  # type: ignore[arg-type]
+    def job(key: str, priority: int) -> Job:
+        return Job(SimpleNamespace(key=key), Future(), key, None, priority)  # type: ignore[arg-type]
 
     queue = deque(
         [job("long", 1), job("long", 1), job("long", 1), job("cheap", 1), job("first", 0)]

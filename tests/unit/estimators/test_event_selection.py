@@ -197,7 +197,7 @@ def test_selection_counts_are_the_counts_output_by_output():
     a[::97] = np.nan
     events = DataDrivenEvents()._candidates(a[:10_000], b[:10_000], np.concatenate([a, b]))
     kinds = {type(e.predicate).__name__ for e in events}
-    assert {"BinUnion", "CellUnion", "_Tail"} <= kinds
+    assert {"BinUnion", "CellUnion", "Tail"} <= kinds
     y = np.concatenate([rng.laplace(0.0, 10.0, 30_000), [np.nan, np.inf, -np.inf, 0.0, -0.0]])
     y = np.concatenate([y, np.round(y[:5000])])  # many outputs exactly at a threshold
     events += [
