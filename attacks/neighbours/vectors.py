@@ -268,6 +268,8 @@ def split_tie_pairs(spec: AdapterSpec) -> list[Pair]:
         moved = pull_within(base, base + move, norm, delta)
         if spec.integer_queries:
             base, moved = base.astype(np.int64), moved.astype(np.int64)
-        text = f"{m} queries at {rest:g}, entries 0 and 1 tied at {rest + d:g}"
-        pairs.append((base, moved, f"{text}; entry {up} up, entry {down} down"))
+        text = f"{m} queries at {rest:g}, entries 0 and 1 tied at {rest + d:g}; entry {up} up"
+        if moved[down] != base[down]:  # whole steps under L1 may move one entry only
+            text += f", entry {down} down"
+        pairs.append((base, moved, text))
     return pairs
