@@ -293,7 +293,7 @@ class SnapBound(_Base):
 
     def sample(self, query, n):
         y = min(max(float(query), 0.0), 10.5)
-        snapped = min(math.floor(y + 0.5), 10)
+        snapped = min(math.floor(y) + (y - math.floor(y) >= 0.5), 10)  # exact: no y + 0.5 rounding
         if self.broken and y >= 10.25:
             snapped = 10.5  # BUG: the bound is a grid point
         return snapped + _dlap(self._rng, self.epsilon, n).astype(float)
@@ -329,7 +329,8 @@ class RoundL1(_Base):
 
     def sample(self, query, n):
         x = np.clip(np.asarray(query, dtype=float).ravel(), -10, 10)
-        rounded = np.floor(x + 0.5).astype(np.int64)
+        whole = np.floor(x)
+        rounded = (whole + (x - whole >= 0.5)).astype(np.int64)  # halves up, exactly
         rate = self.epsilon if self.broken else self.epsilon / 2  # BUG when broken: Delta 1
         return rounded[None, :] + _dlap(self._rng, rate, (n, 2))
 
