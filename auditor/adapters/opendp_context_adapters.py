@@ -66,6 +66,8 @@ class OpenDPContextCount:
 
     library = "opendp"
     vectorised = False
+    #: OpenDP's noise comes from OpenSSL's CSPRNG, seeded per process (see ``OpenDPAdapter``)
+    os_entropy = True
     input_kind = "dataset"
     neighbours = "add_remove"
     output_kind = "keyed"

@@ -40,6 +40,10 @@ class _PyDPAdapter(Configurable):
 
     library = "python-dp"
     vectorised = False
+    #: the C++ library draws from its own secure generator (BoringSSL's ``RAND_bytes``),
+    #: created in each process that loads PyDP: copies in several workers never replay one
+    #: stream, though none can be seeded
+    os_entropy = True
     delta = 0.0
     name = "pydp.?"
     #: the PyDP class (or factory) ``_build`` calls with ``_arguments()``: (module, name)

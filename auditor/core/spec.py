@@ -78,6 +78,10 @@ class AdapterSpec:
     has_probabilities: bool = False
     has_noiseless_probe: bool = False
     seedable: bool = False
+    #: the adapter declares ``os_entropy = True``: every copy draws from the operating system's
+    #: entropy (a CSPRNG seeded per process), so copies in several worker processes never
+    #: replay one stream and an unseedable adapter may still use every worker
+    os_entropy: bool = False
     library: str = ""
     library_version: str = ""
     description: str = ""
@@ -105,6 +109,13 @@ class AdapterSpec:
         if self.family is not None:
             return self.family.value + (" (monotone)" if self.input.monotone else "") + users
         return f"{self.input.label} → {self.output.label}{users}"
+
+    @property
+    def many_copies(self) -> bool:
+        """Whether copies of the adapter in several processes give independent outputs: it
+        is seeded per chunk, or draws from the operating system's entropy (``os_entropy``).
+        Otherwise its one random stream must stay in one process."""
+        return self.seedable or self.os_entropy
 
     @property
     def input_bounds(self) -> tuple[float, float] | None:
@@ -307,6 +318,7 @@ def _extras(read: Callable[..., Any]) -> dict[str, Any]:
         "has_probabilities": callable(read("probabilities")),
         "has_noiseless_probe": callable(read(NOISELESS_PROBE)),
         "seedable": callable(read("seed")),
+        "os_entropy": bool(read("os_entropy", False)),
         "library": str(read("library", "") or ""),
         "library_version": str(read("library_version", "") or ""),
         "description": str(read("description", "") or ""),

@@ -53,6 +53,18 @@ class Counter:
         return out
 
 
+class ProcessStamp:
+    """Unseedable, declares ``os_entropy``: each output is the id of the process that drew it
+    plus a fraction from the OS (so that the outputs are not all alike)."""
+
+    name, family, epsilon, sensitivity = "test.process_stamp", "additive", 1.0, 1.0
+    os_entropy = True
+
+    def sample(self, query, n):
+        fraction = np.frombuffer(os.urandom(8 * n), dtype=np.uint64) / 2.0**64
+        return os.getpid() + fraction
+
+
 class Exits:
     name, family, epsilon, sensitivity = "test.exits", "additive", 1.0, 1.0
 

@@ -103,6 +103,9 @@ class OpenDPAdapter(Configurable):
 
     library = _LIBRARY
     vectorised = False
+    #: OpenDP draws every random bit from OpenSSL's CSPRNG (``fill_bytes``), seeded per
+    #: process: copies in several workers never replay one stream, though none can be seeded
+    os_entropy = True
     name = "opendp.?"
     #: the noise scale OpenDP's search found (see ``_calibrated``)
     _scale: float

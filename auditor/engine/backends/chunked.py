@@ -250,7 +250,7 @@ class ChunkedSampler:
     ) -> list[Any]:
         """Submit the request's chunks (the same cut and seeds for every backend)."""
         source = self._sources[spec.name]
-        pin = None if spec.seedable else spec.name
+        pin = None if spec.many_copies else spec.name
         futures = []
         for i, size in enumerate(request_chunks(spec, query, n)):
             task = Task(

@@ -314,7 +314,7 @@ class DaskSampler(ChunkedSampler):
         return handle
 
     def prepare(self, spec: Any, target: str | None = None) -> None:
-        if not spec.seedable:
+        if not spec.many_copies:
             # copies of an unseedable adapter on several workers could replay one random
             # stream and fake independent samples; Dask may move tasks between workers
             self._in_process(

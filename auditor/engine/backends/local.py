@@ -29,7 +29,8 @@ MORE_WARNINGS_NOTE = (
 )
 
 #: the order in which queued chunks reach the workers (smaller first): an adapter without
-#: ``seed()`` runs on one worker only, so its chunks are the run's critical path and go first;
+#: ``seed()`` runs on one worker only (unless it declares ``os_entropy``), and such adapters
+#: are the per-call libraries, so their chunks are the run's critical path and go first;
 #: every other chunk can run on any worker and takes its turn round-robin over adapters (the
 #: pool's ``_dispatch_order``).  Vectorised adapters are not put last: they need little worker
 #: time but much of this process's (proposing events), which must overlap the per-call

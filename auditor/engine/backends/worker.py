@@ -41,9 +41,10 @@ from auditor.engine.sampling import count_events, same_outputs, sample_once
 #: how many distinct event lists a worker keeps unpickled
 EVENT_CACHE = 8
 
-#: (name, family, epsilon, delta, sensitivity, domain, neighbours, integer_queries, seedable)
+#: (name, family, epsilon, delta, sensitivity, domain, neighbours, integer_queries, seedable,
+#: os_entropy)
 Fingerprint: TypeAlias = tuple[
-    str, str, str, str, float | None, tuple[float, float] | None, str | None, bool, bool
+    str, str, str, str, float | None, tuple[float, float] | None, str | None, bool, bool, bool
 ]
 
 
@@ -60,6 +61,7 @@ def fingerprint(spec: AdapterSpec) -> Fingerprint:
         spec.neighbours,
         spec.integer_queries,
         spec.seedable,
+        spec.os_entropy,
     )
 
 

@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 from audit_fixtures import GeometricLaplace, RandomizedResponse
-from engine_fixtures import Counter, Exits, SeedIgnored, strip_timing
+from engine_fixtures import Counter, Exits, ProcessStamp, SeedIgnored, strip_timing
 
 from attacks import load_attacks
 from auditor import AuditConfig, InvalidArgument, run_audit
@@ -46,6 +46,27 @@ def test_unseedable_adapters_stay_on_one_worker_so_no_stream_is_replayed():
         sampler.close()
     # copies on two workers would both start at 0 and repeat values
     assert len(np.unique(out)) == 200_000
+
+
+def test_an_adapter_drawing_from_os_entropy_runs_on_every_worker():
+    """``os_entropy = True``: its copies cannot replay one stream, so its chunks are shared;
+    the same adapter without the declaration keeps to one worker."""
+
+    class Pinned(ProcessStamp):
+        os_entropy = False
+
+    pids = {}
+    for adapter in (ProcessStamp(), Pinned()):
+        spec = check_adapter(adapter)
+        assert spec.many_copies is adapter.os_entropy
+        sampler = LocalProcessSampler(workers=2, timeout=30.0)
+        try:
+            out = sampler.draw(spec, 0.0, 400_000, entropy=1)
+        finally:
+            sampler.close()
+        pids[adapter.os_entropy] = set(np.floor(out).astype(int).tolist())
+    assert len(pids[True]) == 2
+    assert len(pids[False]) == 1
 
 
 def test_every_backend_draws_the_same_chunks():
