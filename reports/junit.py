@@ -17,6 +17,7 @@ from typing import Any
 
 from auditor.core.text import printable
 from reports.evidence import as_float, curve_text, delta_bound_text, tightened_text
+from reports.missing import shown
 from reports.root_cause import cause_text
 from reports.view import AdapterReport, Report, parse_report, parse_result
 
@@ -95,15 +96,11 @@ def _details(r: AdapterReport) -> str:
     if r.power_statement:
         lines.append(f"power: {r.power_statement}")
     lines += [f"note: {n}" for n in r.notes]
-    lines.append(f"outputs drawn: {_or(r.samples, 0)}")
+    lines.append(f"outputs drawn: {r.samples or 0}")
     cause = cause_text(r)
     if cause:
         lines.append(f"root cause: {cause}")
     return "\n".join(lines)
-
-
-def _or(value: Any, absent: Any) -> Any:
-    return absent if value is None else value
 
 
 def render_junit(data: dict[str, Any]) -> str:
@@ -122,7 +119,7 @@ def render_junit(data: dict[str, Any]) -> str:
         errors=str(errors),
         skipped=str(len(report.skipped)),
         time=f"{float(report.wall_seconds or 0.0):.3f}",
-        timestamp=_text(_or(report.started, "")),
+        timestamp=_text(shown(report.started, "junit")),
     )
     _properties(suite, report)
     for r in results:
@@ -144,7 +141,7 @@ def _properties(suite: ET.Element, report: Report) -> None:
         ("alpha", report.alpha),
         ("budget", report.budget),
     ):
-        ET.SubElement(props, "property", name=key, value=_text(value))
+        ET.SubElement(props, "property", name=key, value=_text(shown(value, "junit")))
     for name, version in report.versions.items():
         ET.SubElement(props, "property", name=f"version.{_text(name)}", value=_text(version))
 
