@@ -33,6 +33,11 @@ def _g(x: Any) -> str:
     return f"{as_float(x):.4g}"
 
 
+def _key_values(mapping: Mapping[str, Any]) -> str:
+    """``n0 = 2000, k0 = 17``: a mapping as a CI log shows it, not as Python's repr."""
+    return ", ".join(f"{key} = {value}" for key, value in mapping.items())
+
+
 def case_name(r: Mapping[str, Any]) -> str:
     """``<adapter> claims (epsilon=1, delta=0)``, or ``<adapter> claims 1-GDP`` for a curve
     claim: one test case per adapter and claim (of a report.json result)."""
@@ -58,13 +63,14 @@ def _violation_message(r: AdapterReport) -> str:
     claimed = _g(r.claim.epsilon)
     queries = None if r.queries is None else list(r.queries)
     if r.is_exact_white_box:
-        p0, p1 = r.probabilities or (None, None)
-        probabilities = None if r.probabilities is None else {"p0": p0, "p1": p1}
+        probabilities = ""
+        if r.probabilities is not None:
+            p0, p1 = r.probabilities
+            probabilities = f"; probabilities {_key_values({'p0': p0, 'p1': p1})}"
         return (
             f"claim violated (white-box, exact probabilities from the adapter's probabilities()): "
             f"epsilon {'= inf' if r.unbounded else '>= ' + _g(r.epsilon_lower_bound)} "
-            f"> claimed {claimed} (attack {r.attack}, inputs "
-            f"{queries}; probabilities {probabilities})"
+            f"> claimed {claimed} (attack {r.attack}, inputs {queries}{probabilities})"
         )
     ev = r.event_evidence
     counts = f"; counts {ev.k0}/{ev.n0} on x vs {ev.k1}/{ev.n1} on x'" if ev else ""
@@ -83,7 +89,7 @@ def _details(r: AdapterReport) -> str:
         "attack": r.attack,
         "queries": None if r.queries is None else list(r.queries),
         "event": r.event,
-        "counts": None if r.counts is None else r.counts.to_dict(),
+        "counts": None if r.counts is None else _key_values(r.counts.to_dict()),
         "alpha": r.alpha,
         "point_estimate": r.point_estimate,
         "error": r.error,

@@ -1,4 +1,5 @@
-"""A value the report leaves out is written with one mark per format (``reports/missing.py``)."""
+"""A value the report leaves out is written with one mark per format (``reports/missing.py``),
+and JUnit writes mappings as ``key = value`` text, not as Python reprs."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import pytest
+
 from reports.html import render_html
-from reports.junit import render_junit
+from reports.junit import render_junit, violation_message
 from reports.markdown import render_markdown
 from reports.missing import MISSING, shown
 
@@ -51,3 +54,33 @@ def test_junit_leaves_missing_properties_empty(report_dict: dict[str, Any]) -> N
         p.get("name"): p.get("value") for p in ET.fromstring(render_junit(stated)).iter("property")
     }
     assert present["run_id"] == "r1" and present["seed"] == str(report_dict["seed"])
+
+
+@pytest.mark.parametrize("tag", ["system-out", "failure"])
+def test_junit_details_write_counts_as_key_value_text(
+    report_dict: dict[str, Any], tag: str
+) -> None:
+    root = ET.fromstring(render_junit(report_dict))
+    texts = [e.text or "" for e in root.iter(tag)]
+    counted = [r for r in report_dict["results"] if r["counts"]]
+    assert texts and counted
+    lines = [line for text in texts for line in text.split("\n") if line.startswith("counts: ")]
+    assert lines, tag
+    for line in lines:
+        assert re.fullmatch(r"counts: n0 = \d+, k0 = \d+, n1 = \d+, k1 = \d+", line), line
+    assert not any("{" in text or "'n0'" in text for text in texts)
+
+
+def test_junit_white_box_message_writes_probabilities_as_key_value_text(
+    report_dict: dict[str, Any],
+) -> None:
+    lsb = next(r for r in report_dict["results"] if r["attack"] == "lsb-laplace")
+    exact = {
+        **lsb,
+        "estimator": "white-box-exact",
+        "white_box": True,
+        "probabilities": {"p0": 0.25, "p1": 0.0},
+    }
+    message = violation_message(exact)
+    assert message.endswith("; probabilities p0 = 0.25, p1 = 0.0)"), message
+    assert violation_message({**exact, "probabilities": None}).endswith("inputs [0.0, 1.0])")
