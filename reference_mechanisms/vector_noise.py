@@ -139,13 +139,29 @@ def vector_discrete_gaussian_pmf(
         return p
 
 
-def _add_noise(q: np.ndarray, noise: np.ndarray, n: int) -> np.ndarray:
-    """``n`` rows ``q + noise_row`` (noise drawn row-major: row i is release i), int64."""
-    rows: np.ndarray = q[None, :] + noise.reshape(n, q.size)
-    return rows
+class _IntegerVectorNoise:
+    """What both vector mechanisms share: a release is the integer query vector plus i.i.d.
+    integer noise in every coordinate; each writes only how it draws that noise."""
+
+    def _noise(self, size: int, rng: IntegerSource) -> np.ndarray:
+        """``size`` i.i.d. integer noise draws (int64)."""
+        raise NotImplementedError
+
+    def sample(self, query: Any, n: int, rng: IntegerSource | None = None) -> np.ndarray:
+        """``n`` independent releases of the integer vector ``query``: int64 array (n, d); the
+        noise is drawn row-major (row i is release i).
+
+        Raises:
+            ValueError: query not a non-empty 1-D integer vector (|q_j| <= 2^52); n negative.
+        """
+        q = check_integer_queries(query, "query")
+        n = check_count(n)
+        noise = self._noise(n * q.size, resolve_rng(rng))
+        rows: np.ndarray = q[None, :] + noise.reshape(n, q.size)
+        return rows
 
 
-class VectorDiscreteLaplace:
+class VectorDiscreteLaplace(_IntegerVectorNoise):
     """``q(x) + DLap(Delta_1 / epsilon)^d`` on an integer vector query: pure epsilon-DP.
 
     Args:
@@ -171,16 +187,8 @@ class VectorDiscreteLaplace:
     def __repr__(self) -> str:
         return f"VectorDiscreteLaplace(epsilon={self.epsilon!r}, sensitivity={self.sensitivity})"
 
-    def sample(self, query: Any, n: int, rng: IntegerSource | None = None) -> np.ndarray:
-        """``n`` independent releases of the integer vector ``query``: int64 array (n, d).
-
-        Raises:
-            ValueError: query not a non-empty 1-D integer vector (|q_j| <= 2^52); n negative.
-        """
-        q = check_integer_queries(query, "query")
-        n = check_count(n)
-        noise = sample_discrete_laplace(self.scale, n * q.size, resolve_rng(rng))
-        return _add_noise(q, noise, n)
+    def _noise(self, size: int, rng: IntegerSource) -> np.ndarray:
+        return sample_discrete_laplace(self.scale, size, rng)
 
     def probability(self, output: Any, query: Any, precision: int = 256) -> gmpy2.mpfr:
         """P[release = output] on ``query`` (mpfr), for tests and white-box audits."""
@@ -191,7 +199,7 @@ def _ratio(x: Fraction) -> tuple[int, int]:
     return x.numerator, x.denominator
 
 
-class VectorDiscreteGaussian:
+class VectorDiscreteGaussian(_IntegerVectorNoise):
     """``q(x) + N_Z(0, sigma^2)^d`` on an integer vector query: rho-zCDP (CKS20 Thm. 14).
 
     Args:
@@ -257,16 +265,8 @@ class VectorDiscreteGaussian:
         check_delta(delta, positive=True)
         return smallest_epsilon(self.delta_for_epsilon, delta)
 
-    def sample(self, query: Any, n: int, rng: IntegerSource | None = None) -> np.ndarray:
-        """``n`` independent releases of the integer vector ``query``: int64 array (n, d).
-
-        Raises:
-            ValueError: query not a non-empty 1-D integer vector (|q_j| <= 2^52); n negative.
-        """
-        q = check_integer_queries(query, "query")
-        n = check_count(n)
-        noise = sample_discrete_gaussian(self.sigma2, n * q.size, resolve_rng(rng))
-        return _add_noise(q, noise, n)
+    def _noise(self, size: int, rng: IntegerSource) -> np.ndarray:
+        return sample_discrete_gaussian(self.sigma2, size, rng)
 
     def probability(self, output: Any, query: Any, precision: int = 128) -> gmpy2.mpfr:
         """P[release = output] on ``query`` (mpfr), for tests and white-box audits."""
