@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from auditor.adapters._provenance import installed_version
 from auditor.adapters.base import call_source, keywords, module_source
 from auditor.core.source import literal
@@ -188,6 +190,15 @@ def rows_sample(name: str, value: str, width: int) -> str:
                 out[i] = measurement({name})
             return out
         """
+
+
+def release_rows(measurement: Any, argument: Any, n: int, width: int) -> np.ndarray:
+    """``n`` calls of ``measurement(argument)``, each releasing ``width`` integers: int64 array
+    (n, width); what :func:`rows_sample`'s reproducer does."""
+    out = np.empty((n, width), dtype=np.int64)
+    for i in range(n):
+        out[i] = measurement(argument)
+    return out
 
 
 class GaussianApproxDP(OpenDPAdapter):
