@@ -208,3 +208,17 @@ def tightened_text(r: AdapterReport, num: Callable[[Any], str]) -> str | None:
         f"{first.n_certify:,} outputs per side ({where}); the trial's later looks, on "
         "fresh outputs within its alpha, certified the bound above"
     )
+
+
+def statements(r: AdapterReport, num: Callable[[Any], str]) -> list[tuple[str, str]]:
+    """What every renderer states after a result's evidence, in this order, as (what, plain
+    text): ``delta`` (the δ bound), ``tightened``, ``power``, then one ``note`` each; the
+    renderers word the labels and escape the text."""
+    out: list[tuple[str, str]] = []
+    if delta := delta_bound_text(r, num):
+        out.append(("delta", delta))
+    if tightened := tightened_text(r, num):
+        out.append(("tightened", tightened))
+    if r.power_statement:
+        out.append(("power", r.power_statement))
+    return out + [("note", note) for note in r.notes]

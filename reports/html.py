@@ -21,10 +21,9 @@ from reports.evidence import (
     cells_lines,
     claim_text,
     curve_text,
-    delta_bound_text,
     query_text,
+    statements,
     test_text,
-    tightened_text,
     white_box_bound_sentence,
 )
 from reports.missing import MISSING, shown
@@ -158,15 +157,8 @@ def _adapter_section(i: int, r: AdapterReport, regression: Regression | None) ->
 
 def _statement_items(r: AdapterReport) -> list[tuple[str, str]]:
     """The rows after the evidence: δ bound, tightening, power, notes, outputs, reproducer."""
-    items: list[tuple[str, str]] = []
-    if delta := delta_bound_text(r, _num):
-        items.append(("δ bound", escape(delta)))
-    if tightened := tightened_text(r, _num):
-        items.append(("tightened", escape(tightened)))
-    if r.power_statement:
-        items.append(("power", escape(r.power_statement)))
-    for note in r.notes:
-        items.append(("note", escape(note)))
+    labels = {"delta": "δ bound"}
+    items = [(labels.get(what, what), escape(text)) for what, text in statements(r, _num)]
     items.append(("outputs drawn", f"{int(r.samples or 0):,}"))
     if r.configuration is not None:
         values = ", ".join(f"{k}={v}" for k, v in r.configuration.items())

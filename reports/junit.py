@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from auditor.core.text import printable
-from reports.evidence import as_float, curve_text, delta_bound_text, tightened_text
+from reports.evidence import as_float, curve_text, statements
 from reports.missing import shown
 from reports.root_cause import cause_text
 from reports.view import AdapterReport, Report, parse_report, parse_result
@@ -85,7 +85,7 @@ def _violation_message(r: AdapterReport) -> str:
 
 def _details(r: AdapterReport) -> str:
     lines = [f"verdict: {r.verdict}"]
-    shown = {
+    fields = {
         "attack": r.attack,
         "queries": None if r.queries is None else list(r.queries),
         "event": r.event,
@@ -94,14 +94,9 @@ def _details(r: AdapterReport) -> str:
         "point_estimate": r.point_estimate,
         "error": r.error,
     }
-    lines += [f"{key}: {value}" for key, value in shown.items() if value is not None]
-    if delta := delta_bound_text(r, _g):
-        lines.append(f"delta bound: {delta}")
-    if tightened := tightened_text(r, _g):
-        lines.append(f"tightened: {tightened}")
-    if r.power_statement:
-        lines.append(f"power: {r.power_statement}")
-    lines += [f"note: {n}" for n in r.notes]
+    lines += [f"{key}: {value}" for key, value in fields.items() if value is not None]
+    labels = {"delta": "delta bound"}
+    lines += [f"{labels.get(what, what)}: {text}" for what, text in statements(r, _g)]
     lines.append(f"outputs drawn: {r.samples or 0}")
     cause = cause_text(r)
     if cause:

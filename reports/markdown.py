@@ -11,10 +11,9 @@ from reports.evidence import (
     cells_lines,
     claim_text,
     curve_text,
-    delta_bound_text,
     query_text,
+    statements,
     test_text,
-    tightened_text,
     white_box_bound_sentence,
 )
 from reports.missing import MISSING, shown
@@ -157,14 +156,8 @@ def _result_lines(r: AdapterReport) -> list[str]:
         lines += _white_box_lines(r)
     elif r.counts:
         lines += _counts_lines(r)
-    if delta := delta_bound_text(r, _num):
-        lines.append(f"- {md_escape(delta)}")
-    if tightened := tightened_text(r, _num):
-        lines.append(f"- tightened: {md_escape(tightened)}")
-    if r.power_statement:
-        lines.append(f"- power: {md_escape(r.power_statement)}")
-    for note in r.notes:
-        lines.append(f"- note: {md_escape(note)}")
+    for what, text in statements(r, _num):  # the δ bound's text names itself
+        lines.append(f"- {md_escape(text)}" if what == "delta" else f"- {what}: {md_escape(text)}")
     lines.append(f"- outputs drawn: {r.samples or 0:,}")
     if r.configuration is not None:
         values = ", ".join(f"{k}={v}" for k, v in r.configuration.items())
