@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import installed_version
-from auditor.adapters.base import call_source, keywords, module_source
+from auditor.adapters.base import NamedRepr, call_source, keywords, module_source
 from auditor.core.source import literal
 from auditor.core.space import Choice, Configurable, Range
 
@@ -100,7 +100,7 @@ def _gaussian_approx_dp_source(scale: float, delta: float) -> str:
     return f"{zcdp}\nmeasurement = dp.c.make_fix_delta({conversion}, {literal(delta)})"
 
 
-class OpenDPAdapter(Configurable):
+class OpenDPAdapter(NamedRepr, Configurable):
     """Provenance, and a measurement rebuilt on demand (OpenDP objects do not pickle)."""
 
     library = _LIBRARY
@@ -168,9 +168,6 @@ class OpenDPAdapter(Configurable):
         state["_measurement_cache"] = None
         state.pop("_pieces", None)  # OpenDP objects do not pickle; rebuilt on demand
         return state
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
 
 
 def check_epsilon(epsilon: float) -> float:
