@@ -52,6 +52,7 @@ Assumptions:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -100,6 +101,20 @@ def _check_output(output: Any, d: int) -> np.ndarray:
     return y
 
 
+def _product_pmf(
+    output: Any, center: Any, precision: int, pmf: Callable[[int], gmpy2.mpfr]
+) -> gmpy2.mpfr:
+    """``prod_j pmf(output_j - center_j)`` at ``precision`` bits: the pmf of a vector of i.i.d.
+    integer noise from the pmf of one coordinate's noise."""
+    c = check_integer_queries(center, "center")
+    y = _check_output(output, c.size)
+    with gmpy2.context(gmpy2.get_context(), precision=precision):
+        p = gmpy2.mpfr(1)
+        for yj, cj in zip(y, c, strict=True):
+            p *= pmf(int(yj) - int(cj))
+        return p
+
+
 def vector_discrete_laplace_pmf(
     output: Any, center: Any, scale: Any, precision: int = 256
 ) -> gmpy2.mpfr:
@@ -111,13 +126,9 @@ def vector_discrete_laplace_pmf(
     Raises:
         ValueError: center or output not a 1-D integer vector, lengths differ, scale not > 0.
     """
-    c = check_integer_queries(center, "center")
-    y = _check_output(output, c.size)
-    with gmpy2.context(gmpy2.get_context(), precision=precision):
-        p = gmpy2.mpfr(1)
-        for yj, cj in zip(y, c, strict=True):
-            p *= discrete_laplace_pmf(int(yj) - int(cj), scale, precision)
-        return p
+    return _product_pmf(
+        output, center, precision, lambda z: discrete_laplace_pmf(z, scale, precision)
+    )
 
 
 def vector_discrete_gaussian_pmf(
@@ -130,13 +141,9 @@ def vector_discrete_gaussian_pmf(
     Raises:
         ValueError: center or output not a 1-D integer vector, lengths differ, sigma2 not > 0.
     """
-    c = check_integer_queries(center, "center")
-    y = _check_output(output, c.size)
-    with gmpy2.context(gmpy2.get_context(), precision=precision):
-        p = gmpy2.mpfr(1)
-        for yj, cj in zip(y, c, strict=True):
-            p *= discrete_gaussian_pmf(int(yj) - int(cj), sigma2, precision)
-        return p
+    return _product_pmf(
+        output, center, precision, lambda z: discrete_gaussian_pmf(z, sigma2, precision)
+    )
 
 
 class _IntegerVectorNoise:
