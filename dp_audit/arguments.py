@@ -27,6 +27,14 @@ def _integral_float(text: str) -> int | None:
     return int(value)
 
 
+def _real(text: str, expected: str) -> float:
+    """``float(text)``, or the usage error ``expected <expected>, got '<text>'``."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+
+
 def whole_number(text: str) -> int:
     """A whole number >= 0; scientific notation such as ``1e6`` is accepted when integral."""
     value: int | None
@@ -58,10 +66,7 @@ def budget(text: str) -> int:
 
 def probability(text: str) -> float:
     """A number strictly between 0 and 1 (a significance level)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    value = _real(text, "a number in (0, 1)")
     if not (0.0 < value < 1.0):
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
     return value
@@ -84,10 +89,7 @@ def workers(text: str) -> int:
 def seconds(text: str) -> float:
     from auditor.core.configs import MAX_TIMEOUT
 
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    value = _real(text, "a number of seconds")
     if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
         raise argparse.ArgumentTypeError(
             f"expected a number of seconds in (0, {MAX_TIMEOUT:g}], got {text!r}"
@@ -98,14 +100,10 @@ def seconds(text: str) -> float:
 def futility(text: str) -> float:
     from auditor.core.configs import MAX_FUTILITY
 
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    expected = f"a number in [0, {MAX_FUTILITY:g}) (0 turns the check off)"
+    value = _real(text, expected)
     if not 0.0 <= value < MAX_FUTILITY:
-        raise argparse.ArgumentTypeError(
-            f"expected a number in [0, {MAX_FUTILITY:g}) (0 turns the check off), got {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
 
 
@@ -148,10 +146,7 @@ def configurations(text: str) -> int:
 
 
 def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    value = _real(text, "a number >= 0")
     if not (value >= 0.0) or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
     return value

@@ -23,6 +23,7 @@ Assumptions:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -81,7 +82,18 @@ def _from_grid(y: np.ndarray | list[int], k: int) -> np.ndarray:
     return np.array([float(int(v) * scale) for v in y], dtype=np.float64)
 
 
-def _add_noise(x_int: int, noise: np.ndarray, k: int) -> np.ndarray:
+def _grid_release(
+    x: Any,
+    k: int,
+    size: int,
+    rng: IntegerSource | None,
+    draw: Callable[[int, IntegerSource], np.ndarray],
+) -> np.ndarray:
+    """``size`` releases ``round_2^k(x) + z`` as doubles, ``z = draw(size, source)`` the integer
+    noise in grid units: what the float Laplace and Gaussian share but their noise."""
+    size = check_size(size)
+    x_int = round_to_grid(x, k)
+    noise = draw(size, resolve_rng(rng))
     if abs(x_int) < _INT64_LIM and (noise.size == 0 or int(np.abs(noise).max()) < _INT64_LIM):
         return _from_grid(x_int + noise, k)
     return _from_grid([x_int + int(z) for z in noise], k)
@@ -105,11 +117,10 @@ def sample_laplace_float(
     Raises:
         ValueError: x or scale not finite, scale <= 0, size negative.
     """
-    scale = positive_fraction(scale, "scale")
-    size = check_size(size)
-    x_int = round_to_grid(x, k)
-    noise = sample_discrete_laplace(scale / Fraction(2) ** k, size, resolve_rng(rng))
-    return _add_noise(x_int, noise, k)
+    grid_scale = positive_fraction(scale, "scale") / Fraction(2) ** k
+    return _grid_release(
+        x, k, size, rng, lambda m, src: sample_discrete_laplace(grid_scale, m, src)
+    )
 
 
 def laplace_float_epsilon(scale: Any, sensitivity: Any, k: int) -> Fraction:
@@ -130,11 +141,10 @@ def sample_gaussian_float(
     Raises:
         ValueError: x or sigma2 not finite, sigma2 <= 0, size negative.
     """
-    sigma2 = positive_fraction(sigma2, "sigma2")
-    size = check_size(size)
-    x_int = round_to_grid(x, k)
-    noise = sample_discrete_gaussian(sigma2 / Fraction(4) ** k, size, resolve_rng(rng))
-    return _add_noise(x_int, noise, k)
+    grid_sigma2 = positive_fraction(sigma2, "sigma2") / Fraction(4) ** k
+    return _grid_release(
+        x, k, size, rng, lambda m, src: sample_discrete_gaussian(grid_sigma2, m, src)
+    )
 
 
 def gaussian_float_delta(epsilon: Any, sigma2: Any, sensitivity: Any, k: int) -> gmpy2.mpfr:

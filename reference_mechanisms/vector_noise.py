@@ -52,6 +52,7 @@ Assumptions:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -100,6 +101,20 @@ def _check_output(output: Any, d: int) -> np.ndarray:
     return y
 
 
+def _product_pmf(
+    output: Any, center: Any, precision: int, pmf: Callable[[int], gmpy2.mpfr]
+) -> gmpy2.mpfr:
+    """``prod_j pmf(output_j - center_j)`` at ``precision`` bits: the pmf of a vector of i.i.d.
+    integer noise from the pmf of one coordinate's noise."""
+    c = check_integer_queries(center, "center")
+    y = _check_output(output, c.size)
+    with gmpy2.context(gmpy2.get_context(), precision=precision):
+        p = gmpy2.mpfr(1)
+        for yj, cj in zip(y, c, strict=True):
+            p *= pmf(int(yj) - int(cj))
+        return p
+
+
 def vector_discrete_laplace_pmf(
     output: Any, center: Any, scale: Any, precision: int = 256
 ) -> gmpy2.mpfr:
@@ -111,13 +126,9 @@ def vector_discrete_laplace_pmf(
     Raises:
         ValueError: center or output not a 1-D integer vector, lengths differ, scale not > 0.
     """
-    c = check_integer_queries(center, "center")
-    y = _check_output(output, c.size)
-    with gmpy2.context(gmpy2.get_context(), precision=precision):
-        p = gmpy2.mpfr(1)
-        for yj, cj in zip(y, c, strict=True):
-            p *= discrete_laplace_pmf(int(yj) - int(cj), scale, precision)
-        return p
+    return _product_pmf(
+        output, center, precision, lambda z: discrete_laplace_pmf(z, scale, precision)
+    )
 
 
 def vector_discrete_gaussian_pmf(
@@ -130,22 +141,34 @@ def vector_discrete_gaussian_pmf(
     Raises:
         ValueError: center or output not a 1-D integer vector, lengths differ, sigma2 not > 0.
     """
-    c = check_integer_queries(center, "center")
-    y = _check_output(output, c.size)
-    with gmpy2.context(gmpy2.get_context(), precision=precision):
-        p = gmpy2.mpfr(1)
-        for yj, cj in zip(y, c, strict=True):
-            p *= discrete_gaussian_pmf(int(yj) - int(cj), sigma2, precision)
-        return p
+    return _product_pmf(
+        output, center, precision, lambda z: discrete_gaussian_pmf(z, sigma2, precision)
+    )
 
 
-def _add_noise(q: np.ndarray, noise: np.ndarray, n: int) -> np.ndarray:
-    """``n`` rows ``q + noise_row`` (noise drawn row-major: row i is release i), int64."""
-    rows: np.ndarray = q[None, :] + noise.reshape(n, q.size)
-    return rows
+class _IntegerVectorNoise:
+    """What both vector mechanisms share: a release is the integer query vector plus i.i.d.
+    integer noise in every coordinate; each writes only how it draws that noise."""
+
+    def _noise(self, size: int, rng: IntegerSource) -> np.ndarray:
+        """``size`` i.i.d. integer noise draws (int64)."""
+        raise NotImplementedError
+
+    def sample(self, query: Any, n: int, rng: IntegerSource | None = None) -> np.ndarray:
+        """``n`` independent releases of the integer vector ``query``: int64 array (n, d); the
+        noise is drawn row-major (row i is release i).
+
+        Raises:
+            ValueError: query not a non-empty 1-D integer vector (|q_j| <= 2^52); n negative.
+        """
+        q = check_integer_queries(query, "query")
+        n = check_count(n)
+        noise = self._noise(n * q.size, resolve_rng(rng))
+        rows: np.ndarray = q[None, :] + noise.reshape(n, q.size)
+        return rows
 
 
-class VectorDiscreteLaplace:
+class VectorDiscreteLaplace(_IntegerVectorNoise):
     """``q(x) + DLap(Delta_1 / epsilon)^d`` on an integer vector query: pure epsilon-DP.
 
     Args:
@@ -171,16 +194,8 @@ class VectorDiscreteLaplace:
     def __repr__(self) -> str:
         return f"VectorDiscreteLaplace(epsilon={self.epsilon!r}, sensitivity={self.sensitivity})"
 
-    def sample(self, query: Any, n: int, rng: IntegerSource | None = None) -> np.ndarray:
-        """``n`` independent releases of the integer vector ``query``: int64 array (n, d).
-
-        Raises:
-            ValueError: query not a non-empty 1-D integer vector (|q_j| <= 2^52); n negative.
-        """
-        q = check_integer_queries(query, "query")
-        n = check_count(n)
-        noise = sample_discrete_laplace(self.scale, n * q.size, resolve_rng(rng))
-        return _add_noise(q, noise, n)
+    def _noise(self, size: int, rng: IntegerSource) -> np.ndarray:
+        return sample_discrete_laplace(self.scale, size, rng)
 
     def probability(self, output: Any, query: Any, precision: int = 256) -> gmpy2.mpfr:
         """P[release = output] on ``query`` (mpfr), for tests and white-box audits."""
@@ -191,7 +206,7 @@ def _ratio(x: Fraction) -> tuple[int, int]:
     return x.numerator, x.denominator
 
 
-class VectorDiscreteGaussian:
+class VectorDiscreteGaussian(_IntegerVectorNoise):
     """``q(x) + N_Z(0, sigma^2)^d`` on an integer vector query: rho-zCDP (CKS20 Thm. 14).
 
     Args:
@@ -257,16 +272,8 @@ class VectorDiscreteGaussian:
         check_delta(delta, positive=True)
         return smallest_epsilon(self.delta_for_epsilon, delta)
 
-    def sample(self, query: Any, n: int, rng: IntegerSource | None = None) -> np.ndarray:
-        """``n`` independent releases of the integer vector ``query``: int64 array (n, d).
-
-        Raises:
-            ValueError: query not a non-empty 1-D integer vector (|q_j| <= 2^52); n negative.
-        """
-        q = check_integer_queries(query, "query")
-        n = check_count(n)
-        noise = sample_discrete_gaussian(self.sigma2, n * q.size, resolve_rng(rng))
-        return _add_noise(q, noise, n)
+    def _noise(self, size: int, rng: IntegerSource) -> np.ndarray:
+        return sample_discrete_gaussian(self.sigma2, size, rng)
 
     def probability(self, output: Any, query: Any, precision: int = 128) -> gmpy2.mpfr:
         """P[release = output] on ``query`` (mpfr), for tests and white-box audits."""

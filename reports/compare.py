@@ -14,6 +14,7 @@ from typing import Any
 
 from reports.evidence import as_float, claim_text
 from reports.markdown import md_escape
+from reports.missing import MISSING, shown
 from reports.view import AdapterReport, Report, parse_report
 from reports.writing import write_atomic
 
@@ -99,12 +100,14 @@ def _change(a: float | None, b: float | None) -> float | None:
 
 
 def _plain(value: Any) -> str:
-    return "–" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
+    if value is None:
+        return MISSING["markdown"]
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _cell(value: Any, *, signed: bool = False) -> str:
     if value is None:
-        return "–"
+        return MISSING["markdown"]
     if isinstance(value, float):
         if math.isinf(value):
             return ("+∞" if value > 0 else "−∞") if signed else "∞ (white-box)"
@@ -169,7 +172,8 @@ def render_comparison_markdown(
 
 
 def _settings(report: Report) -> str:
-    return f"seed {report.seed}, budget {report.budget}, alpha {report.alpha}"
+    seed, budget, alpha = (shown(v, "markdown") for v in (report.seed, report.budget, report.alpha))
+    return f"seed {seed}, budget {budget}, alpha {alpha}"
 
 
 def write_comparison(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reports.evidence import as_float
-from reports.figure_base import CLAIM_COLOUR, X_COLOUR, X_PRIME_COLOUR, _figure, short, to_png
+from reports.figure_base import X_COLOUR, X_PRIME_COLOUR, _figure, claim_tick, short, to_png
 
 KEYS = ("epsilon_lower_bound_a", "epsilon_lower_bound_b")
 #: the finite values' span (largest / smallest positive) beyond which the axis is logarithmic
@@ -59,14 +59,7 @@ def compare_png(rows: Sequence[dict[str, Any]], labels: tuple[str, str]) -> byte
             if unbounded:
                 ax.text(infinity, y + offset, " ∞", va="center", fontsize=9)
         claim = as_float(row.get("claim_epsilon"))  # "inf": a curve implying no finite ε
-        if math.isfinite(claim):
-            ax.plot(
-                [claim, claim],
-                [y - 0.45, y + 0.45],
-                color=CLAIM_COLOUR,
-                lw=2.5,
-                label="claimed ε" if i == 0 else None,
-            )
+        claim_tick(ax, claim, y, 0.45, labelled=i == 0)
     ax.set_yticks(range(n))
     ax.set_yticklabels([short(row["adapter"], 40) for row in reversed(rows)])
     xlabel = "certified ε lower bound"

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from auditor.core.claim_kinds import REGISTRY
+from reports.missing import MISSING
 from reports.view import AdapterReport, EventEvidence, TradeoffEvidence, parse_result
 from reports.view import claim_object as claim_object
 
@@ -103,10 +104,11 @@ KIND_PARAMETER = {name: kind.parameter for name, kind in REGISTRY.items() if not
 def claim_text(r: AdapterReport, num: Callable[[Any], str]) -> str:
     """The claim as the verdict tables write it: ``(ε, δ)`` for a point claim; a curve claim
     by its description and the point it implies at its report δ, ``1-GDP (implies (4.887,
-    1e-06))``; "–" without a claim.  Plain text: callers escape it."""
+    1e-06))``; the missing-value mark of Markdown and HTML (``–``) without a claim.  Plain
+    text: callers escape it."""
     claim = r.claim
     if claim is None:
-        return "–"
+        return MISSING["markdown"]
     point = f"({num(claim.epsilon)}, {num(claim.delta)})"
     if not claim.is_curve:
         return point
@@ -206,3 +208,17 @@ def tightened_text(r: AdapterReport, num: Callable[[Any], str]) -> str | None:
         f"{first.n_certify:,} outputs per side ({where}); the trial's later looks, on "
         "fresh outputs within its alpha, certified the bound above"
     )
+
+
+def statements(r: AdapterReport, num: Callable[[Any], str]) -> list[tuple[str, str]]:
+    """What every renderer states after a result's evidence, in this order, as (what, plain
+    text): ``delta`` (the δ bound), ``tightened``, ``power``, then one ``note`` each; the
+    renderers word the labels and escape the text."""
+    out: list[tuple[str, str]] = []
+    if delta := delta_bound_text(r, num):
+        out.append(("delta", delta))
+    if tightened := tightened_text(r, num):
+        out.append(("tightened", tightened))
+    if r.power_statement:
+        out.append(("power", r.power_statement))
+    return out + [("note", note) for note in r.notes]

@@ -35,6 +35,19 @@ def to_png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
+def claim_tick(ax: Any, claim: float, y: float, half: float, *, labelled: bool) -> None:
+    """The claimed ε as a short vertical bar at row ``y`` (``y ± half``) of a horizontal bar
+    chart; nothing for an infinite claim.  ``labelled``: the first row names it in the legend."""
+    if math.isfinite(claim):
+        ax.plot(
+            [claim, claim],
+            [y - half, y + half],
+            color=CLAIM_COLOUR,
+            lw=2.5,
+            label="claimed ε" if labelled else None,
+        )
+
+
 def short(text: Any, limit: int = 60) -> str:
     """Adapter-provided text for a label: shortened, and ``$`` made literal (no mathtext)."""
     s = str(text)

@@ -21,12 +21,12 @@ from reports.evidence import (
     cells_lines,
     claim_text,
     curve_text,
-    delta_bound_text,
     query_text,
+    statements,
     test_text,
-    tightened_text,
     white_box_bound_sentence,
 )
+from reports.missing import MISSING, shown
 from reports.root_cause import cause_of
 from reports.search_section import reproducer_path, search_rows, search_summary
 from reports.view import (
@@ -70,7 +70,7 @@ def _img(png: bytes | None, alt: str) -> str:
 
 def _num(x: Any, digits: int = 4) -> str:
     if x is None:
-        return "–"
+        return MISSING["html"]
     if isinstance(x, float | str):
         try:
             value = as_float(x)
@@ -95,7 +95,7 @@ def _claim(r: AdapterReport) -> str:
 def _bound_cell(r: AdapterReport) -> str:
     """The verdict table's bound: ε (as ever) or, for a curve claim, its own parameter."""
     if r.verdict == "error":
-        return "–"
+        return MISSING["html"]
     return escape(curve_text(r, _num, implied=False) or bound_text(r, _num))
 
 
@@ -129,7 +129,7 @@ def _adapter_section(i: int, r: AdapterReport, regression: Regression | None) ->
         )
     curve = r.is_curve
     items = [
-        ("family", escape(r.family or "")),
+        ("family", escape(r.family or MISSING["html"])),
         ("claim" if curve else "claim (ε, δ)", _claim(r)),
     ]
     if r.library:
@@ -157,15 +157,8 @@ def _adapter_section(i: int, r: AdapterReport, regression: Regression | None) ->
 
 def _statement_items(r: AdapterReport) -> list[tuple[str, str]]:
     """The rows after the evidence: δ bound, tightening, power, notes, outputs, reproducer."""
-    items: list[tuple[str, str]] = []
-    if delta := delta_bound_text(r, _num):
-        items.append(("δ bound", escape(delta)))
-    if tightened := tightened_text(r, _num):
-        items.append(("tightened", escape(tightened)))
-    if r.power_statement:
-        items.append(("power", escape(r.power_statement)))
-    for note in r.notes:
-        items.append(("note", escape(note)))
+    labels = {"delta": "δ bound"}
+    items = [(labels.get(what, what), escape(text)) for what, text in statements(r, _num)]
     items.append(("outputs drawn", f"{int(r.samples or 0):,}"))
     if r.configuration is not None:
         values = ", ".join(f"{k}={v}" for k, v in r.configuration.items())
@@ -335,8 +328,8 @@ def _summary_table(results: tuple[AdapterReport, ...]) -> str:
             f'<tr><td><a href="#{escape(_anchor(i, r))}">{escape(r.adapter)}</a></td>'
             f"<td>{_claim(r)}</td><td>{_badge(str(r.verdict))}</td>"
             f'<td class="num">{_bound_cell(r)}</td>'
-            f"<td>{escape(r.attack or '–')}</td>"
-            f"<td>{escape(r.event or r.error or '–')}</td></tr>"
+            f"<td>{escape(r.attack or MISSING['html'])}</td>"
+            f"<td>{escape(r.event or r.error or MISSING['html'])}</td></tr>"
         )
     rows.append("</tbody></table>")
     return "\n".join(rows)
@@ -346,7 +339,7 @@ def _baseline_section(baseline: BaselineView | None) -> str:
     if baseline is None:
         return ""
     regressions = baseline.regressions
-    path = "" if baseline.path is None else baseline.path
+    path = shown(baseline.path, "html")
     head = (
         f"<h2>Baseline</h2><p>Compared with <code>{escape(path)}</code> "
         f"(margin {_num(baseline.margin)}): {len(regressions)} regression(s).</p>"
@@ -375,16 +368,17 @@ def _search_section(search: SearchView | None) -> str:
 
 
 def _provenance(report: Report) -> str:
+    settings = report.settings.items()
     rows = [
-        ("run", escape(report.run_id or "—")),
+        ("run", escape(report.run_id or MISSING["html"])),
         ("seed", _num(report.seed)),
         ("alpha (family-wise)", _num(report.alpha)),
         ("budget", f"{int(report.budget or 0):,} outputs per input per trial"),
         ("tests (Bonferroni)", f"{_num(report.tests)}, per-test α {_num(report.per_test_alpha)}"),
         ("versions", escape(", ".join(f"{k} {v}" for k, v in report.versions.items()))),
         ("platform", escape(", ".join(f"{k} {v}" for k, v in report.platform.items()))),
-        ("settings", escape(", ".join(f"{k}={v}" for k, v in report.settings.items()))),
-        ("started", escape("?" if report.started is None else report.started)),
+        ("settings", escape(", ".join(f"{k}={shown(v, 'html')}" for k, v in settings))),
+        ("started", escape(shown(report.started, "html"))),
         ("wall time", f"{_num(report.wall_seconds)} s"),
     ]
     return "<h2>Provenance</h2>" + _dl(rows)

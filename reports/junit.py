@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from auditor.core.text import printable
-from reports.evidence import as_float, curve_text, delta_bound_text, tightened_text
+from reports.evidence import as_float, curve_text, statements
+from reports.missing import shown
 from reports.root_cause import cause_text
 from reports.view import AdapterReport, Report, parse_report, parse_result
 
@@ -30,6 +31,11 @@ def _text(value: Any) -> str:
 
 def _g(x: Any) -> str:
     return f"{as_float(x):.4g}"
+
+
+def _key_values(mapping: Mapping[str, Any]) -> str:
+    """``n0 = 2000, k0 = 17``: a mapping as a CI log shows it, not as Python's repr."""
+    return ", ".join(f"{key} = {value}" for key, value in mapping.items())
 
 
 def case_name(r: Mapping[str, Any]) -> str:
@@ -57,13 +63,14 @@ def _violation_message(r: AdapterReport) -> str:
     claimed = _g(r.claim.epsilon)
     queries = None if r.queries is None else list(r.queries)
     if r.is_exact_white_box:
-        p0, p1 = r.probabilities or (None, None)
-        probabilities = None if r.probabilities is None else {"p0": p0, "p1": p1}
+        probabilities = ""
+        if r.probabilities is not None:
+            p0, p1 = r.probabilities
+            probabilities = f"; probabilities {_key_values({'p0': p0, 'p1': p1})}"
         return (
             f"claim violated (white-box, exact probabilities from the adapter's probabilities()): "
             f"epsilon {'= inf' if r.unbounded else '>= ' + _g(r.epsilon_lower_bound)} "
-            f"> claimed {claimed} (attack {r.attack}, inputs "
-            f"{queries}; probabilities {probabilities})"
+            f"> claimed {claimed} (attack {r.attack}, inputs {queries}{probabilities})"
         )
     ev = r.event_evidence
     counts = f"; counts {ev.k0}/{ev.n0} on x vs {ev.k1}/{ev.n1} on x'" if ev else ""
@@ -78,32 +85,23 @@ def _violation_message(r: AdapterReport) -> str:
 
 def _details(r: AdapterReport) -> str:
     lines = [f"verdict: {r.verdict}"]
-    shown = {
+    fields = {
         "attack": r.attack,
         "queries": None if r.queries is None else list(r.queries),
         "event": r.event,
-        "counts": None if r.counts is None else r.counts.to_dict(),
+        "counts": None if r.counts is None else _key_values(r.counts.to_dict()),
         "alpha": r.alpha,
         "point_estimate": r.point_estimate,
         "error": r.error,
     }
-    lines += [f"{key}: {value}" for key, value in shown.items() if value is not None]
-    if delta := delta_bound_text(r, _g):
-        lines.append(f"delta bound: {delta}")
-    if tightened := tightened_text(r, _g):
-        lines.append(f"tightened: {tightened}")
-    if r.power_statement:
-        lines.append(f"power: {r.power_statement}")
-    lines += [f"note: {n}" for n in r.notes]
-    lines.append(f"outputs drawn: {_or(r.samples, 0)}")
+    lines += [f"{key}: {value}" for key, value in fields.items() if value is not None]
+    labels = {"delta": "delta bound"}
+    lines += [f"{labels.get(what, what)}: {text}" for what, text in statements(r, _g)]
+    lines.append(f"outputs drawn: {r.samples or 0}")
     cause = cause_text(r)
     if cause:
         lines.append(f"root cause: {cause}")
     return "\n".join(lines)
-
-
-def _or(value: Any, absent: Any) -> Any:
-    return absent if value is None else value
 
 
 def render_junit(data: dict[str, Any]) -> str:
@@ -122,7 +120,7 @@ def render_junit(data: dict[str, Any]) -> str:
         errors=str(errors),
         skipped=str(len(report.skipped)),
         time=f"{float(report.wall_seconds or 0.0):.3f}",
-        timestamp=_text(_or(report.started, "")),
+        timestamp=_text(shown(report.started, "junit")),
     )
     _properties(suite, report)
     for r in results:
@@ -144,7 +142,7 @@ def _properties(suite: ET.Element, report: Report) -> None:
         ("alpha", report.alpha),
         ("budget", report.budget),
     ):
-        ET.SubElement(props, "property", name=key, value=_text(value))
+        ET.SubElement(props, "property", name=key, value=_text(shown(value, "junit")))
     for name, version in report.versions.items():
         ET.SubElement(props, "property", name=f"version.{_text(name)}", value=_text(version))
 

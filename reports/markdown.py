@@ -11,12 +11,12 @@ from reports.evidence import (
     cells_lines,
     claim_text,
     curve_text,
-    delta_bound_text,
     query_text,
+    statements,
     test_text,
-    tightened_text,
     white_box_bound_sentence,
 )
+from reports.missing import MISSING, shown
 from reports.root_cause import cause_of
 from reports.search_section import reproducer_path, search_rows, search_summary
 from reports.view import AdapterReport, BaselineView, Report, parse_report
@@ -52,7 +52,7 @@ def fenced(text: Any, info: str = "text") -> list[str]:
 
 def _num(x: Any, digits: int = 4) -> str:
     if x is None:
-        return "–"
+        return MISSING["markdown"]
     if isinstance(x, float):
         return f"{x:.{digits}g}"
     return str(x)
@@ -99,7 +99,7 @@ def _header_lines(report: Report) -> list[str]:
         "# dp-audit report",
         "",
         f"Family-wise confidence {1 - alpha:.4g} (alpha = {alpha:g}, "
-        f"{report.method or 'bonferroni'} over {_or(report.tests, '?')} tests), seed {report.seed}, "
+        f"{report.method or 'bonferroni'} over {shown(report.tests, 'markdown')} tests), seed {shown(report.seed, 'markdown')}, "
         f"budget {budget:,} outputs per input per trial."
         + (f" Run `{report.run_id}`." if report.run_id else ""),
         "",
@@ -130,19 +130,15 @@ def _table_rows(report: Report) -> list[str]:
         lines.append(
             f"| {md_escape(r.adapter)} | {md_escape(claim_text(r, _num))} | "
             f"{_verdict(r)} | "
-            f"{md_escape(bound) if r.verdict != 'error' else '–'} | "
-            f"{md_escape(r.attack or '–')} | "
-            f"{md_escape(r.event or r.error or '–')} |"
+            f"{md_escape(bound) if r.verdict != 'error' else MISSING['markdown']} | "
+            f"{md_escape(r.attack or MISSING['markdown'])} | "
+            f"{md_escape(r.event or r.error or MISSING['markdown'])} |"
         )
     return lines
 
 
 def _verdict(r: AdapterReport) -> str:
     return VERDICT_TEXT.get(str(r.verdict), str(r.verdict))
-
-
-def _or(value: Any, absent: str) -> Any:
-    return absent if value is None else value
 
 
 def _result_lines(r: AdapterReport) -> list[str]:
@@ -160,14 +156,8 @@ def _result_lines(r: AdapterReport) -> list[str]:
         lines += _white_box_lines(r)
     elif r.counts:
         lines += _counts_lines(r)
-    if delta := delta_bound_text(r, _num):
-        lines.append(f"- {md_escape(delta)}")
-    if tightened := tightened_text(r, _num):
-        lines.append(f"- tightened: {md_escape(tightened)}")
-    if r.power_statement:
-        lines.append(f"- power: {md_escape(r.power_statement)}")
-    for note in r.notes:
-        lines.append(f"- note: {md_escape(note)}")
+    for what, text in statements(r, _num):  # the δ bound's text names itself
+        lines.append(f"- {md_escape(text)}" if what == "delta" else f"- {what}: {md_escape(text)}")
     lines.append(f"- outputs drawn: {r.samples or 0:,}")
     if r.configuration is not None:
         values = ", ".join(f"{k}={v}" for k, v in r.configuration.items())
@@ -231,10 +221,13 @@ def _provenance_lines(report: Report) -> list[str]:
         lines.append("- platform: " + md_escape(", ".join(f"{k} {v}" for k, v in plat)))
     if report.settings:
         settings = report.settings.items()
-        lines.append("- settings: " + md_escape(", ".join(f"{k}={v}" for k, v in settings)))
+        lines.append(
+            "- settings: "
+            + md_escape(", ".join(f"{k}={shown(v, 'markdown')}" for k, v in settings))
+        )
     lines.append(
-        f"- started {md_escape(_or(report.started, '?'))}, "
-        f"wall time {_or(report.wall_seconds, '?')} s"
+        f"- started {md_escape(shown(report.started, 'markdown'))}, "
+        f"wall time {shown(report.wall_seconds, 'markdown')} s"
     )
     return lines
 
@@ -264,7 +257,7 @@ def _baseline_lines(baseline: BaselineView | None) -> list[str]:
         "",
         "## Baseline",
         "",
-        f"Compared with {md_escape(_or(baseline.path, ''))} (margin {_num(baseline.margin)}): "
+        f"Compared with {md_escape(shown(baseline.path, 'markdown'))} (margin {_num(baseline.margin)}): "
         f"**{len(regressions)} regression(s)**, {len(baseline.accepted)} known violation(s) "
         f"accepted, {len(baseline.fixed)} fixed.",
         "",

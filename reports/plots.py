@@ -25,6 +25,7 @@ from reports.figure_base import (
     X_PRIME_COLOUR,
     _figure,
     _g,
+    claim_tick,
     short,
     to_png,
 )
@@ -81,15 +82,7 @@ def epsilon_png(results: Sequence[AdapterReport]) -> bytes | None:
                 ms=6,
                 label="point estimate" if i == 0 else None,
             )
-        claim = _claimed(r)
-        if math.isfinite(claim):
-            ax.plot(
-                [claim, claim],
-                [y - 0.35, y + 0.35],
-                color=CLAIM_COLOUR,
-                lw=2.5,
-                label="claimed ε" if i == 0 else None,
-            )
+        claim_tick(ax, _claimed(r), y, 0.35, labelled=i == 0)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([short(r.adapter, 40) for r, _ in reversed(rows)])
     ax.set_xlim(0, x_max)

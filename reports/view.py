@@ -323,8 +323,8 @@ def _tradeoff(r: AdapterReport) -> TradeoffEvidence | None:
 
 
 def _searched_at(read: Reader) -> Mapping[str, Any] | None:
-    sub = read.sub("configuration")
-    if sub is None or not sub.data:
+    sub = read.filled("configuration")
+    if sub is None:
         return None
     parameters = sub.mapping("parameters")
     if parameters is None:
@@ -407,8 +407,8 @@ class BaselineView:
 
 
 def _baseline(read: Reader) -> BaselineView | None:
-    sub = read.sub("baseline")
-    if sub is None or not sub.data:
+    sub = read.filled("baseline")
+    if sub is None:
         return None
     regressions = []
     for i, g in enumerate(sub.items("regressions")):

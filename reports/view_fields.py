@@ -95,6 +95,12 @@ class Reader:
         where = f"{self.where}/{key}" if self.where else key
         return None if value is None else Reader(value, where, self.source)
 
+    def filled(self, key: str) -> Reader | None:
+        """:meth:`sub` of a mapping that holds something: None when ``key`` is absent or empty
+        (an optional section a run did not write)."""
+        sub = self.sub(key)
+        return None if sub is None or not sub.data else sub
+
 
 #: keys report.json adds to a curve claim's own dict (``claim_to_dict``): the implied point
 _IMPLIED_KEYS = ("epsilon", "delta", "description")
@@ -157,8 +163,8 @@ def read_claim(data: Mapping[str, Any], where: str, source: str) -> ClaimView:
 
 
 def read_counts(read: Reader, key: str) -> EventCounts | None:
-    sub = read.sub(key)
-    if sub is None or not sub.data:
+    sub = read.filled(key)
+    if sub is None:
         return None
     n0, k0, n1, k1 = (sub.integer(k) for k in ("n0", "k0", "n1", "k1"))
     if n0 is None or k0 is None or n1 is None or k1 is None:
@@ -189,8 +195,8 @@ class SampleView:
 
 
 def read_sample(read: Reader) -> SampleView | None:
-    sub = read.sub("output_sample")
-    if sub is None or not sub.data:
+    sub = read.filled("output_sample")
+    if sub is None:
         return None
     return SampleView(
         x=sub.items("x"),
@@ -202,8 +208,8 @@ def read_sample(read: Reader) -> SampleView | None:
 
 
 def read_delta_bound(read: Reader) -> DeltaBound | None:
-    sub = read.sub("delta_lower_bound")
-    if sub is None or not sub.data:
+    sub = read.filled("delta_lower_bound")
+    if sub is None:
         return None
     counts = read_counts(sub, "counts")
     if counts is None:
@@ -223,8 +229,8 @@ def read_delta_bound(read: Reader) -> DeltaBound | None:
 
 
 def read_first_certified(read: Reader) -> CertifiedFirst | None:
-    sub = read.sub("first_certified")
-    if sub is None or not sub.data:
+    sub = read.filled("first_certified")
+    if sub is None:
         return None
     return CertifiedFirst(
         bound=sub.real("bound"),
@@ -272,8 +278,8 @@ class SearchView:
 
 
 def read_search(read: Reader) -> SearchView | None:
-    sub = read.sub("search")
-    if sub is None or not sub.data:
+    sub = read.filled("search")
+    if sub is None:
         return None
     adapters = []
     for i, a in enumerate(sub.items("adapters")):

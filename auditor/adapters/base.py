@@ -39,6 +39,16 @@ class SeededAdapter:
         return f"<{type(self).__name__} {getattr(self, 'name', '?')}>"
 
 
+class NamedRepr:
+    """``<ClassName adapter-name>``: how the built-in adapters that drive a library show in
+    logs and tracebacks (``SeededAdapter`` writes the same)."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
 # --- reproducers: an adapter's draws as a standalone module (``reproducer_source``) ---------
 #
 # A built-in adapter may offer ``reproducer_source()``: Python source that, run as a fresh

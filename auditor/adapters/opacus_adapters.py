@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
-from auditor.adapters.base import module_source
+from auditor.adapters.base import NamedRepr, module_source
 
 __all__ = ["NoiseStep", "builtin_adapters"]
 
 
-class NoiseStep:
+class NoiseStep(NamedRepr):
     """Opacus's Gaussian noise on a summed clipped gradient of ``d`` float32 entries."""
 
     library = "opacus"
@@ -73,9 +73,6 @@ class NoiseStep:
             f"subsampling, claim {1.0 / self.noise_multiplier:g}-GDP"
         )
         self._generator: Any = None
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
 
     def seed(self, entropy: int) -> None:
         """Re-seed: the noise is drawn from a ``torch.Generator`` seeded with ``entropy``."""

@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
+from auditor.adapters.base import NamedRepr
 
 __all__ = [
     "ACCOUNTANTS",
@@ -112,7 +113,7 @@ def accountant_profile(accountant: Any, *, report_delta: float = 1e-5, name: str
 _PROFILES: dict[tuple[str, tuple[tuple[Any, ...], ...]], tuple[tuple[float, float], ...]] = {}
 
 
-class Training:
+class Training(NamedRepr):
     """A DP-SGD training run by Opacus, audited with a Dirac gradient canary (module docstring).
 
     Raises:
@@ -198,9 +199,6 @@ class Training:
             f"{accountant.upper()} accountant's profile (eps {self.epsilon:.3g} at delta "
             f"{self.delta:g})"
         )
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
 
     def seed(self, entropy: int) -> None:
         """Re-seed: each training's torch seed is drawn from a numpy Generator of ``entropy``."""

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
+from auditor.adapters.base import NamedRepr
 
 __all__ = ["REGIONS", "OpenDPContextCount", "builtin_adapters"]
 
@@ -48,7 +49,7 @@ REGIONS = ("north", "south", "east", "west")
 _MEASUREMENTS: dict[tuple[Any, ...], Any] = {}
 
 
-class OpenDPContextCount:
+class OpenDPContextCount(NamedRepr):
     """``group_by("region").agg(dp.len())`` through ``dp.Context`` over a ``LazyFrame``.
 
     Records are region indices 0..3 (``user_column=False``: each record is one user) or rows
@@ -106,9 +107,6 @@ class OpenDPContextCount:
         self.name = "opendp_context.count" + (f"({', '.join(options)})" if options else "")
         self._claim: tuple[float, float] | None = None
         self._summary = ""
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
 
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__)  # the measurement lives in _MEASUREMENTS, per process

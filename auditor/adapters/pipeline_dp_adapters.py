@@ -30,11 +30,12 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
+from auditor.adapters.base import NamedRepr
 
 __all__ = ["CountPerPartition", "builtin_adapters"]
 
 
-class CountPerPartition:
+class CountPerPartition(NamedRepr):
     """``DPEngine.aggregate(metrics=[COUNT], noise_kind=LAPLACE)`` over ``partitions`` keys.
 
     ``public_partitions=True``: every key is released (``public_partitions`` given), a noisy
@@ -96,9 +97,6 @@ class CountPerPartition:
             f"partitions 0..{self.output_length - 1}, {units}; claim = the "
             "NaiveBudgetAccountant's total (epsilon, delta)"
         )
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
 
     def _release(self, pipeline_dp: Any, rows: list[tuple[int, int]]) -> dict[Any, float]:
         """One ``aggregate`` call: the keys released, each with its noisy count."""

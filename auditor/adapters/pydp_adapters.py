@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
-from auditor.adapters.base import call_source, keywords, module_source
+from auditor.adapters.base import NamedRepr, call_source, keywords, module_source
 from auditor.core.source import literal
 from auditor.core.space import Choice, Configurable, Range
 
@@ -35,7 +35,7 @@ _BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
 _QUANTILES = Choice(((0.25, 0.5, 0.75), (0.1, 0.9), (0.01, 0.5, 0.99)))
 
 
-class _PyDPAdapter(Configurable):
+class _PyDPAdapter(NamedRepr, Configurable):
     """Provenance, and the PyDP object rebuilt on demand (pybind11 objects do not pickle)."""
 
     library = "python-dp"
@@ -84,9 +84,6 @@ class _PyDPAdapter(Configurable):
         state = dict(self.__dict__)
         state["_object_cache"] = None
         return state
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
 
 
 def _check_epsilon(epsilon: float) -> float:

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import installed_version
+from auditor.adapters.base import NamedRepr
 
 __all__ = ["GroupByQuery", "PostgresGroupByQuery", "builtin_adapters", "postgres_adapters"]
 
@@ -90,7 +91,7 @@ def _import_snsql() -> Any:
     return snsql
 
 
-class GroupByQuery:
+class GroupByQuery(NamedRepr):
     """One SmartNoise SQL ``GROUP BY region`` query over ``sales(user_id, region, amount)``.
 
     Args:
@@ -179,9 +180,6 @@ class GroupByQuery:
             f"claim = get_privacy_cost: ({self.epsilon:.6g}, {self.delta:.6g}) for columns "
             f"{self.costs}; output: regions 0..{keys - 1}, NaN = not released"
         )
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
 
     def _prefix(self) -> str:
         return ""

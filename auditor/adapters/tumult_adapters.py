@@ -63,6 +63,7 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import as_integer, installed_version
+from auditor.adapters.base import NamedRepr
 from auditor.core.claim_kinds import ZeroConcentratedDP
 
 __all__ = ["REGIONS", "TumultQuery", "builtin_adapters", "spark_session", "stop_spark"]
@@ -143,7 +144,7 @@ def stop_spark() -> None:
             shutil.rmtree(warehouse, ignore_errors=True)
 
 
-class TumultQuery:
+class TumultQuery(NamedRepr):
     """One Tumult Analytics query through ``Session.evaluate``.
 
     Args:
@@ -228,9 +229,6 @@ class TumultQuery:
         if not self.batched:
             options.append("one job per output")
         return f"tumult.{self.statistic}" + (f"({', '.join(options)})" if options else "")
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
 
     # --- Tumult's objects ------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from auditor.adapters._provenance import (
     installed_version,
     legacy_random_state,
 )
-from auditor.adapters.base import module_source
+from auditor.adapters.base import NamedRepr, module_source
 from auditor.core.space import Choice, Configurable, Range
 
 _LIBRARY = "diffprivlib"
@@ -25,7 +25,7 @@ SENSITIVITY = Range(1e-3, 1e6, log=True)
 BOUNDS = Choice(((0.0, 1.0), (-10.0, 10.0), (-1000.0, 1000.0), (0.0, 1e6)))
 
 
-class DiffprivlibAdapter(Configurable):
+class DiffprivlibAdapter(NamedRepr, Configurable):
     """Common provenance and seeding for the diffprivlib adapters."""
 
     library = _LIBRARY
@@ -38,9 +38,6 @@ class DiffprivlibAdapter(Configurable):
     def seed(self, entropy: int) -> None:
         """Re-seed: the library's mechanisms draw from a RandomState made from ``entropy``."""
         self._random_state = legacy_random_state(entropy)
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
 
     name = "diffprivlib.?"
 

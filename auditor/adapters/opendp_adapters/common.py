@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from auditor.adapters._provenance import installed_version
-from auditor.adapters.base import call_source, keywords, module_source
+from auditor.adapters.base import NamedRepr, call_source, keywords, module_source
 from auditor.core.source import literal
 from auditor.core.space import Choice, Configurable, Range
 
@@ -98,7 +100,7 @@ def _gaussian_approx_dp_source(scale: float, delta: float) -> str:
     return f"{zcdp}\nmeasurement = dp.c.make_fix_delta({conversion}, {literal(delta)})"
 
 
-class OpenDPAdapter(Configurable):
+class OpenDPAdapter(NamedRepr, Configurable):
     """Provenance, and a measurement rebuilt on demand (OpenDP objects do not pickle)."""
 
     library = _LIBRARY
@@ -170,9 +172,6 @@ class OpenDPAdapter(Configurable):
         state.pop("_pieces", None)  # OpenDP objects do not pickle; rebuilt on demand
         return state
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
-
 
 def check_epsilon(epsilon: float) -> float:
     if not epsilon > 0:
@@ -191,6 +190,15 @@ def rows_sample(name: str, value: str, width: int) -> str:
                 out[i] = measurement({name})
             return out
         """
+
+
+def release_rows(measurement: Any, argument: Any, n: int, width: int) -> np.ndarray:
+    """``n`` calls of ``measurement(argument)``, each releasing ``width`` integers: int64 array
+    (n, width); what :func:`rows_sample`'s reproducer does."""
+    out = np.empty((n, width), dtype=np.int64)
+    for i in range(n):
+        out[i] = measurement(argument)
+    return out
 
 
 class GaussianApproxDP(OpenDPAdapter):

@@ -16,6 +16,7 @@ from auditor.adapters.opendp_adapters.common import (
     _prelude,
     check_epsilon,
     invoke_many,
+    release_rows,
     rows_sample,
 )
 from auditor.core.source import literal
@@ -177,11 +178,7 @@ class CountByCategories(OpenDPAdapter):
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases on dataset ``query`` (integer records): shape (n, categories + 1)."""
         records = [as_integer(x, "record") for x in np.asarray(query).ravel()]
-        measurement = self._measurement
-        out = np.empty((n, self.output_length), dtype=np.int64)
-        for i in range(n):
-            out[i] = measurement(records)
-        return out
+        return release_rows(self._measurement, records, n, self.output_length)
 
 
 class PrivateQuantile(OpenDPAdapter):

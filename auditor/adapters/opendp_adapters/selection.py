@@ -17,6 +17,7 @@ from auditor.adapters.opendp_adapters.common import (
     OpenDPAdapter,
     check_epsilon,
     invoke_many,
+    release_rows,
     rows_sample,
 )
 from auditor.core.space import Range
@@ -123,11 +124,7 @@ class NoisyTopK(OpenDPAdapter):
     def sample(self, query: Any, n: int) -> np.ndarray:
         """``n`` releases of k indices into the score vector ``query``: shape (n, k)."""
         scores = [float(u) for u in np.asarray(query, dtype=np.float64).ravel()]
-        measurement = self._measurement
-        out = np.empty((n, self.k), dtype=np.int64)
-        for i in range(n):
-            out[i] = measurement(scores)
-        return out
+        return release_rows(self._measurement, scores, n, self.k)
 
 
 class NoisyTopKMonotonic(NoisyTopK):
