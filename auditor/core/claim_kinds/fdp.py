@@ -12,15 +12,11 @@ import numpy.typing as npt
 
 from auditor.core.claim_kinds.base import (
     REPORT_DELTA,
-    ClaimKind,
-    CurveClaim,
-    TableForm,
-    _name,
+    TableClaim,
     _pairs,
-    _positive,
     call,
     log_bisect_epsilon,
-    table_from_dict,
+    table_kind,
 )
 from auditor.core.claims import (
     FloatArray,
@@ -70,7 +66,7 @@ def _times_exp(a: FloatArray, eps: float) -> FloatArray:
 
 
 @dataclass(frozen=True)
-class TradeOffDP(CurveClaim):
+class TradeOffDP(TableClaim):
     """f-DP with a user-given trade-off function f (DRS19 Def. 2.3).
 
     ``f``: a callable on [0, 1] (vectorised or not) or a table of (a, f(a)) points; between
@@ -98,7 +94,6 @@ class TradeOffDP(CurveClaim):
     """
 
     _KIND = "fdp"
-    _PARAMETER = "scale"
 
     f: Callable[[Any], Any] | Mapping[float, float] | Sequence[tuple[float, float]]
     name: str = ""
@@ -112,8 +107,7 @@ class TradeOffDP(CurveClaim):
     _cache: dict[float, float] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _name(self.name)
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+        self._check_name_and_scale()
         object.__setattr__(self, "_cache", {})
         object.__setattr__(self, "_vectorised", callable(self.f) and _vectorised(self.f))
         table: tuple[tuple[float, float], ...] = ()
@@ -284,9 +278,7 @@ class TradeOffDP(CurveClaim):
         return best
 
     def describe(self) -> str:
-        what = self.name or ("callable" if callable(self.f) else "table")
-        text = f"f-DP ({what})"
-        return text if self.scale == 1.0 else f"{text} at scale {self.scale:g}"
+        return self._scaled(f"f-DP ({self._what(self.f)})", " at scale ")
 
     def to_dict(self) -> dict[str, Any]:
         """A callable is sampled on a grid (read back as a table, which is below it)."""
@@ -295,25 +287,14 @@ class TradeOffDP(CurveClaim):
             table = [[x, y] for x, y in zip(a.tolist(), self._raw(a).tolist(), strict=True)]
         else:
             table = [[x, y] for x, y in self._points]
-        return {"kind": "fdp", "name": self.name, "table": table, "scale": self.scale}
+        return self._table_dict(table)
 
 
-KIND = ClaimKind(
-    name="fdp",
-    cls=TradeOffDP,
-    parameter="scale",
-    keys=frozenset({"kind", "name", "table", "scale"}),
-    from_dict=table_from_dict(TradeOffDP, "fdp"),
-    form=TableForm(
-        "alpha",
-        "beta",
-        lambda a: 0 <= a <= 1,
-        "in [0, 1]",
-        lambda b: 0 <= b <= 1,
-        "in [0, 1]",
-        TradeOffDP,
-    ),
-    syntax="""\
+KIND = table_kind(
+    TradeOffDP,
+    ("alpha", lambda a: 0 <= a <= 1, "in [0, 1]"),
+    ("beta", lambda b: 0 <= b <= 1, "in [0, 1]"),
+    """\
   fdp:0.01=0.9,0.1=0.6       f-DP: alpha=beta points of a trade-off function f(alpha),
                              non-increasing, beta <= 1 - alpha""",
 )
