@@ -290,29 +290,6 @@ def mpfr_up(x: Any) -> float:
         return float(gmpy2.mpfr(x))
 
 
-def log_bisect_epsilon(delta_of: Callable[[float], float], delta: float) -> float:
-    """The smallest epsilon with ``delta_of(epsilon) <= delta`` for a non-increasing delta_of.
-
-    Bisection keeping ``delta_of(hi) <= delta``, so the answer is valid whatever the rounding;
-    inf when no epsilon below 2^40 reaches ``delta``.
-    """
-    if delta_of(0.0) <= delta:
-        return 0.0
-    hi = 1.0
-    while delta_of(hi) > delta:
-        hi *= 2.0
-        if hi > 2.0**40:
-            return math.inf
-    lo = hi / 2.0 if hi > 1.0 else 0.0
-    while hi - lo > hi * 1e-13:
-        mid = (lo + hi) / 2.0
-        if delta_of(mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def call(fn: Callable[[float], Any], x: float, what: str) -> float:
     try:
         y = fn(x)

@@ -15,7 +15,6 @@ from auditor.core.claim_kinds.base import (
     TableClaim,
     _pairs,
     call,
-    log_bisect_epsilon,
     table_kind,
 )
 from auditor.core.claims import (
@@ -28,6 +27,7 @@ from auditor.core.claims import (
     round_up,
 )
 from auditor.core.errors import InvalidArgument
+from dp_params.epsilon_search import smallest_epsilon
 
 
 def _level_grid(n_lin: int, n_log: int) -> FloatArray:
@@ -44,6 +44,8 @@ _FDP_SAVE_GRID = _level_grid(300, 150)
 #: evaluations of a callable f one delta bound may spend refining the grid (vectorised f;
 #: a function called point by point gets a tenth)
 _FDP_REFINE_BUDGET = 20_000
+#: where ``epsilon_for_delta``'s bisection stops (relative): finer than the zCDP conversion's
+_EPSILON_WIDTH = 1e-13
 #: slack of the checks that f is a trade-off function (values from numerical code)
 _FDP_SLACK = 1e-9
 
@@ -254,7 +256,10 @@ class TradeOffDP(TableClaim):
     def epsilon_for_delta(self, delta: float) -> float:
         """Bisection on the (non-increasing) bound; inf when it never reaches ``delta``."""
         d = check_delta_arg(delta)
-        return log_bisect_epsilon(self.delta_for_epsilon, d)
+        try:
+            return smallest_epsilon(self.delta_for_epsilon, d, width=_EPSILON_WIDTH)
+        except RuntimeError:  # no epsilon below 2^40 reaches delta
+            return math.inf
 
     def certified(self, p0_lo: float, p1_hi: float) -> float:
         """The largest s with the corner (p1, 1 - p0) or the reflected one (1 - p0, p1) below f_s.

@@ -26,6 +26,7 @@ from auditor.core.claims import (
     lower_curve,
     smallest_valid_epsilon,
 )
+from dp_params.epsilon_search import epsilon_bracket
 
 
 def _gdp_delta_mpfr(mu: float, eps: float) -> Any:
@@ -89,11 +90,9 @@ class GaussianDP(KeyedCurveClaim):
         edge = epsilon_at_the_ends(self.delta_for_epsilon, d)
         if edge is not None:
             return edge
-        hi = 1.0
-        while self.delta_for_epsilon(hi) > d:
-            hi *= 2.0
-            if hi > 2.0**40:
-                return math.inf
+        hi = epsilon_bracket(self.delta_for_epsilon, d)
+        if math.isinf(hi):
+            return math.inf
         log_d = math.log(d)
         from scipy import optimize
 
