@@ -13,7 +13,7 @@ from auditor.core.distance import pull_within
 from auditor.core.kinds import QUERY_LENGTH, InputKind, Norm, OutputKind
 from auditor.core.source import enclosed, event_code
 from auditor.core.spec import AdapterSpec, typical_query
-from auditor.core.trials import CertificationPlan, Event
+from auditor.core.trials import CertificationPlan, Distinguisher, Event, Trial
 
 #: query length of the per-coordinate trials when the adapter does not fix one
 VECTOR_QUERIES = 10
@@ -41,6 +41,17 @@ def float_inputs(spec: AdapterSpec, step: float) -> tuple[float, float] | None:
         if lo <= x_prime <= hi:
             return x, x_prime
     return None
+
+
+def float_trial(x: float, x_prime: float, distinguisher: Distinguisher, how: str) -> Trial:
+    """The trial on the scalar pair of :func:`float_inputs`, described as the float attacks
+    word it: "inputs x and x' " and ``how``."""
+    return Trial(
+        x=x,
+        x_prime=x_prime,
+        distinguisher=distinguisher,
+        description=f"inputs {x!r} and {x_prime!r} {how}",
+    )
 
 
 def vector_pair(

@@ -36,6 +36,7 @@ from attacks.float_pair import (
     PerCoordinate,
     float_inputs,
     float_training,
+    float_trial,
     per_coordinate_outputs,
     vector_pair,
 )
@@ -148,17 +149,11 @@ class LSBLaplaceAttack:
         if spec.family is not Family.ADDITIVE:
             return [self._vector_trial(spec, x, x_prime)]
         models = candidate_models(spec.sensitivity, spec.claim.epsilon)
-        return [
-            Trial(
-                x=x,
-                x_prime=x_prime,
-                distinguisher=LSBDistinguisher(x, x_prime, models),
-                description=(
-                    f"inputs {x!r} and {x_prime!r} (one sensitivity apart); "
-                    f"{len(models)} float Laplace sampler models, validated on training outputs"
-                ),
-            )
-        ]
+        how = (
+            f"(one sensitivity apart); {len(models)} float Laplace sampler models, validated on "
+            "training outputs"
+        )
+        return [float_trial(x, x_prime, LSBDistinguisher(x, x_prime, models), how)]
 
     def _vector_trial(self, spec: AdapterSpec, x: float, x_prime: float) -> Trial:
         """Every moved coordinate attacked alone; noise calibrated to the move or, under L∞,

@@ -34,11 +34,11 @@ References:
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
 from attacks.neighbours import Pair, dataset_pairs, local_pairs, split_tie_pairs, vector_pairs
+from attacks.neighbours.scalars import shifted
 from attacks.pair_search import distinguisher_for
 from attacks.selection_common import largest_move
 from auditor.core.claim_kinds import is_point
@@ -138,7 +138,7 @@ def full_move_pairs(spec: AdapterSpec) -> list[Pair]:
                 continue
         else:
             x, x_prime = a, a + step
-            if Fraction(x_prime) - Fraction(x) > Fraction(step):  # rounding went past it
+            if shifted(a, step) != x_prime:  # rounding went past it: no pair here
                 continue
         pairs.append((x, x_prime, f"inputs {x!r} and {x_prime!r} (one sensitivity apart)"))
     return pairs[:MAX_PAIRS]

@@ -47,6 +47,7 @@ from attacks.float_pair import (
     PerCoordinate,
     float_inputs,
     float_training,
+    float_trial,
     per_coordinate_outputs,
     vector_pair,
 )
@@ -288,14 +289,5 @@ class PrecisionAttack:
                     ),
                 )
             ]
-        return [
-            Trial(
-                x=x,
-                x_prime=x_prime,
-                distinguisher=PrecisionDistinguisher(x, x_prime, tests),
-                description=(
-                    f"inputs {x!r} and {x_prime!r} = {move} (within the sensitivity); "
-                    "output-grid tests learned on training outputs"
-                ),
-            )
-        ]
+        how = f"= {move} (within the sensitivity); output-grid tests learned on training outputs"
+        return [float_trial(x, x_prime, PrecisionDistinguisher(x, x_prime, tests), how)]

@@ -16,6 +16,7 @@ from typing import Any
 import gmpy2
 
 from dp_params.checks import as_fraction, check_delta
+from dp_params.epsilon_search import smallest_epsilon
 
 __all__ = ["smallest_epsilon", "zcdp_delta", "zcdp_epsilon"]
 
@@ -66,30 +67,7 @@ def zcdp_epsilon(rho: Any, delta: float) -> float:
 
     Raises:
         ValueError: rho not > 0; delta not in (0, 1).
+        RuntimeError: no epsilon below 2^40 reaches ``delta``.
     """
     check_delta(delta, positive=True)
     return smallest_epsilon(lambda e: zcdp_delta(rho, e), delta)
-
-
-def smallest_epsilon(delta_of: Any, delta: float) -> float:
-    """Bisection for the smallest float epsilon whose certified delta is <= ``delta``.
-
-    ``delta_of`` is non-increasing in epsilon; the returned value is checked, so it is certified
-    whatever rounding happened inside the search.
-    """
-    target = gmpy2.mpfr(delta, _PREC)
-    if delta_of(0.0) <= target:
-        return 0.0
-    hi = 1.0
-    while delta_of(hi) > target:
-        hi *= 2
-        if hi > 2.0**40:
-            raise RuntimeError(f"no epsilon below 2^40 reaches delta={delta!r}")
-    lo = 0.0
-    while hi - lo > hi * 2.0**-30:
-        mid = (lo + hi) / 2
-        if delta_of(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi

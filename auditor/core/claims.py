@@ -45,9 +45,6 @@ class Family(StrEnum):
     BINARY = "binary"
     DATASET = "dataset"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 @dataclass(frozen=True)
 class PrivacyClaim:

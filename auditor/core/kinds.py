@@ -55,9 +55,6 @@ class InputKind(StrEnum):
     DATASET = "dataset"
     LOCAL = "local"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 class Norm(StrEnum):
     """The norm a vector query's sensitivity is measured in."""
@@ -65,9 +62,6 @@ class Norm(StrEnum):
     L1 = "l1"
     L2 = "l2"
     LINF = "linf"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class OutputKind(StrEnum):
@@ -81,9 +75,6 @@ class OutputKind(StrEnum):
     #: declared by adapters only: the spec reads it as a nullable real or integer vector with
     #: ``keys`` (one column per declared key, and one for the keys outside them)
     KEYED = "keyed"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 #: kinds a record's field may have when it holds one value per output

@@ -106,6 +106,36 @@ if TYPE_CHECKING:
     from auditor.core.configs import AuditConfig
 
 
+@dataclass(frozen=True)
+class Tally:
+    """Counts ``k`` (per side, per event) of ``drawn`` outputs per side and each test's alpha
+    and split (per direction, per event), as :meth:`Certifier._best` and
+    :meth:`Certifier._best_delta` read them.  ``sizes``: the outputs drawn on x and x' when
+    they were Poisson-sized with mean ``drawn`` each; ``conditional`` marks the tests that
+    then take the conditional test."""
+
+    k: np.ndarray
+    drawn: int
+    alphas: np.ndarray
+    splits: np.ndarray
+    sizes: tuple[int, int] | None = None
+    conditional: np.ndarray | None = None
+
+    def tests(self, events: int) -> list[tuple[int, int, EventCounts, float, float, bool]]:
+        """The tests of the first ``events`` events, event by event and direction by direction:
+        ``(event, side, counts, alpha, split, by ratio)``; by ratio: the conditional test."""
+        k, sizes, out = self.k, self.sizes, []
+        marked = self.conditional if sizes is not None else None
+        for j in range(events):
+            for side in (0, 1):
+                n0, n1 = (self.drawn,) * 2 if sizes is None else (sizes[side], sizes[1 - side])
+                counts = EventCounts(n0=n0, k0=int(k[side, j]), n1=n1, k1=int(k[1 - side, j]))
+                alpha, split = float(self.alphas[side, j]), float(self.splits[side, j])
+                by_ratio = bool(marked is not None and marked[side, j])
+                out.append((j, side, counts, alpha, split, by_ratio))
+        return out
+
+
 class Certifier:
     """The alpha ledger of one adapter's trials: each test's alpha and split, the bounds read
     at each look, the futility prediction, power, and the draws that certify.  The stages of
@@ -326,93 +356,68 @@ class Certifier:
     def _best(
         self,
         events: list[Event],
-        k: np.ndarray,
-        drawn: int,
-        alphas: np.ndarray,
-        splits: np.ndarray,
+        tally: Tally,
         chain: CellChain | None = None,
         chain_alpha: float = 0.0,
-        sizes: tuple[int, int] | None = None,
-        conditional: np.ndarray | None = None,
     ) -> Candidate | None:
-        """The strongest (event, direction) on counts ``k`` of ``drawn`` outputs per side, by
-        the bound in the claim's own parameter (epsilon for a point claim); ``alphas``: each
-        test's alpha, per (direction, event).  With ``chain``, its events' counts follow the
-        events' in ``k`` and its cells are a test too, at ``chain_alpha``.
-
-        ``sizes``: the outputs drawn on x and x' when they were Poisson-sized with mean
-        ``drawn`` each; the tests marked in ``conditional`` then take the conditional test
-        (``auditor.statistics.conditional``), the others the box on the sizes drawn."""
+        """The strongest (event, direction) on the counts of ``tally`` (its first
+        ``len(events)`` columns), by the bound in the claim's own parameter (epsilon for a point
+        claim).  With ``chain``, its events' counts follow the events' and its cells are a test
+        too, at ``chain_alpha``."""
         claim = self.spec.claim
         delta = claim.delta
         point = is_point(claim)
+        drawn = tally.drawn
         best: Candidate | None = None
-        for j, event in enumerate(events):
-            for side in (0, 1):
-                k0, k1 = int(k[side, j]), int(k[1 - side, j])
-                n0, n1 = (drawn, drawn) if sizes is None else (sizes[side], sizes[1 - side])
-                split, alpha = float(splits[side, j]), float(alphas[side, j])
-                by_ratio = sizes is not None and conditional is not None and conditional[side, j]
-                if by_ratio:
-                    bound = conditional_lower_bound(k0, k1, drawn, drawn, alpha)
-                else:
-                    bound = epsilon_lower_bound(k0, n0, k1, n1, alpha, delta, split, claim)
-                if best is None or bound > best.bound:
-                    # for a curve claim, also the (epsilon, delta) statement it implies
-                    lb = (
-                        bound if point else epsilon_lower_bound(k0, n0, k1, n1, alpha, delta, split)
-                    )
-                    estimate = EpsilonEstimate(
-                        epsilon_lower_bound=lb,
-                        point_estimate=epsilon_point_estimate(k0, n0, k1, n1, delta),
-                        alpha=alpha,
-                        delta=delta,
-                        event=event.description,
-                        counts=EventCounts(n0=n0, k0=k0, n1=n1, k1=k1),
-                        estimator=CONDITIONAL_ESTIMATOR if by_ratio else "clopper-pearson",
-                        white_box=event.white_box,
-                        alpha_split=split,
-                        claim_bound=None if point else bound,
-                        parameter=None if point else claim.parameter,
-                        poisson_mean=None if sizes is None else drawn,
-                    )
-                    best = Candidate(bound, side, estimate, event)
+        for j, side, counts, alpha, split, by_ratio in tally.tests(len(events)):
+            k0, n0, k1, n1 = counts.k0, counts.n0, counts.k1, counts.n1
+            if by_ratio:
+                bound = conditional_lower_bound(k0, k1, drawn, drawn, alpha)
+            else:
+                bound = epsilon_lower_bound(k0, n0, k1, n1, alpha, delta, split, claim)
+            if best is None or bound > best.bound:
+                # for a curve claim, also the (epsilon, delta) statement it implies
+                lb = bound if point else epsilon_lower_bound(k0, n0, k1, n1, alpha, delta, split)
+                estimate = EpsilonEstimate(
+                    epsilon_lower_bound=lb,
+                    point_estimate=epsilon_point_estimate(k0, n0, k1, n1, delta),
+                    alpha=alpha,
+                    delta=delta,
+                    event=events[j].description,
+                    counts=counts,
+                    estimator=CONDITIONAL_ESTIMATOR if by_ratio else "clopper-pearson",
+                    white_box=events[j].white_box,
+                    alpha_split=split,
+                    claim_bound=None if point else bound,
+                    parameter=None if point else claim.parameter,
+                    poisson_mean=None if tally.sizes is None else drawn,
+                )
+                best = Candidate(bound, side, estimate, events[j])
         if chain is not None:
-            cells = self._chain_candidate(chain, k[:, len(events) :], drawn, chain_alpha)
+            cells = self._chain_candidate(chain, tally.k[:, len(events) :], drawn, chain_alpha)
             if best is None or cells.bound > best.bound:
                 best = cells
         return best
 
     def _best_delta(
-        self,
-        events: list[Event],
-        k: np.ndarray,
-        drawn: int,
-        alphas: np.ndarray,
-        splits: np.ndarray,
-        sizes: tuple[int, int] | None = None,
-        conditional: np.ndarray | None = None,
+        self, events: list[Event], tally: Tally
     ) -> tuple[float, int, int, EventCounts, float, float] | None:
         """The largest certified lower bound on delta at the claimed epsilon among the box
-        tests on counts ``k`` (as :meth:`_best` reads them): ``(bound, side, event, counts,
-        alpha, split)``, or None for a curve claim or when no test shows a positive one.  The
-        same limits as the tests' epsilon bounds: no alpha of its own."""
+        tests of ``events`` in ``tally``: ``(bound, side, event, counts, alpha, split)``, or None for a curve
+        claim or when no test shows a positive one.  The same limits as the tests' epsilon
+        bounds: no alpha of its own."""
         claim = self.spec.claim
         if not is_point(claim):
             return None
         best = None
-        for j in range(len(events)):
-            for side in (0, 1):
-                if conditional is not None and sizes is not None and conditional[side, j]:
-                    continue  # the conditional test's alpha is spent on its ratio alone
-                k0, k1 = int(k[side, j]), int(k[1 - side, j])
-                n0, n1 = (drawn, drawn) if sizes is None else (sizes[side], sizes[1 - side])
-                if k0 == 0:
-                    continue
-                split, alpha = float(splits[side, j]), float(alphas[side, j])
-                bound = delta_lower_bound(k0, n0, k1, n1, alpha, claim.epsilon, split)
-                if bound > 0 and (best is None or bound > best[0]):
-                    best = (bound, side, j, EventCounts(n0=n0, k0=k0, n1=n1, k1=k1), alpha, split)
+        for j, side, c, alpha, split, by_ratio in tally.tests(len(events)):
+            if by_ratio:
+                continue  # the conditional test's alpha is spent on its ratio alone
+            if c.k0 == 0:
+                continue
+            bound = delta_lower_bound(c.k0, c.n0, c.k1, c.n1, alpha, claim.epsilon, split)
+            if bound > 0 and (best is None or bound > best[0]):
+                best = (bound, side, j, c, alpha, split)
         return best
 
     def _chain_candidate(

@@ -26,7 +26,7 @@ from auditor.core.results import (
     Replay,
 )
 from auditor.core.trials import CertificationPlan, Event, Trial
-from auditor.engine.certify import Candidate, Certifier, CutTrial
+from auditor.engine.certify import Candidate, Certifier, CutTrial, Tally
 from auditor.engine.sampling import Counts, count_events
 from auditor.engine.schedule import PILOT_SHARE, batch_schedule
 from auditor.engine.search_units import PROBING_UNITS, PairChoice, Prober
@@ -230,8 +230,9 @@ class TrialStages:
             k = np.array([count_events(events, out) for out in pilot_cert])
             alphas = np.full((2, len(events)), alpha)
             splits = c._splits(training_rates(events, pilot_train), size, alphas)
-            self.consider(c._best(events, k, size, alphas, splits), size, size, 0, seeds)
-            self.consider_delta(c._best_delta(events, k, size, alphas, splits), events)
+            tally = Tally(k, size, alphas, splits)
+            self.consider(c._best(events, tally), size, size, 0, seeds)
+            self.consider_delta(c._best_delta(events, tally), events)
         if self.violated() and not self.tightens():
             return pilot_train
         rest = c._draw_pair(self.trial, self.schedule.n_train - 2 * size, *self.label, "train")
@@ -353,22 +354,10 @@ class TrialStages:
                 )
                 drawn_per_side = [sum(n for s, n, _ in seeds if s == side) for side in (0, 1)]
                 sizes = (drawn_per_side[0], drawn_per_side[1]) if poisson else None
-                found = c._best(
-                    events,
-                    k,
-                    drawn,
-                    alphas * share,
-                    splits,
-                    tests.chain,
-                    tests.chain_alpha * share,
-                    sizes,
-                    conditional,
-                )
+                tally = Tally(k, drawn, alphas * share, splits, sizes, conditional)
+                found = c._best(events, tally, tests.chain, tests.chain_alpha * share)
                 self.consider(found, self.schedule.n_train, drawn, look_no, seeds)
-                self.consider_delta(
-                    c._best_delta(events, k, drawn, alphas * share, splits, sizes, conditional),
-                    events,
-                )
+                self.consider_delta(c._best_delta(events, tally), events)
                 if self.violated() and not self.tightens():
                     return
         finally:

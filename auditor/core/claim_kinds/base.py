@@ -165,6 +165,64 @@ class CurveClaim(_ImpliedPoint):
         return changed
 
 
+class KeyedCurveClaim(CurveClaim):
+    """A curve kind with one positive parameter and a report delta (GDP, zCDP): checked,
+    printed ("1-GDP"), stored and read back (:func:`keyed_kind`) the same way; ``_LABEL``
+    names it in ``describe``."""
+
+    _LABEL: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        name = self._PARAMETER
+        object.__setattr__(self, name, _positive(getattr(self, name), name))
+        object.__setattr__(self, "report_delta", _report_delta(self.report_delta))
+
+    def describe(self) -> str:
+        return f"{self.value:g}-{self._LABEL}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self._KIND, self._PARAMETER: self.value, "report_delta": self.report_delta}
+
+
+class TableClaim(CurveClaim):
+    """A curve kind given as a callable or a table, with a ``name`` and a ``scale`` (its
+    parameter: RDP, profile, f-DP): checked, printed and stored (:func:`table_kind`) alike."""
+
+    _PARAMETER = "scale"
+    name: str
+    scale: float
+
+    def _check_name_and_scale(self) -> None:
+        _name(self.name)
+        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+
+    def _store_table(
+        self,
+        attr: str,
+        what: str,
+        grid: Callable[[], Iterable[float]],
+        check: Callable[[float, float], None],
+    ) -> None:
+        """Name and scale checked, then the table ``attr`` stands for (:func:`read_table`), each
+        point checked, kept in ``_table``."""
+        self._check_name_and_scale()
+        table = read_table(self, attr, what, grid)
+        for x, y in table:
+            check(x, y)
+        object.__setattr__(self, "_table", table)
+
+    def _what(self, given: Any) -> str:
+        """The name ``describe`` prints: the claim's own, else what was given."""
+        return self.name or ("callable" if callable(given) else "table")
+
+    def _scaled(self, text: str, joint: str) -> str:
+        """``text``, followed by ``joint`` and the scale unless the scale is 1."""
+        return text if self.scale == 1.0 else f"{text}{joint}{self.scale:g}"
+
+    def _table_dict(self, table: list[list[float]]) -> dict[str, Any]:
+        return {"kind": self._KIND, "name": self.name, "table": table, "scale": self.scale}
+
+
 def epsilon_at_the_ends(delta_for_epsilon: Callable[[float], float], d: float) -> float | None:
     """0.0 when the claim's delta at epsilon 0 is already at most ``d``; inf when ``d`` is 0
     and it is not; None when the kind must search between."""
@@ -230,29 +288,6 @@ def mpfr_up(x: Any) -> float:
     """An mpfr value as the smallest float >= it."""
     with gmpy2.context(precision=53, round=gmpy2.RoundUp):
         return float(gmpy2.mpfr(x))
-
-
-def log_bisect_epsilon(delta_of: Callable[[float], float], delta: float) -> float:
-    """The smallest epsilon with ``delta_of(epsilon) <= delta`` for a non-increasing delta_of.
-
-    Bisection keeping ``delta_of(hi) <= delta``, so the answer is valid whatever the rounding;
-    inf when no epsilon below 2^40 reaches ``delta``.
-    """
-    if delta_of(0.0) <= delta:
-        return 0.0
-    hi = 1.0
-    while delta_of(hi) > delta:
-        hi *= 2.0
-        if hi > 2.0**40:
-            return math.inf
-    lo = hi / 2.0 if hi > 1.0 else 0.0
-    while hi - lo > hi * 1e-13:
-        mid = (lo + hi) / 2.0
-        if delta_of(mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 def call(fn: Callable[[float], Any], x: float, what: str) -> float:
@@ -344,6 +379,48 @@ class ClaimKind:
     scaling: Scaling | None = None
     gaussian_mu: Callable[[Any], float] | None = None
     renyi_orders: Callable[[Any, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
+
+
+def keyed_kind(cls: type[CurveClaim], syntax: str, **extra: Any) -> ClaimKind:
+    """The registry entry of a :class:`KeyedCurveClaim` (``gdp:mu=1``, ``zcdp:rho=0.5,delta=1e-5``)."""
+    key = cls._PARAMETER
+    build: Callable[..., Any] = cls
+    return ClaimKind(
+        name=cls._KIND,
+        cls=cls,
+        parameter=key,
+        keys=frozenset({"kind", key, "report_delta"}),
+        from_dict=lambda d, need: build(need(key), d.get("report_delta", REPORT_DELTA)),
+        form=KeyedForm(
+            (key, "delta"),
+            lambda v: build(v[key], v.get("delta", REPORT_DELTA)),
+            optional=("delta",),
+        ),
+        syntax=syntax,
+        **extra,
+    )
+
+
+def table_kind(
+    cls: type[TableClaim],
+    key: tuple[str, Callable[[float], bool], str],
+    value: tuple[str, Callable[[float], bool], str],
+    syntax: str,
+    **extra: Any,
+) -> ClaimKind:
+    """The registry entry of a :class:`TableClaim`; ``key`` and ``value`` are each a name, its
+    test and the rule that test states (``("order", lambda a: a > 1, "a finite number > 1")``)."""
+    build: Callable[..., Any] = cls
+    return ClaimKind(
+        name=cls._KIND,
+        cls=cls,
+        parameter="scale",
+        keys=frozenset({"kind", "name", "table", "scale"}),
+        from_dict=table_from_dict(build, cls._KIND),
+        form=TableForm(key[0], value[0], key[1], key[2], value[1], value[2], build),
+        syntax=syntax,
+        **extra,
+    )
 
 
 def table_from_dict(build: Callable[..., Claim], kind: str) -> Callable[..., Claim]:

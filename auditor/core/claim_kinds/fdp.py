@@ -12,15 +12,10 @@ import numpy.typing as npt
 
 from auditor.core.claim_kinds.base import (
     REPORT_DELTA,
-    ClaimKind,
-    CurveClaim,
-    TableForm,
-    _name,
+    TableClaim,
     _pairs,
-    _positive,
     call,
-    log_bisect_epsilon,
-    table_from_dict,
+    table_kind,
 )
 from auditor.core.claims import (
     FloatArray,
@@ -32,6 +27,7 @@ from auditor.core.claims import (
     round_up,
 )
 from auditor.core.errors import InvalidArgument
+from dp_params.epsilon_search import smallest_epsilon
 
 
 def _level_grid(n_lin: int, n_log: int) -> FloatArray:
@@ -48,6 +44,8 @@ _FDP_SAVE_GRID = _level_grid(300, 150)
 #: evaluations of a callable f one delta bound may spend refining the grid (vectorised f;
 #: a function called point by point gets a tenth)
 _FDP_REFINE_BUDGET = 20_000
+#: where ``epsilon_for_delta``'s bisection stops (relative): finer than the zCDP conversion's
+_EPSILON_WIDTH = 1e-13
 #: slack of the checks that f is a trade-off function (values from numerical code)
 _FDP_SLACK = 1e-9
 
@@ -70,7 +68,7 @@ def _times_exp(a: FloatArray, eps: float) -> FloatArray:
 
 
 @dataclass(frozen=True)
-class TradeOffDP(CurveClaim):
+class TradeOffDP(TableClaim):
     """f-DP with a user-given trade-off function f (DRS19 Def. 2.3).
 
     ``f``: a callable on [0, 1] (vectorised or not) or a table of (a, f(a)) points; between
@@ -98,7 +96,6 @@ class TradeOffDP(CurveClaim):
     """
 
     _KIND = "fdp"
-    _PARAMETER = "scale"
 
     f: Callable[[Any], Any] | Mapping[float, float] | Sequence[tuple[float, float]]
     name: str = ""
@@ -112,8 +109,7 @@ class TradeOffDP(CurveClaim):
     _cache: dict[float, float] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _name(self.name)
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+        self._check_name_and_scale()
         object.__setattr__(self, "_cache", {})
         object.__setattr__(self, "_vectorised", callable(self.f) and _vectorised(self.f))
         table: tuple[tuple[float, float], ...] = ()
@@ -260,7 +256,10 @@ class TradeOffDP(CurveClaim):
     def epsilon_for_delta(self, delta: float) -> float:
         """Bisection on the (non-increasing) bound; inf when it never reaches ``delta``."""
         d = check_delta_arg(delta)
-        return log_bisect_epsilon(self.delta_for_epsilon, d)
+        try:
+            return smallest_epsilon(self.delta_for_epsilon, d, width=_EPSILON_WIDTH)
+        except RuntimeError:  # no epsilon below 2^40 reaches delta
+            return math.inf
 
     def certified(self, p0_lo: float, p1_hi: float) -> float:
         """The largest s with the corner (p1, 1 - p0) or the reflected one (1 - p0, p1) below f_s.
@@ -284,9 +283,7 @@ class TradeOffDP(CurveClaim):
         return best
 
     def describe(self) -> str:
-        what = self.name or ("callable" if callable(self.f) else "table")
-        text = f"f-DP ({what})"
-        return text if self.scale == 1.0 else f"{text} at scale {self.scale:g}"
+        return self._scaled(f"f-DP ({self._what(self.f)})", " at scale ")
 
     def to_dict(self) -> dict[str, Any]:
         """A callable is sampled on a grid (read back as a table, which is below it)."""
@@ -295,25 +292,14 @@ class TradeOffDP(CurveClaim):
             table = [[x, y] for x, y in zip(a.tolist(), self._raw(a).tolist(), strict=True)]
         else:
             table = [[x, y] for x, y in self._points]
-        return {"kind": "fdp", "name": self.name, "table": table, "scale": self.scale}
+        return self._table_dict(table)
 
 
-KIND = ClaimKind(
-    name="fdp",
-    cls=TradeOffDP,
-    parameter="scale",
-    keys=frozenset({"kind", "name", "table", "scale"}),
-    from_dict=table_from_dict(TradeOffDP, "fdp"),
-    form=TableForm(
-        "alpha",
-        "beta",
-        lambda a: 0 <= a <= 1,
-        "in [0, 1]",
-        lambda b: 0 <= b <= 1,
-        "in [0, 1]",
-        TradeOffDP,
-    ),
-    syntax="""\
+KIND = table_kind(
+    TradeOffDP,
+    ("alpha", lambda a: 0 <= a <= 1, "in [0, 1]"),
+    ("beta", lambda b: 0 <= b <= 1, "in [0, 1]"),
+    """\
   fdp:0.01=0.9,0.1=0.6       f-DP: alpha=beta points of a trade-off function f(alpha),
                              non-increasing, beta <= 1 - alpha""",
 )

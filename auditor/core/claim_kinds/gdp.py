@@ -12,12 +12,9 @@ import numpy.typing as npt
 
 from auditor.core.claim_kinds.base import (
     REPORT_DELTA,
-    ClaimKind,
-    CurveClaim,
-    KeyedForm,
-    _positive,
-    _report_delta,
+    KeyedCurveClaim,
     epsilon_at_the_ends,
+    keyed_kind,
     mpfr_up,
 )
 from auditor.core.claims import (
@@ -29,6 +26,7 @@ from auditor.core.claims import (
     lower_curve,
     smallest_valid_epsilon,
 )
+from dp_params.epsilon_search import epsilon_bracket
 
 
 def _gdp_delta_mpfr(mu: float, eps: float) -> Any:
@@ -51,7 +49,7 @@ _NDTRI_ERROR = 2e-15
 
 
 @dataclass(frozen=True)
-class GaussianDP(CurveClaim):
+class GaussianDP(KeyedCurveClaim):
     """mu-Gaussian differential privacy: f(a) = Phi(Phi^-1(1 - a) - mu) (DRS19 Def. 2.7).
 
     The Gaussian mechanism with L2 sensitivity 1 and noise sigma is exactly (1/sigma)-GDP, and
@@ -63,13 +61,10 @@ class GaussianDP(CurveClaim):
 
     _KIND = "gdp"
     _PARAMETER = "mu"
+    _LABEL = "GDP"
 
     mu: float
     report_delta: float = REPORT_DELTA
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "mu", _positive(self.mu, "mu"))
-        object.__setattr__(self, "report_delta", _report_delta(self.report_delta))
 
     def tradeoff(self, a: npt.ArrayLike) -> FloatArray:
         """Phi(Phi^-1(1 - a) - mu) (DRS19 Def. 2.7), lowered by the tolerance."""
@@ -95,11 +90,9 @@ class GaussianDP(CurveClaim):
         edge = epsilon_at_the_ends(self.delta_for_epsilon, d)
         if edge is not None:
             return edge
-        hi = 1.0
-        while self.delta_for_epsilon(hi) > d:
-            hi *= 2.0
-            if hi > 2.0**40:
-                return math.inf
+        hi = epsilon_bracket(self.delta_for_epsilon, d)
+        if math.isinf(hi):
+            return math.inf
         log_d = math.log(d)
         from scipy import optimize
 
@@ -127,25 +120,10 @@ class GaussianDP(CurveClaim):
         # [1e-300, 1 - 1e-16]): lower the difference by that error, so it is from below
         return max(0.0, (x0 - x1) - _NDTRI_ERROR * (abs(x0) + abs(x1)))
 
-    def describe(self) -> str:
-        return f"{self.mu:g}-GDP"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": "gdp", "mu": self.mu, "report_delta": self.report_delta}
-
-
-KIND = ClaimKind(
-    name="gdp",
-    cls=GaussianDP,
-    parameter="mu",
-    keys=frozenset({"kind", "mu", "report_delta"}),
-    from_dict=lambda d, need: GaussianDP(need("mu"), d.get("report_delta", REPORT_DELTA)),
-    form=KeyedForm(
-        ("mu", "delta"),
-        lambda v: GaussianDP(v["mu"], v.get("delta", REPORT_DELTA)),
-        optional=("delta",),
-    ),
-    syntax="""\
+KIND = keyed_kind(
+    GaussianDP,
+    """\
   gdp:mu=1                   mu-Gaussian DP, mu > 0""",
     scaling=(1, "Gaussian, sigma = sensitivity/mu"),
     gaussian_mu=lambda claim: float(claim.value),

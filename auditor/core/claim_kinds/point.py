@@ -27,29 +27,34 @@ def _from_dict(kind: str) -> Callable[[Mapping[str, Any], Callable[[str], Any]],
 #: a sensitivity ratio r scales a Laplace-type mechanism's epsilon by r
 _LAPLACE = (1, "Laplace-type, scale sensitivity/epsilon")
 
-PURE = ClaimKind(
-    name="pure",
-    cls=PrivacyClaim,
-    parameter="epsilon",
-    keys=frozenset({"kind", "epsilon", "delta"}),
-    from_dict=_from_dict("pure"),
-    form=KeyedForm(("epsilon",), lambda v: PrivacyClaim(v["epsilon"])),
-    syntax="""\
+
+def _point_kind(name: str, form: KeyedForm, syntax: str, **extra: Any) -> ClaimKind:
+    """The registry entry of a point kind: a :class:`PrivacyClaim` whose delta fits ``name``."""
+    return ClaimKind(
+        name=name,
+        cls=PrivacyClaim,
+        parameter="epsilon",
+        keys=frozenset({"kind", "epsilon", "delta"}),
+        from_dict=_from_dict(name),
+        form=form,
+        syntax=syntax,
+        point=True,
+        scaling=_LAPLACE,
+        **extra,
+    )
+
+
+PURE = _point_kind(
+    "pure",
+    KeyedForm(("epsilon",), lambda v: PrivacyClaim(v["epsilon"])),
+    """\
   pure:eps=1                 epsilon-DP (alias: dp:eps=1)""",
     aliases=("dp",),
-    point=True,
-    scaling=_LAPLACE,
 )
 
-APPROX = ClaimKind(
-    name="approx",
-    cls=PrivacyClaim,
-    parameter="epsilon",
-    keys=frozenset({"kind", "epsilon", "delta"}),
-    from_dict=_from_dict("approx"),
-    form=KeyedForm(("epsilon", "delta"), lambda v: PrivacyClaim(v["epsilon"], v["delta"])),
-    syntax="""\
+APPROX = _point_kind(
+    "approx",
+    KeyedForm(("epsilon", "delta"), lambda v: PrivacyClaim(v["epsilon"], v["delta"])),
+    """\
   approx:eps=1,delta=1e-5    (epsilon, delta)-DP, delta in [0, 1)""",
-    point=True,
-    scaling=_LAPLACE,
 )

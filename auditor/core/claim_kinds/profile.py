@@ -10,17 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from auditor.core.claim_kinds.base import (
-    REPORT_DELTA,
-    ClaimKind,
-    CurveClaim,
-    TableForm,
-    _name,
-    _positive,
-    call,
-    read_table,
-    table_from_dict,
-)
+from auditor.core.claim_kinds.base import REPORT_DELTA, TableClaim, call, table_kind
 from auditor.core.claims import (
     FloatArray,
     check_corner,
@@ -39,7 +29,7 @@ _PROFILE_EPS = np.concatenate([[0.0], np.geomspace(1e-3, 64.0, 300)])
 
 
 @dataclass(frozen=True)
-class PrivacyProfile(CurveClaim):
+class PrivacyProfile(TableClaim):
     """A delta(eps) curve: (eps, delta(eps))-DP for every eps (a privacy profile).
 
     ``delta_of_eps``: a callable eps -> delta (read on a grid of eps in [0, 64]) or a table of
@@ -55,7 +45,6 @@ class PrivacyProfile(CurveClaim):
     """
 
     _KIND = "profile"
-    _PARAMETER = "scale"
 
     delta_of_eps: Callable[[float], float] | Mapping[float, float] | Sequence[tuple[float, float]]
     name: str = ""
@@ -64,17 +53,7 @@ class PrivacyProfile(CurveClaim):
     _table: tuple[tuple[float, float], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _name(self.name)
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        table = read_table(self, "delta_of_eps", "privacy profile", _PROFILE_EPS.tolist)
-        for eps, delta in table:
-            if not (eps >= 0.0 and math.isfinite(eps)):
-                raise InvalidArgument(f"privacy profile: eps={eps!r} must be a finite number >= 0")
-            if not 0.0 <= delta <= 1.0:
-                raise InvalidArgument(
-                    f"privacy profile: delta({eps!r})={delta!r} must be in [0, 1]"
-                )
-        object.__setattr__(self, "_table", table)
+        self._store_table("delta_of_eps", "privacy profile", _PROFILE_EPS.tolist, _check_point)
 
     def _arrays(self) -> tuple[FloatArray, FloatArray]:
         eps = np.array([e for e, _ in self._table], dtype=np.float64)
@@ -151,35 +130,25 @@ class PrivacyProfile(CurveClaim):
         return best
 
     def describe(self) -> str:
-        what = self.name or ("callable" if callable(self.delta_of_eps) else "table")
-        text = f"delta(eps) profile {what} ({len(self._table)} points)"
-        return text if self.scale == 1.0 else f"{text}, eps x {self.scale:g}"
+        what = self._what(self.delta_of_eps)
+        return self._scaled(f"delta(eps) profile {what} ({len(self._table)} points)", ", eps x ")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": "profile",
-            "name": self.name,
-            "table": [[e, d] for e, d in self._table],
-            "scale": self.scale,
-        }
+        return self._table_dict([[e, d] for e, d in self._table])
 
 
-KIND = ClaimKind(
-    name="profile",
-    cls=PrivacyProfile,
-    parameter="scale",
-    keys=frozenset({"kind", "name", "table", "scale"}),
-    from_dict=table_from_dict(PrivacyProfile, "profile"),
-    form=TableForm(
-        "eps",
-        "delta",
-        lambda e: e >= 0,
-        "a finite number >= 0",
-        lambda d: 0 <= d <= 1,
-        "in [0, 1]",
-        PrivacyProfile,
-    ),
-    syntax="""\
+def _check_point(eps: float, delta: float) -> None:
+    if not (eps >= 0.0 and math.isfinite(eps)):
+        raise InvalidArgument(f"privacy profile: eps={eps!r} must be a finite number >= 0")
+    if not 0.0 <= delta <= 1.0:
+        raise InvalidArgument(f"privacy profile: delta({eps!r})={delta!r} must be in [0, 1]")
+
+
+KIND = table_kind(
+    PrivacyProfile,
+    ("eps", lambda e: e >= 0, "a finite number >= 0"),
+    ("delta", lambda d: 0 <= d <= 1, "in [0, 1]"),
+    """\
   profile:0.5=1e-3,1=1e-5    a delta(eps) curve: eps=delta pairs, eps >= 0, delta in [0, 1]
                              (the delta at each eps also holds at every larger eps)""",
 )

@@ -15,15 +15,10 @@ import numpy.typing as npt
 from auditor.core.claim_kinds.base import (
     PROFILE_POINTS,
     REPORT_DELTA,
-    ClaimKind,
-    CurveClaim,
-    TableForm,
-    _name,
-    _positive,
+    TableClaim,
     epsilon_at_the_ends,
     mpfr_down,
-    read_table,
-    table_from_dict,
+    table_kind,
 )
 from auditor.core.claim_kinds.renyi import PREC, bernoulli_renyi_lower, renyi_float
 from auditor.core.claims import (
@@ -45,7 +40,7 @@ def _default_rdp_orders() -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
-class RenyiDP(CurveClaim):
+class RenyiDP(TableClaim):
     """Renyi DP with a curve alpha -> eps(alpha) (Mironov 2017, Def. 4), scaled by ``scale``.
 
     ``curve``: a callable (read at dp_accounting's default RDP orders) or a table ``{alpha:
@@ -61,7 +56,6 @@ class RenyiDP(CurveClaim):
     """
 
     _KIND = "rdp"
-    _PARAMETER = "scale"
 
     curve: Callable[[float], float] | Mapping[float, float] | Sequence[tuple[float, float]]
     name: str = ""
@@ -70,15 +64,7 @@ class RenyiDP(CurveClaim):
     _table: tuple[tuple[float, float], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _name(self.name)
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        table = read_table(self, "curve", "RDP curve", _default_rdp_orders)
-        for alpha, eps in table:
-            if not (alpha > 1.0 and math.isfinite(alpha)):
-                raise InvalidArgument(f"RDP order alpha={alpha!r} must be a finite number > 1")
-            if not eps >= 0.0:
-                raise InvalidArgument(f"RDP eps(alpha={alpha!r})={eps!r} must be >= 0")
-        object.__setattr__(self, "_table", table)
+        self._store_table("curve", "RDP curve", _default_rdp_orders, _check_point)
 
     @property
     def orders(self) -> tuple[float, ...]:
@@ -185,16 +171,18 @@ class RenyiDP(CurveClaim):
         else:
             pairs = ", ".join(f"{a:g}: {e:g}" for a, e in self._table)
             text = f"RDP eps(alpha) = {{{pairs}}}" + (f" ({self.name})" if self.name else "")
-        return text if self.scale == 1.0 else f"{text} x {self.scale:g}"
+        return self._scaled(text, " x ")
 
     def to_dict(self) -> dict[str, Any]:
         """Orders with eps = inf are left out: they bound nothing (and JSON has no inf)."""
-        return {
-            "kind": "rdp",
-            "name": self.name,
-            "table": [[a, e] for a, e in self._table if math.isfinite(e)],
-            "scale": self.scale,
-        }
+        return self._table_dict([[a, e] for a, e in self._table if math.isfinite(e)])
+
+
+def _check_point(alpha: float, eps: float) -> None:
+    if not (alpha > 1.0 and math.isfinite(alpha)):
+        raise InvalidArgument(f"RDP order alpha={alpha!r} must be a finite number > 1")
+    if not eps >= 0.0:
+        raise InvalidArgument(f"RDP eps(alpha={alpha!r})={eps!r} must be >= 0")
 
 
 def _gaussian_mu(claim: Any) -> float:
@@ -202,22 +190,11 @@ def _gaussian_mu(claim: Any) -> float:
     return min(math.sqrt(2.0 * e / a) for a, e in zip(claim.orders, claim.epsilons, strict=True))
 
 
-KIND = ClaimKind(
-    name="rdp",
-    cls=RenyiDP,
-    parameter="scale",
-    keys=frozenset({"kind", "name", "table", "scale"}),
-    from_dict=table_from_dict(RenyiDP, "rdp"),
-    form=TableForm(
-        "order",
-        "eps",
-        lambda a: a > 1,
-        "a finite number > 1",
-        lambda e: e >= 0,
-        "a finite number >= 0",
-        RenyiDP,
-    ),
-    syntax="""\
+KIND = table_kind(
+    RenyiDP,
+    ("order", lambda a: a > 1, "a finite number > 1"),
+    ("eps", lambda e: e >= 0, "a finite number >= 0"),
+    """\
   rdp:2=0.5,4=1.2,8=2.0      Renyi DP: order=eps pairs, orders > 1, eps >= 0""",
     # every order's D_alpha = alpha sensitivity^2 / (2 sigma^2) grows by ratio^2: the curve's scale
     scaling=(2, "Gaussian, D_alpha = alpha sensitivity^2/(2 sigma^2) at every order"),

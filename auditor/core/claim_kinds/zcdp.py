@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -14,12 +13,9 @@ import numpy.typing as npt
 from auditor.core.claim_kinds.base import (
     PROFILE_POINTS,
     REPORT_DELTA,
-    ClaimKind,
-    CurveClaim,
-    KeyedForm,
-    _positive,
-    _report_delta,
+    KeyedCurveClaim,
     epsilon_at_the_ends,
+    keyed_kind,
     mpfr_up,
 )
 from auditor.core.claim_kinds.renyi import renyi_float, sup_renyi_over_alpha
@@ -38,7 +34,7 @@ _ESTIMATE_ORDERS = 1.0 + np.geomspace(1e-4, 1e7, 240)
 
 
 @dataclass(frozen=True)
-class ZeroConcentratedDP(CurveClaim):
+class ZeroConcentratedDP(KeyedCurveClaim):
     """rho-zCDP: D_alpha(M(x)||M(x')) <= rho * alpha for every alpha > 1 (Bun & Steinke 2016).
 
     Audited on an event through the Bernoulli pair it induces: by data processing
@@ -50,13 +46,10 @@ class ZeroConcentratedDP(CurveClaim):
 
     _KIND = "zcdp"
     _PARAMETER = "rho"
+    _LABEL = "zCDP"
 
     rho: float
     report_delta: float = REPORT_DELTA
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "rho", _positive(self.rho, "rho"))
-        object.__setattr__(self, "report_delta", _report_delta(self.report_delta))
 
     @cached_property
     def _profile(self) -> tuple[FloatArray, FloatArray]:
@@ -110,25 +103,10 @@ class ZeroConcentratedDP(CurveClaim):
         best = np.nanmax(np.maximum(forward, backward) / _ESTIMATE_ORDERS)
         return float(max(0.0, best))
 
-    def describe(self) -> str:
-        return f"{self.rho:g}-zCDP"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": "zcdp", "rho": self.rho, "report_delta": self.report_delta}
-
-
-KIND = ClaimKind(
-    name="zcdp",
-    cls=ZeroConcentratedDP,
-    parameter="rho",
-    keys=frozenset({"kind", "rho", "report_delta"}),
-    from_dict=lambda d, need: ZeroConcentratedDP(need("rho"), d.get("report_delta", REPORT_DELTA)),
-    form=KeyedForm(
-        ("rho", "delta"),
-        lambda v: ZeroConcentratedDP(v["rho"], v.get("delta", REPORT_DELTA)),
-        optional=("delta",),
-    ),
-    syntax="""\
+KIND = keyed_kind(
+    ZeroConcentratedDP,
+    """\
   zcdp:rho=0.5               rho-zCDP, rho > 0
   gdp:mu=1,delta=1e-5        the same; the report also states the (eps, delta) point the
                              curve implies at this delta (default 1e-6)""",

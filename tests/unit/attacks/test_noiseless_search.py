@@ -293,3 +293,46 @@ def test_a_sensitivity_of_the_size_needs_a_public_size_and_must_answer_with_a_nu
 
     with pytest.raises(AdapterRaised, match="no records"):
         _search(Raises())
+
+
+class _Counted(LonelyNodes):
+    """LonelyNodes that counts the noiseless answers it is asked for."""
+
+    def __init__(self, sensitivity):
+        super().__init__(sensitivity)
+        self.calls = 0
+
+    def release_without_noise(self, query):
+        self.calls += 1
+        return super().release_without_noise(query)
+
+
+def test_the_search_stops_at_a_number_of_oracle_evaluations_not_a_time(monkeypatch):
+    """The cap counts evaluations, so a seeded search asks the same datasets and ends the
+    same however fast the machine is: checked after one round of moves (at most two
+    evaluations for each of the climbs), and twice over with the same seed."""
+    import attacks.dataset_moves as dataset_moves
+    import attacks.noiseless_search as search
+
+    monkeypatch.setattr(search, "MAX_EVALUATIONS", 300)
+    runs = []
+    for _ in range(2):
+        adapter = _Counted(2)
+        spec = check_adapter(adapter)
+        (trial,) = NoiselessSearchAttack().trials(spec, np.random.default_rng(3))
+        before = adapter.calls  # the conformance check and the fixed pairs' planning
+        evidence = trial.exact(spec)
+        runs.append((adapter.calls - before, evidence))
+    (calls, evidence), (calls_again, evidence_again) = runs
+    climbs = len(dataset_moves.START_SIZES)
+    # the fixed pairs are measured after the climbs, two answers each at most
+    assert 300 <= calls <= 300 + 2 * climbs + 2 * 64
+    assert calls == calls_again and evidence is None and evidence_again is None
+    # the default cap is far above it: this search runs its moves out (MAX_MOVES) first
+    monkeypatch.setattr(search, "MAX_EVALUATIONS", 10**9)
+    adapter = _Counted(2)
+    spec = check_adapter(adapter)
+    (trial,) = NoiselessSearchAttack().trials(spec, np.random.default_rng(3))
+    before = adapter.calls
+    trial.exact(spec)
+    assert adapter.calls - before > calls
