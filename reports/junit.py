@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from auditor.core.text import printable
+from reports.epsilon_by_delta import summary_text
 from reports.evidence import as_float, curve_text, delta_bound_text, tightened_text
 from reports.root_cause import cause_text
 from reports.view import AdapterReport, Report, parse_report, parse_result
@@ -92,6 +93,8 @@ def _details(r: AdapterReport) -> str:
         lines.append(f"delta bound: {delta}")
     if tightened := tightened_text(r, _g):
         lines.append(f"tightened: {tightened}")
+    if by_delta := summary_text(r, _g):
+        lines.append(f"epsilon by delta: {by_delta}")
     if r.power_statement:
         lines.append(f"power: {r.power_statement}")
     lines += [f"note: {n}" for n in r.notes]
