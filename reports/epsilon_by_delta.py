@@ -62,13 +62,13 @@ def claim_deltas(r: AdapterReport) -> tuple[float, ...]:
 def result_points(r: AdapterReport) -> tuple[DeltaPoint, ...]:
     """The points of a result with a curve claim and one sampled event's counts (not the
     conditional test's, whose box is descriptive); () otherwise."""
-    box = r.tradeoff
-    if not r.is_curve or r.is_conditional or box is None:
+    ev = r.event_evidence  # the limits only: no trade-off curve to evaluate
+    claim = r.claim.claim if r.claim is not None else None
+    if not r.is_curve or r.is_conditional or ev is None or claim is None:
         return ()
-    claim = box.claim
     points = []
     for delta in claim_deltas(r):
-        certified = event_epsilon(box.p0_low, box.p1_high, delta)
+        certified = event_epsilon(ev.p0_low, ev.p1_high, delta)
         points.append(
             DeltaPoint(
                 delta=delta,
