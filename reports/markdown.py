@@ -21,6 +21,7 @@ from reports.evidence import (
 )
 from reports.root_cause import cause_of
 from reports.search_section import reproducer_path, search_rows, search_summary
+from reports.tradeoff_plot import tradeoff_filename
 from reports.view import AdapterReport, BaselineView, Report, parse_report
 from reports.view_fields import SearchView
 
@@ -87,9 +88,11 @@ def render_markdown(data: dict[str, Any]) -> str:
     """The report as a Markdown document (str)."""
     report = parse_report(data)
     lines = _header_lines(report) + _table_rows(report)
-    names = Counter(r.adapter for r in report.results)
+    # a figure file's name is the adapter's reduced to safe characters: link it only when no
+    # other result's reduces to the same (the set then numbers them -2, -3, ...)
+    names = Counter(tradeoff_filename(r.adapter) for r in report.results)
     for r in report.results:
-        lines += _result_lines(r, figures=names[r.adapter] == 1)
+        lines += _result_lines(r, figures=names[tradeoff_filename(r.adapter)] == 1)
     lines += _provenance_lines(report)
     return "\n".join(lines) + "\n"
 
@@ -192,7 +195,6 @@ def _epsilon_by_delta_lines(r: AdapterReport, figures: bool) -> list[str]:
     if not rows:
         return []
     from reports.epsilon_by_delta_plot import epsilon_by_delta_filename
-    from reports.tradeoff_plot import tradeoff_filename
 
     lines = [
         "",

@@ -152,6 +152,11 @@ def test_markdown_html_and_junit_show_the_table_and_the_best_point(report):
     ok_section = md.split("## gauss.profile-ok")[1].split("\n## ")[0]
     assert "### ε by δ" in ok_section and "**" not in ok_section.split("### ε by δ")[1]
 
+    twice = render_markdown(
+        {**report, "results": [short, {**short, "adapter": "gauss.profile short"}]}
+    )
+    assert twice.count("### ε by δ") == 2 and "![ε by δ]" not in twice  # one file name for both
+
     html = render_html(report)
     assert html.count("<summary>ε by δ:") == 3  # the three curve claims
     assert 'alt="certified and claimed ε by δ of gauss.profile-short"' in html
