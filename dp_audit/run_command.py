@@ -212,7 +212,7 @@ def _report(
     from dp_audit.reproduce import reproducers
     from reports import RENDERERS
     from reports.baseline import compare_with_baseline, exit_code_with_baseline
-    from reports.tradeoff_plot import tradeoff_files
+    from reports.epsilon_by_delta_plot import figure_files
     from reports.writing import write_report_set
 
     say = terminal.say
@@ -244,8 +244,9 @@ def _report(
     files: dict[str, str | bytes] = {
         filename: render(data) for filename, render in RENDERERS.values()
     }
-    # extra files: tradeoff-<adapter>.png per result with a curve claim (issue #17)
-    files.update(tradeoff_files(data))
+    # extra files: tradeoff-<adapter>.png per result with a curve claim (issue #17), and
+    # epsilon-by-delta-<adapter>.png beside it (issue #50)
+    files.update(figure_files(data))
     files.update(scripts)
     try:
         write_report_set(args.out, files)

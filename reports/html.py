@@ -14,7 +14,8 @@ from html import escape
 from typing import Any
 
 from auditor.core.text import printable
-from reports import plots, tradeoff_plot
+from reports import epsilon_by_delta_plot, plots, tradeoff_plot
+from reports.epsilon_by_delta import summary_text, table_rows
 from reports.evidence import (
     as_float,
     bound_text,
@@ -259,12 +260,42 @@ def _figure_parts(r: AdapterReport, curve: bool) -> list[str]:
                 lambda: tradeoff_plot.result_tradeoff_png(r), f"trade-off curve of {label}"
             )
         )
+        figures.append(
+            _plot_or_note(
+                lambda: epsilon_by_delta_plot.result_epsilon_by_delta_png(r),
+                f"certified and claimed ε by δ of {label}",
+            )
+        )
     parts.append('<div class="plots">' + "".join(figures) + "</div>")
+    parts.append(_epsilon_by_delta_table(r))
     if not r.output_sample:
         parts.append(
             '<p class="note">No output sample in this report: distributions not shown.</p>'
         )
     return parts
+
+
+VIOLATION_ROW = ' class="violation"'
+
+
+def _epsilon_by_delta_table(r: AdapterReport) -> str:
+    """A curve claim's certified and claimed ε at each of its δ (``reports.epsilon_by_delta``),
+    collapsed under its one-line summary; empty without points."""
+    rows = table_rows(r, _num)
+    if not rows:
+        return ""
+    body = "".join(
+        f"<tr{VIOLATION_ROW if bad else ''}><td>{escape(d)}</td><td>{escape(c)}</td>"
+        f"<td>{escape(e)}</td><td>{escape(q)}</td></tr>"
+        for d, c, e, q, bad in rows
+    )
+    return (
+        f"<details><summary>ε by δ: {escape(summary_text(r, _num) or '')}</summary>"
+        "<p>The best event's Clopper-Pearson limits read at each δ of the claim: every row "
+        "holds together with the verdict at the run's confidence (no α of its own).</p>"
+        "<table><thead><tr><th>δ</th><th>certified ε ≥</th><th>claimed ε</th>"
+        f"<th>certified / claimed</th></tr></thead><tbody>{body}</tbody></table></details>"
+    )
 
 
 def _root_cause_html(r: AdapterReport) -> str:

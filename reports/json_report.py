@@ -21,10 +21,12 @@ def report_schema() -> dict[str, Any]:
 
 
 def render_json(report: dict[str, Any]) -> str:
-    """Indented JSON; each result's ``output_sample`` (thousands of numbers) on one line."""
+    """Indented JSON; each result's ``output_sample`` (thousands of numbers) on one line; a
+    result with a curve claim and counts gets ``epsilon_by_delta`` (``with_epsilon_by_delta``)."""
     token = "@@dp-audit-output-sample-{}@@"
     samples: list[Any] = []
     results = []
+    report = with_epsilon_by_delta(report)
     for r in report.get("results") or []:
         if isinstance(r, dict) and r.get("output_sample"):
             samples.append(r["output_sample"])
@@ -42,6 +44,24 @@ def render_json(report: dict[str, Any]) -> str:
         compact = json.dumps(sample, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         text = text.replace(json.dumps(token.format(i)), compact, 1)
     return text + "\n"
+
+
+def with_epsilon_by_delta(report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` with each result's ``epsilon_by_delta`` (``reports.epsilon_by_delta``): the
+    certified and the claimed ε at each δ of a curve claim, derived from the stored counts.
+    A result that does not parse is left as it is (the numbers it holds are the report)."""
+    from reports.epsilon_by_delta import epsilon_by_delta
+
+    results = []
+    for r in report.get("results") or []:
+        if isinstance(r, dict) and isinstance(r.get("claim"), dict) and r.get("counts"):
+            try:
+                points = epsilon_by_delta(r)
+            except InvalidArgument:
+                points = None
+            r = {**r, "epsilon_by_delta": points} if points else r
+        results.append(r)
+    return {**report, "results": results} if "results" in report else report
 
 
 def load_report(text: str, source: str = "report") -> dict[str, Any]:

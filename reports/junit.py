@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from auditor.core.text import printable
+from reports.epsilon_by_delta import summary_text
 from reports.evidence import as_float, curve_text, statements
 from reports.missing import shown
 from reports.root_cause import cause_text
@@ -97,6 +98,8 @@ def _details(r: AdapterReport) -> str:
     lines += [f"{key}: {value}" for key, value in fields.items() if value is not None]
     labels = {"delta": "delta bound"}
     lines += [f"{labels.get(what, what)}: {text}" for what, text in statements(r, _g)]
+    if by_delta := summary_text(r, _g):
+        lines.append(f"epsilon by delta: {by_delta}")
     lines.append(f"outputs drawn: {r.samples or 0}")
     cause = cause_text(r)
     if cause:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from auditor.core.text import printable
+from reports.epsilon_by_delta import summary_text, table_rows
 from reports.evidence import (
     bound_text,
     cells_lines,
@@ -19,6 +21,7 @@ from reports.evidence import (
 from reports.missing import MISSING, shown
 from reports.root_cause import cause_of
 from reports.search_section import reproducer_path, search_rows, search_summary
+from reports.tradeoff_plot import tradeoff_filename
 from reports.view import AdapterReport, BaselineView, Report, parse_report
 from reports.view_fields import SearchView
 
@@ -85,8 +88,11 @@ def render_markdown(data: dict[str, Any]) -> str:
     """The report as a Markdown document (str)."""
     report = parse_report(data)
     lines = _header_lines(report) + _table_rows(report)
+    # a figure file's name is the adapter's reduced to safe characters: link it only when no
+    # other result's reduces to the same (the set then numbers them -2, -3, ...)
+    names = Counter(tradeoff_filename(r.adapter) for r in report.results)
     for r in report.results:
-        lines += _result_lines(r)
+        lines += _result_lines(r, figures=names[tradeoff_filename(r.adapter)] == 1)
     lines += _provenance_lines(report)
     return "\n".join(lines) + "\n"
 
@@ -141,8 +147,9 @@ def _verdict(r: AdapterReport) -> str:
     return VERDICT_TEXT.get(str(r.verdict), str(r.verdict))
 
 
-def _result_lines(r: AdapterReport) -> list[str]:
-    """One adapter's section of the report."""
+def _result_lines(r: AdapterReport, figures: bool = True) -> list[str]:
+    """One adapter's section of the report (``figures``: link the figure files ``dp-audit run``
+    writes beside it; off when another result has the same name)."""
     lines: list[str] = []
     lines += ["", f"## {md_escape(r.adapter)}", ""]
     if r.library:
@@ -166,7 +173,38 @@ def _result_lines(r: AdapterReport) -> list[str]:
         lines.append(f"- reproduce: `python {script}` (needs no dp-audit)")
     if r.verdict == "error" and r.error_traceback:
         lines += ["", "Traceback behind the error:", "", *fenced(r.error_traceback)]
+    lines += _epsilon_by_delta_lines(r, figures)
     lines += _root_cause_lines(r)
+    return lines
+
+
+def _epsilon_by_delta_lines(r: AdapterReport, figures: bool) -> list[str]:
+    """A curve claim's "ε by δ" subsection: the figures' files and the table
+    (``reports.epsilon_by_delta``); none for a result without its points."""
+    rows = table_rows(r, _num)
+    if not rows:
+        return []
+    from reports.epsilon_by_delta_plot import epsilon_by_delta_filename
+
+    lines = [
+        "",
+        "### ε by δ",
+        "",
+        md_escape(summary_text(r, _num) or ""),
+        "",
+        "The best event's Clopper-Pearson limits read at each δ of the claim: every row holds "
+        "together with the verdict at the run's confidence (no α of its own).",
+    ]
+    if figures:
+        lines += [
+            "",
+            f"![ε by δ]({epsilon_by_delta_filename(r.adapter)}) "
+            f"![trade-off]({tradeoff_filename(r.adapter)})",
+        ]
+    lines += ["", "| δ | certified ε ≥ | claimed ε | certified / claimed |", "|---|---|---|---|"]
+    for delta, certified, claimed, ratio, violating in rows:
+        mark = "**" if violating else ""
+        lines.append(f"| {delta} | {mark}{certified}{mark} | {claimed} | {mark}{ratio}{mark} |")
     return lines
 
 

@@ -128,7 +128,8 @@ class EpsilonEstimate:
             **(
                 {}
                 if self.claim_bound is None
-                else {"claim_bound": self.claim_bound, "parameter": self.parameter}
+                # an infinite stretch (a profile's eps = 0 point refuted) as "inf"
+                else {"claim_bound": jsonable(self.claim_bound), "parameter": self.parameter}
             ),
             **({} if self.poisson_mean is None else {"poisson_mean": self.poisson_mean}),
         }
@@ -367,7 +368,10 @@ class AdapterResult:
             "verdict": self.verdict.value,
             "epsilon_lower_bound": self.epsilon_lower_bound,
             **(
-                {"claim_bound": best.estimate.claim_bound, "parameter": best.estimate.parameter}
+                {
+                    "claim_bound": jsonable(best.estimate.claim_bound),
+                    "parameter": best.estimate.parameter,
+                }
                 if best and best.estimate.claim_bound is not None
                 else {}
             ),

@@ -121,3 +121,37 @@ def test_one_run_audit_of_one_training_with_200_canaries():
     assert loud.epsilon_lower_bound > fine.epsilon_lower_bound
     with pytest.raises(ValueError, match="canaries=1"):
         ot.Training(n_examples=264, batch_size=232, canaries=200, accountant="rdp").sample(0, 1)
+
+
+def test_the_report_reads_the_accountant_s_profile_at_each_of_its_deltas():
+    """A small audit (256 trainings per side, seed 0) rendered as report.json (schema-checked)
+    and report.md: the certified ε beside the RDP accountant's own ε at each δ it was asked
+    for, the best ratio being the verdict's stretch."""
+    from opacus.accountants import RDPAccountant
+
+    from attacks import load_attacks
+    from auditor.core.configs import AuditConfig
+    from auditor.engine.runner import run_audit
+    from reports.json_report import load_report, render_json
+    from reports.markdown import render_markdown
+
+    adapter = ot.Training("correct", accountant="rdp")
+    data = run_audit([adapter], load_attacks(None), AuditConfig(budget=256, seed=0)).to_dict()
+    report = load_report(render_json(data))
+    r = report["results"][0]
+    reference = RDPAccountant()
+    for _ in range(4):
+        reference.step(noise_multiplier=1.0, sample_rate=0.5)
+    points = r["epsilon_by_delta"]
+    assert len(points) >= 20
+    for p in points:
+        assert p["claimed_epsilon"] == pytest.approx(
+            max(0.0, reference.get_epsilon(delta=p["delta"])), rel=1e-9, abs=1e-12
+        )
+    ratios = [
+        p["epsilon_lower_bound"] / p["claimed_epsilon"] for p in points if p["claimed_epsilon"]
+    ]
+    assert max(ratios) == pytest.approx(r["claim_bound"], rel=1e-6)
+    assert str(r["verdict"]) == "no_violation" and max(ratios) < 1
+    md = render_markdown(report)
+    assert "### ε by δ" in md and "epsilon-by-delta-opacus.training.correct.white-box.png" in md
