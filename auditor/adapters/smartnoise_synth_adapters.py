@@ -18,8 +18,9 @@ category, passed as ``transformer=``: nothing is inferred from the private data)
 from the data* (``categorical_columns=[…]`` without a transformer: SmartNoise fits its
 ``LabelTransformer`` on the private rows, spending no budget and printing no warning).
 
-Noise comes from OpenDP (unseedable) and sampling from numpy's global generator, so the
-adapters have no ``seed`` and run on one worker; ``vectorised = False``.
+Noise comes from OpenDP (unseedable), query selection and row sampling from numpy's and
+Python's global generators, so the adapters have no ``seed`` and run on one worker;
+``vectorised = False``.
 
 References:
     SmartNoise Synth, https://docs.smartnoise.org/synth/ (``Synthesizer.create``, ``fit``,
