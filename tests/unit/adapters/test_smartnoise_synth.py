@@ -147,7 +147,8 @@ def test_mwem_reads_each_columns_range_from_the_data_and_is_caught():
     # synthetic row has a = 2, with it 5 to 9 % of rows do (measured: 91 and 51 of 1,000),
     # so an output of 50 rows holds one with probability above 0.9.  At 300 outputs a side
     # a miss needs roughly fewer than 1 in 8 of the x' side's outputs to show it.  600 fits:
-    # passed in 5 minutes on 2 loaded cores; at a budget of 100 it found no violation.
+    # passed in 57 s and in 5 min (cores loaded by other jobs); at a budget of 100 it
+    # found no violation.
     mwem = ss.SynthMarginals("mwem")
     found = audit(mwem, 300)
     assert found.verdict is Verdict.VIOLATION, found.to_dict()
