@@ -14,7 +14,7 @@ from __future__ import annotations
 #: epsilon, are for comparing testers and for teaching; the libraries' vector, quantile and
 #: partition APIs call the library once per output, so at the full budget each takes minutes,
 #: too long for every default run (``--adapter 'diffprivlib.tools.*'``, ``'pipeline_dp.*'``,
-#: ``'smartnoise_sql.*'``, ``'opendp_context.*'``, ``'tumult.*'``).
+#: ``'smartnoise_sql.*'``, ``'smartnoise_synth.*'``, ``'opendp_context.*'``, ``'tumult.*'``).
 OPT_IN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.benchmarks:builtin_adapters", "numpy", None),
     ("auditor.adapters.diffprivlib_adapters:vector_adapters", "diffprivlib", "libs"),
@@ -31,6 +31,13 @@ OPT_IN_TARGETS: tuple[tuple[str, str, str | None], ...] = (
     ("auditor.adapters.smartnoise_sql_adapters:builtin_adapters", "smartnoise-sql", "sql"),
     # the same queries on the PostgreSQL server named by $DP_AUDIT_POSTGRES_DSN
     ("auditor.adapters.smartnoise_sql_adapters:postgres_adapters", "smartnoise-sql", "sql"),
+    # SmartNoise Synth: one whole fit and sample per output, 0.1 s (MWEM) to 3 s (MST): run
+    # with a small --budget (systems-synth.md)
+    (
+        "auditor.adapters.smartnoise_synth_adapters:builtin_adapters",
+        "smartnoise-synth (smartnoise_synth.*)",
+        "synth",
+    ),
     # Tumult Analytics on Spark local[2]: many outputs per Spark job (systems-analytics.md)
     ("auditor.adapters.tumult_adapters:builtin_adapters", "tmlt.analytics (tumult.*)", "tumult"),
 )
