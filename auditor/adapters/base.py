@@ -70,6 +70,22 @@ def seed(entropy):
     rng = np.random.default_rng(entropy)"""
 
 
+def integer_records(query: Any, domain: Sequence[tuple[int, int]]) -> np.ndarray:
+    """A dataset of whole-number records as an (m, len(domain)) int64 array, each column
+    checked against its (lo, hi): what a system adapter hands to the system under audit."""
+    width = len(domain)
+    rows = np.asarray(query)
+    if rows.ndim != 2 or rows.shape[1] != width or len(rows) == 0:
+        raise ValueError(f"records must have shape (m, {width}) with m > 0, got {rows.shape}")
+    if not np.all(np.isfinite(rows)) or not np.all(rows == np.round(rows)):
+        raise ValueError("records must hold whole numbers")
+    rows = rows.astype(np.int64)
+    for j, (lo, hi) in enumerate(domain):
+        if rows[:, j].min() < lo or rows[:, j].max() > hi:
+            raise ValueError(f"column {j} must lie in [{lo}, {hi}]")
+    return rows
+
+
 def keywords(**values: Any) -> list[str]:
     """``key=literal`` for each keyword argument, in order: arguments for :func:`call_source`."""
     return [f"{key}={literal(value)}" for key, value in values.items()]

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import installed_version
-from auditor.adapters.base import NamedRepr
+from auditor.adapters.base import NamedRepr, integer_records
 
 __all__ = ["GroupByQuery", "PostgresGroupByQuery", "builtin_adapters", "postgres_adapters"]
 
@@ -226,16 +226,7 @@ class GroupByQuery(NamedRepr):
 
     def records(self, query: Any) -> np.ndarray:
         """The dataset as an (m, 3) int64 array, checked against the domain."""
-        rows = np.asarray(query)
-        if rows.ndim != 2 or rows.shape[1] != 3 or len(rows) == 0:
-            raise ValueError(f"records must have shape (m, 3) with m > 0, got {rows.shape}")
-        if not np.all(np.isfinite(rows)) or not np.all(rows == np.round(rows)):
-            raise ValueError("records must hold whole numbers")
-        rows = rows.astype(np.int64)
-        for j, (lo, hi) in enumerate(self.domain):
-            if rows[:, j].min() < lo or rows[:, j].max() > hi:
-                raise ValueError(f"column {j} must lie in [{lo}, {hi}]")
-        return rows
+        return integer_records(query, self.domain)
 
     def reader(self, rows: np.ndarray) -> Any:
         """A ``PrivateReader`` over the rows: here SmartNoise's pandas reader."""

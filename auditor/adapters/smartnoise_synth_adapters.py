@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from auditor.adapters._provenance import installed_version
+from auditor.adapters.base import integer_records
 
 __all__ = ["SynthMarginals", "builtin_adapters"]
 
@@ -130,16 +131,7 @@ class SynthMarginals:
 
     def records(self, query: Any) -> np.ndarray:
         """The dataset as an (m, 2) int64 array, checked against the domain."""
-        rows = np.asarray(query)
-        if rows.ndim != 2 or rows.shape[1] != self.columns or len(rows) == 0:
-            raise ValueError(f"records must have shape (m, 2) with m > 0, got {rows.shape}")
-        if not np.all(np.isfinite(rows)) or not np.all(rows == np.round(rows)):
-            raise ValueError("records must hold whole numbers")
-        rows = rows.astype(np.int64)
-        for j, (lo, hi) in enumerate(self.domain):
-            if rows[:, j].min() < lo or rows[:, j].max() > hi:
-                raise ValueError(f"column {j} must lie in [{lo}, {hi}]")
-        return rows
+        return integer_records(query, self.domain)
 
     def transformer(self) -> Any:
         """A ``TableTransformer`` fitted on a public frame listing every category."""
