@@ -11,7 +11,16 @@ from typing import Any
 import numpy as np
 
 from reports.epsilon_by_delta import best_point, result_points
-from reports.figure_base import CLAIM_COLOUR, EVENT_COLOUR, X_COLOUR, _figure, _g, short, to_png
+from reports.figure_base import (
+    CLAIM_COLOUR,
+    EVENT_COLOUR,
+    X_COLOUR,
+    _figure,
+    _g,
+    add_result_figures,
+    short,
+    to_png,
+)
 from reports.tradeoff_plot import tradeoff_files
 from reports.view import AdapterReport, parse_report, parse_result
 
@@ -72,16 +81,7 @@ def figure_files(report: Mapping[str, Any]) -> dict[str, bytes]:
     """The trade-off figures (``tradeoff_files``) and the ε-by-δ figure of every result with
     points, as extra files of the report set; one that cannot be drawn is left out."""
     files = dict(tradeoff_files(report))
-    for r in parse_report(report).results:
-        try:
-            png = result_epsilon_by_delta_png(r)
-        except Exception:  # noqa: BLE001 - a figure is decoration, the numbers are the report
-            continue
-        if png is None:
-            continue
-        name = epsilon_by_delta_filename(r.adapter)
-        stem, i = name.removesuffix(".png"), 2
-        while name in files:
-            name, i = f"{stem}-{i}.png", i + 1
-        files[name] = png
-    return files
+    results = parse_report(report).results
+    return add_result_figures(
+        files, results, result_epsilon_by_delta_png, epsilon_by_delta_filename
+    )

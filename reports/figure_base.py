@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from reports.evidence import as_float
@@ -46,6 +47,30 @@ def claim_tick(ax: Any, claim: float, y: float, half: float, *, labelled: bool) 
             lw=2.5,
             label="claimed ε" if labelled else None,
         )
+
+
+def add_result_figures(
+    files: dict[str, bytes],
+    results: Iterable[Any],
+    draw: Callable[[Any], bytes | None],
+    filename: Callable[[Any], str],
+) -> dict[str, bytes]:
+    """Add to ``files`` the figure ``draw`` makes of each result, named ``filename(adapter)``
+    (made unique with ``-2``, ``-3``…).  A figure that cannot be drawn is left out: a figure is
+    decoration, the numbers are the report."""
+    for r in results:
+        try:
+            png = draw(r)
+        except Exception:  # noqa: BLE001 - see the docstring
+            continue
+        if png is None:
+            continue
+        name = filename(r.adapter)
+        stem, i = name.removesuffix(".png"), 2
+        while name in files:
+            name, i = f"{stem}-{i}.png", i + 1
+        files[name] = png
+    return files
 
 
 def short(text: Any, limit: int = 60) -> str:

@@ -20,6 +20,7 @@ from reports.figure_base import (
     X_COLOUR,
     _figure,
     _g,
+    add_result_figures,
     short,
     to_png,
 )
@@ -238,19 +239,5 @@ def tradeoff_files(report: Mapping[str, Any]) -> dict[str, bytes]:
     report set: ``{"tradeoff-<adapter>.png": PNG}`` (names made unique with ``-2``, ``-3``…).
     A figure that cannot be drawn is left out (report.html says why): a figure is decoration,
     the numbers are the report."""
-    files: dict[str, bytes] = {}
-    for r in parse_report(report).results:
-        if not r.is_curve:
-            continue
-        try:
-            png = result_tradeoff_png(r)
-        except Exception:  # noqa: BLE001 - see the docstring
-            continue
-        if png is None:
-            continue
-        name = tradeoff_filename(r.adapter)
-        stem, i = name.removesuffix(".png"), 2
-        while name in files:
-            name, i = f"{stem}-{i}.png", i + 1
-        files[name] = png
-    return files
+    results = [r for r in parse_report(report).results if r.is_curve]
+    return add_result_figures({}, results, result_tradeoff_png, tradeoff_filename)
